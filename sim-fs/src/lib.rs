@@ -1,0 +1,1 @@
+//! Placeholder: the sim-fs model is being written.

@@ -1,0 +1,1 @@
+//! Placeholder: the sim-net model is being written.

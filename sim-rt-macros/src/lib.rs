@@ -1,0 +1,164 @@
+//! Procedural macros for `sim_rt`: [`macro@main`] and [`macro@test`], and the
+//! hidden helpers behind `sim_rt::select!`.
+//!
+//! Use them through the `sim_rt` crate (`#[sim_rt::main]`, `#[sim_rt::test]`,
+//! or `#[tokio::main]` in a crate that does `extern crate sim_rt as tokio;`
+//! under `cfg(sim)`), never by depending on this crate directly: the
+//! expansions name items of `sim_rt` (by default through the path `::sim_rt`,
+//! see the `crate` argument).
+//!
+//! The attribute macros accept exactly the arguments of tokio-macros 2.7
+//! (`flavor`, `worker_threads`, `start_paused`, `crate`, `unhandled_panic`,
+//! `name`) and reject the same mistakes with the same messages, so code that
+//! compiles against tokio compiles here. What they expand to differs: the
+//! function body becomes a closure that creates the body's future, handed to
+//! `sim_rt::runtime::__private::run` together with a configured
+//! `sim_rt::runtime::Builder`. The runtime may call the closure more than once
+//! (`SIM_CHECK_DETERMINISM=1` runs an execution twice and compares traces).
+
+#![deny(missing_docs, rust_2018_idioms)]
+#![warn(missing_debug_implementations)]
+
+use proc_macro::TokenStream;
+
+mod entry;
+mod select;
+
+/// Simulated [`tokio::main`]: runs an `async fn` to completion on a fresh
+/// simulation.
+///
+/// ```ignore
+/// #[sim_rt::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+///     Ok(())
+/// }
+/// ```
+///
+/// expands to (roughly)
+///
+/// ```ignore
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let builder = {
+///         let mut b = ::sim_rt::runtime::Builder::new_multi_thread();
+///         b.enable_all();
+///         b
+///     };
+///     ::sim_rt::runtime::__private::run(builder, move || async move {
+///         sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+///         Ok(())
+///     })
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `flavor = "multi_thread"` (the default for `main`), `"current_thread"`
+///   or `"local"`: selects `Builder::new_multi_thread` or
+///   `Builder::new_current_thread` (`"local"` maps to the latter). Every
+///   flavor runs on the one simulation thread.
+/// - `worker_threads = N`: only with `flavor = "multi_thread"`; passed to
+///   `Builder::worker_threads`.
+/// - `start_paused = bool`: not with `multi_thread`; passed to
+///   `Builder::start_paused`.
+/// - `unhandled_panic = "ignore" | "shutdown_runtime"`: not with
+///   `multi_thread`; passed to `Builder::unhandled_panic`.
+/// - `crate = "path"`: the path of the `sim_rt` crate (default `::sim_rt`),
+///   for a crate that renames it, e.g. `crate = "tokio"`.
+/// - `name = "..."`: accepted for compatibility and ignored.
+///
+/// # Differences from tokio
+///
+/// - The body is wrapped in a closure that the runtime may call twice (for
+///   the determinism check, `SIM_CHECK_DETERMINISM=1`). A function whose
+///   arguments are not all of types that are `Copy` whatever the program
+///   defines (shared references, `&self`, primitives, and tuples and arrays
+///   of those) moves them into its body, which can then be built once only:
+///   such a function runs its body once, with `Builder::build` and
+///   `Runtime::block_on` as tokio does, and is not checked for determinism.
+/// - `name` is accepted and ignored.
+/// - Error messages name `sim_rt::main` instead of `tokio::main`.
+///
+/// [`tokio::main`]: https://docs.rs/tokio/1/tokio/attr.main.html
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into()).into()
+}
+
+/// Simulated [`tokio::test`]: a `#[test]` that runs an `async fn` on a fresh
+/// simulation.
+///
+/// ```ignore
+/// #[sim_rt::test]
+/// async fn sleeps() {
+///     sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+/// }
+///
+/// #[sim_rt::test(start_paused = true)]
+/// #[should_panic(expected = "boom")]
+/// async fn panics() {
+///     panic!("boom");
+/// }
+///
+/// #[sim_rt::test]
+/// async fn fallible() -> std::io::Result<()> {
+///     Ok(())
+/// }
+/// ```
+///
+/// Takes the same arguments as [`macro@main`]; the default flavor is
+/// `current_thread`. Other attributes (`#[should_panic]`, `#[ignore]`, doc
+/// comments) are kept, and `#[::core::prelude::v1::test]` is added after
+/// them.
+///
+/// # Differences from tokio
+///
+/// - A test with arguments is rejected here (tokio leaves it to libtest).
+/// - `name` is accepted and ignored.
+/// - Error messages name `sim_rt::test` instead of `tokio::test`.
+///
+/// [`tokio::test`]: https://docs.rs/tokio/1/tokio/attr.test.html
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into()).into()
+}
+
+/// Implementation detail of `sim_rt::select!`; not public API.
+///
+/// `select_priv_declare_output_enum!(Name (_ _ _))` declares
+/// `enum Name<_0, _1, _2> { _0(_0), _1(_1), _2(_2), Disabled }`, one variant
+/// per `_`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_declare_output_enum(input: TokenStream) -> TokenStream {
+    select::declare_output_enum(input.into()).into()
+}
+
+/// Implementation detail of `sim_rt::select!`; not public API.
+///
+/// Removes `ref` and `mut` from a pattern, so it can be matched against a
+/// reference to the value to test whether it matches, without moving it.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_clean_pattern(input: TokenStream) -> TokenStream {
+    select::clean_pattern_macro(input.into()).into()
+}
+
+/// Implementation detail of `sim_rt::select!`; not public API.
+///
+/// `select_priv_count!(_ _ _)` is the integer literal `3`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_count(input: TokenStream) -> TokenStream {
+    select::count(input.into()).into()
+}
+
+/// Implementation detail of `sim_rt::select!`; not public API.
+///
+/// `select_priv_variant!(Name (_ _) (payload))` is `Name::_2(payload)`, in
+/// expression or pattern position.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_variant(input: TokenStream) -> TokenStream {
+    select::variant(input.into()).into()
+}

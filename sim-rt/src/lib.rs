@@ -1,0 +1,54 @@
+//! A deterministic simulation runtime that stands in for tokio.
+//!
+//! `sim_rt` runs async Rust written against tokio's API on one thread, with a
+//! simulated clock and simulated hosts, every run determined by a seed and
+//! the choices of a [`Scheduler`](scheduler::Scheduler). Switch a crate over
+//! with one line at its root:
+//!
+//! ```ignore
+//! #[cfg(sim)]
+//! extern crate sim_rt as tokio;
+//! ```
+//!
+//! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
+//! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
+//! The runtime-independent parts of tokio (`io`, `sync`, `join!`,
+//! `try_join!`, `pin!`) are re-exported unchanged.
+//!
+//! # Map
+//!
+//! - [`runtime`], [`task`], [`time`], [`signal`]: tokio's API, simulated.
+//! - [`io`], [`sync`]: tokio's own, re-exported.
+//! - [`sim`]: simulation-only controls (hosts, signals, data choices).
+//! - [`scheduler`]: the choice point through which every decision goes.
+//!
+//! # Determinism
+//!
+//! An execution is a function of (configuration, seed, choices). Nothing in
+//! this crate reads real time, OS randomness or iterates a hashed collection
+//! in a way that reaches behaviour.
+
+#![deny(missing_docs, rust_2018_idioms)]
+#![warn(missing_debug_implementations)]
+#![forbid(unsafe_code)]
+
+#[macro_use]
+pub mod macros;
+
+pub mod runtime;
+pub mod scheduler;
+pub mod signal;
+pub mod sim;
+pub mod task;
+pub mod time;
+
+pub use sim_rt_macros::{main, test};
+
+pub use crate::sim::choose;
+pub use crate::task::spawn;
+
+/// tokio's own [`tokio::io`], re-exported unchanged.
+pub use tokio::io;
+/// tokio's own [`tokio::sync`], re-exported unchanged.
+pub use tokio::sync;
+pub use tokio::{join, pin, try_join};

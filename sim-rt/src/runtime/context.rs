@@ -1,0 +1,106 @@
+//! The simulation running on this thread, if any.
+//!
+//! Every simulated API (`spawn`, `sleep`, `Instant::now`...) finds its world
+//! here. The slot is set by `block_on` and `Runtime::enter` and restored when
+//! their guard drops, so the world is reachable from task code and from the
+//! destructors of task futures.
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use super::world::World;
+
+thread_local! {
+    static DRIVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static CURRENT: RefCell<Option<Rc<World>>> = const { RefCell::new(None) };
+    static REGISTRY: RefCell<Vec<(u64, Weak<World>)>> = const { RefCell::new(Vec::new()) };
+}
+
+const NO_SIMULATION: &str = "this must be called from inside a sim_rt simulation (within \
+    `Runtime::block_on`, `#[sim_rt::test]` or `#[sim_rt::main]`), but no simulation is running \
+    on this thread. A simulation is single-threaded: a std thread never sees it";
+
+/// The current world, if any.
+pub(crate) fn try_current() -> Option<Rc<World>> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
+/// The current world; panics with a message saying how to get one.
+#[track_caller]
+pub(crate) fn current() -> Rc<World> {
+    try_current().unwrap_or_else(|| panic!("{NO_SIMULATION}"))
+}
+
+/// Runs `f` on the current world, or returns `None` outside a simulation.
+pub(crate) fn try_with<R>(f: impl FnOnce(&World) -> R) -> Option<R> {
+    try_current().map(|w| f(&w))
+}
+
+/// Runs `f` on the current world; panics outside a simulation.
+#[track_caller]
+pub(crate) fn with<R>(f: impl FnOnce(&World) -> R) -> R {
+    f(&current())
+}
+
+/// Whether a simulation's step loop is running on this thread (a
+/// `block_on` in progress): blocking on another future now would deadlock.
+pub(crate) fn driving() -> bool {
+    DRIVING.with(|d| d.get())
+}
+
+/// Marks this thread as driving a simulation until the guard drops.
+pub(crate) fn drive() -> DriveGuard {
+    let prev = DRIVING.with(|d| d.replace(true));
+    DriveGuard { prev }
+}
+
+/// Restores the previous driving state when dropped.
+#[derive(Debug)]
+pub(crate) struct DriveGuard {
+    prev: bool,
+}
+
+impl Drop for DriveGuard {
+    fn drop(&mut self) {
+        DRIVING.with(|d| d.set(self.prev));
+    }
+}
+
+/// Restores the previous world when dropped.
+#[derive(Debug)]
+pub(crate) struct EnterGuard {
+    prev: Option<Rc<World>>,
+}
+
+/// Makes `world` current until the guard drops.
+pub(crate) fn enter(world: Rc<World>) -> EnterGuard {
+    let prev = CURRENT.with(|c| c.borrow_mut().replace(world));
+    EnterGuard { prev }
+}
+
+impl Drop for EnterGuard {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        CURRENT.with(|c| *c.borrow_mut() = prev);
+    }
+}
+
+/// Records a runtime so a `Handle` (which only holds its id, to be `Send`)
+/// can find it from this thread.
+pub(crate) fn register(id: u64, world: &Rc<World>) {
+    REGISTRY.with(|r| {
+        let mut r = r.borrow_mut();
+        r.retain(|(_, w)| w.strong_count() > 0);
+        r.push((id, Rc::downgrade(world)));
+    });
+}
+
+/// Finds a live runtime of this thread by id.
+pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
+    REGISTRY.with(|r| {
+        r.borrow()
+            .iter()
+            .find(|(i, _)| *i == id)
+            .and_then(|(_, w)| w.upgrade())
+    })
+}

@@ -1,0 +1,688 @@
+//! Simulated [`tokio::runtime`]: build a simulation and run a future in it.
+//!
+//! Both [`Builder::new_current_thread`] and [`Builder::new_multi_thread`]
+//! build the same thing: a single-threaded, deterministic simulation with a
+//! simulated clock, driven step by step by a [`Scheduler`]. Options that only
+//! make sense for real threads (`worker_threads`, `thread_name`...) are
+//! accepted and ignored, so `tokio` code builds unchanged.
+//!
+//! Beyond tokio, the builder takes the simulation's [`seed`](Builder::seed)
+//! (overridden by the `SIM_SEED` environment variable), limits on steps and
+//! simulated time, and the [`Scheduler`] that makes its choices; a
+//! [`Runtime`] exposes the [`Trace`] of what it ran.
+//!
+//! # Engine layout
+//!
+//! - `world`: the executor, clock, hosts and the step loop.
+//! - `task`: task cells and wakers.
+//! - `timer`: the timer queue.
+//! - `trace`: the recorded choices ([`Trace`], [`Step`]).
+//! - `failure`: failure reports.
+//! - `context`: the simulation running on this thread.
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::marker::PhantomData;
+use std::panic::Location;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+pub(crate) mod context;
+mod failure;
+pub(crate) mod task;
+pub(crate) mod timer;
+mod trace;
+pub(crate) mod world;
+
+pub use self::trace::{Step, Trace};
+use self::world::{Config, Origin, World};
+use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
+use crate::task::JoinHandle;
+
+const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \
+    because a function (like `block_on`) attempted to block the current thread while the thread \
+    is being used to drive asynchronous tasks.";
+
+/// The seed used when neither [`Builder::seed`] nor `SIM_SEED` gives one.
+pub const DEFAULT_SEED: u64 = 0;
+
+/// Default [`Builder::max_steps`].
+pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
+
+/// Default [`Builder::max_time`]: one simulated day.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What to do when a spawned task panics: simulated
+/// [`tokio::runtime::UnhandledPanic`].
+///
+/// # Differences from tokio
+///
+/// The default is [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime): a
+/// panicking task fails the simulation with a report (that is what a test
+/// wants to know). With [`Ignore`](UnhandledPanic::Ignore), tokio's default,
+/// the panic is handed to the task's `JoinHandle` as a
+/// [`JoinError`](crate::task::JoinError).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnhandledPanic {
+    /// The panic is caught and returned through the task's `JoinHandle`.
+    Ignore,
+    /// The simulation fails: `block_on` panics with a report naming the task,
+    /// its host, the simulated time and the line that reproduces the run.
+    ShutdownRuntime,
+}
+
+/// The flavor a runtime was built as: simulated
+/// [`tokio::runtime::RuntimeFlavor`].
+///
+/// # Differences from tokio
+///
+/// Both flavors run the same single-threaded simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeFlavor {
+    /// Built with [`Builder::new_current_thread`].
+    CurrentThread,
+    /// Built with [`Builder::new_multi_thread`].
+    MultiThread,
+}
+
+/// Simulated [`tokio::runtime::Builder`].
+///
+/// # Examples
+///
+/// ```
+/// let rt = sim_rt::runtime::Builder::new_current_thread()
+///     .enable_all()
+///     .seed(42)
+///     .build()
+///     .unwrap();
+/// let out = rt.block_on(async {
+///     let t = sim_rt::spawn(async { 1 + 1 });
+///     t.await.unwrap()
+/// });
+/// assert_eq!(out, 2);
+/// ```
+///
+/// # Differences from tokio
+///
+/// Thread, I/O-driver and metrics options are accepted and ignored; there is
+/// one simulated thread. The simulation-only options are [`seed`](Self::seed),
+/// [`scheduler`](Self::scheduler), [`replay`](Self::replay),
+/// [`max_steps`](Self::max_steps) and [`max_time`](Self::max_time).
+pub struct Builder {
+    flavor: RuntimeFlavor,
+    seed: Option<u64>,
+    max_steps: u64,
+    max_time: Duration,
+    unhandled_panic: UnhandledPanic,
+    start_paused: bool,
+    scheduler: Option<SchedulerFactory>,
+}
+
+/// Makes the scheduler of each runtime a builder builds, from its seed.
+type SchedulerFactory = Box<dyn FnMut(u64) -> Box<dyn Scheduler>>;
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("flavor", &self.flavor)
+            .field("seed", &self.seed)
+            .field("max_steps", &self.max_steps)
+            .field("max_time", &self.max_time)
+            .field("unhandled_panic", &self.unhandled_panic)
+            .field("start_paused", &self.start_paused)
+            .field("custom_scheduler", &self.scheduler.is_some())
+            .finish()
+    }
+}
+
+impl Builder {
+    fn with_flavor(flavor: RuntimeFlavor) -> Builder {
+        Builder {
+            flavor,
+            seed: None,
+            max_steps: DEFAULT_MAX_STEPS,
+            max_time: DEFAULT_MAX_TIME,
+            unhandled_panic: UnhandledPanic::ShutdownRuntime,
+            start_paused: false,
+            scheduler: None,
+        }
+    }
+
+    /// Simulated [`tokio::runtime::Builder::new_current_thread`].
+    pub fn new_current_thread() -> Builder {
+        Builder::with_flavor(RuntimeFlavor::CurrentThread)
+    }
+
+    /// Simulated [`tokio::runtime::Builder::new_multi_thread`].
+    ///
+    /// # Differences from tokio
+    ///
+    /// The simulation runs on one thread whatever the flavor.
+    pub fn new_multi_thread() -> Builder {
+        Builder::with_flavor(RuntimeFlavor::MultiThread)
+    }
+
+    /// Simulated [`tokio::runtime::Builder::enable_all`]: every simulated
+    /// driver is always on, so this does nothing.
+    pub fn enable_all(&mut self) -> &mut Self {
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::enable_time`] (always on).
+    pub fn enable_time(&mut self) -> &mut Self {
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::enable_io`] (always on).
+    pub fn enable_io(&mut self) -> &mut Self {
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::worker_threads`]: accepted and
+    /// ignored.
+    ///
+    /// # Panics
+    ///
+    /// When `val` is 0, as tokio does.
+    #[track_caller]
+    pub fn worker_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Worker threads cannot be set to 0");
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::max_blocking_threads`]: accepted
+    /// and ignored (`spawn_blocking` runs on the simulated host).
+    ///
+    /// # Panics
+    ///
+    /// When `val` is 0, as tokio does.
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Max blocking threads cannot be set to 0");
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::thread_name`]: ignored.
+    pub fn thread_name(&mut self, val: impl Into<String>) -> &mut Self {
+        let _ = val.into();
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::thread_stack_size`]: ignored.
+    pub fn thread_stack_size(&mut self, val: usize) -> &mut Self {
+        let _ = val;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::thread_keep_alive`]: ignored.
+    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
+        let _ = duration;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::event_interval`]: ignored.
+    pub fn event_interval(&mut self, val: u32) -> &mut Self {
+        let _ = val;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::global_queue_interval`]: ignored.
+    pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
+        let _ = val;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::start_paused`]: whether the
+    /// clock starts frozen (see [`crate::time::pause`]).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Simulated time never follows the wall clock: it always jumps to the
+    /// next deadline when nothing can run. The paused flag only decides
+    /// whether [`crate::time::advance`] is allowed and what
+    /// [`crate::time::pause`]/[`resume`](crate::time::resume) do.
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
+        self.start_paused = start_paused;
+        self
+    }
+
+    /// Simulated `tokio::runtime::Builder::unhandled_panic` (unstable in
+    /// tokio). See [`UnhandledPanic`] for the default, which differs.
+    pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
+        self.unhandled_panic = behavior;
+        self
+    }
+
+    /// The simulation's seed. The `SIM_SEED` environment variable, when set,
+    /// takes precedence so that a failure's reproduction line works whatever
+    /// the test set. Without either, [`DEFAULT_SEED`].
+    pub fn seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Stop with a failure after this many steps (default
+    /// [`DEFAULT_MAX_STEPS`]).
+    pub fn max_steps(&mut self, max_steps: u64) -> &mut Self {
+        self.max_steps = max_steps;
+        self
+    }
+
+    /// Stop with a failure when the next event lies more than this much
+    /// simulated time after the start (default [`DEFAULT_MAX_TIME`]).
+    pub fn max_time(&mut self, max_time: Duration) -> &mut Self {
+        self.max_time = max_time;
+        self
+    }
+
+    /// The scheduler that makes the simulation's choices, made fresh for
+    /// each runtime built from the seed (default: [`RandomScheduler`]).
+    pub fn scheduler<S, F>(&mut self, mut make: F) -> &mut Self
+    where
+        F: FnMut(u64) -> S + 'static,
+        S: Scheduler + 'static,
+    {
+        self.scheduler = Some(Box::new(move |seed| Box::new(make(seed))));
+        self
+    }
+
+    /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
+    pub fn replay(&mut self, trace: Trace) -> &mut Self {
+        self.seed = Some(trace.seed());
+        self.scheduler(move |_| Replay::new(trace.clone()))
+    }
+
+    /// Simulated [`tokio::runtime::Builder::build`].
+    ///
+    /// # Panics
+    ///
+    /// When `SIM_SEED` is set but is not an unsigned 64-bit integer.
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        let seed = match seed_from_env() {
+            Some(seed) => seed,
+            None => self.seed.unwrap_or(DEFAULT_SEED),
+        };
+        let scheduler: Box<dyn Scheduler> = match &mut self.scheduler {
+            Some(make) => make(seed),
+            None => Box::new(RandomScheduler::new(seed)),
+        };
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let world = World::new(
+            id,
+            Config {
+                seed,
+                max_steps: self.max_steps,
+                max_time: self.max_time,
+                unhandled_panic: self.unhandled_panic,
+                start_paused: self.start_paused,
+                flavor: self.flavor,
+            },
+            scheduler,
+        );
+        context::register(id, &world);
+        Ok(Runtime {
+            world,
+            handle: Handle {
+                id,
+                flavor: self.flavor,
+            },
+        })
+    }
+}
+
+/// Reads `SIM_SEED`; a malformed value is a clear panic.
+fn seed_from_env() -> Option<u64> {
+    let raw = std::env::var("SIM_SEED").ok()?;
+    match parse_seed(&raw) {
+        Some(seed) => Some(seed),
+        None => panic!(
+            "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
+             decimal (SIM_SEED=42) or hex (SIM_SEED=0x2a); unset SIM_SEED to use the test's own seed"
+        ),
+    }
+}
+
+pub(crate) fn parse_seed(raw: &str) -> Option<u64> {
+    let s = raw.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// Simulated [`tokio::runtime::Runtime`]: one simulation.
+///
+/// # Differences from tokio
+///
+/// The runtime is single-threaded and `!Send`. Besides tokio's methods it
+/// exposes the simulation's [`seed`](Runtime::seed) and the [`Trace`] of
+/// every choice made so far.
+pub struct Runtime {
+    world: Rc<World>,
+    handle: Handle,
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("id", &self.handle.id)
+            .field("seed", &self.seed())
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Simulated [`tokio::runtime::Runtime::new`].
+    pub fn new() -> io::Result<Runtime> {
+        Builder::new_multi_thread().enable_all().build()
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::block_on`]: runs `future` to
+    /// completion, driving every task of the simulation meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// When called from inside a simulation (as tokio does), and when the
+    /// simulation fails: a task panicked (under the default
+    /// [`UnhandledPanic::ShutdownRuntime`]), the future itself panicked, a
+    /// deadlock, or a step or time limit. The panic message says what
+    /// happened, where, and gives the `SIM_SEED=... cargo test ...` line that
+    /// reproduces the run.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if context::driving() {
+            panic!("{NESTED_BLOCK_ON}");
+        }
+        self.world.block_on(future)
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::spawn`]: the task runs on the
+    /// main host once the simulation is driven by `block_on`.
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let origin = Origin::Spawn(Location::caller());
+        JoinHandle::spawn_on(&self.world, future, None, origin)
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::spawn_blocking`]. See
+    /// [`crate::task::spawn_blocking`].
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let origin = Origin::Blocking(Location::caller());
+        JoinHandle::spawn_on(&self.world, async move { func() }, None, origin)
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::handle`].
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::enter`]: makes this simulation
+    /// current (so `spawn` and `Instant::now` work) until the guard drops.
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _guard: context::enter(self.world.clone()),
+            _runtime: PhantomData,
+        }
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`]: drops every
+    /// task now (there are no threads to wait for).
+    pub fn shutdown_timeout(self, duration: Duration) {
+        let _ = duration;
+        drop(self)
+    }
+
+    /// Simulated [`tokio::runtime::Runtime::shutdown_background`]: drops
+    /// every task now.
+    pub fn shutdown_background(self) {
+        drop(self)
+    }
+
+    /// The seed this simulation runs with.
+    pub fn seed(&self) -> u64 {
+        self.world.seed()
+    }
+
+    /// Every choice made so far, with the seed: enough to replay the run
+    /// with [`Builder::replay`].
+    pub fn trace(&self) -> Trace {
+        self.world.trace()
+    }
+
+    /// Simulated time elapsed since the runtime was built.
+    pub fn elapsed(&self) -> Duration {
+        let core = self.world.core.borrow();
+        core.now - core.start
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _enter = context::enter(self.world.clone());
+        self.world.shutdown();
+    }
+}
+
+/// Simulated [`tokio::runtime::EnterGuard`].
+#[derive(Debug)]
+#[must_use = "the simulation stays current only while the guard is held"]
+pub struct EnterGuard<'a> {
+    _guard: context::EnterGuard,
+    _runtime: PhantomData<&'a Handle>,
+}
+
+/// Simulated [`tokio::runtime::Handle`]: a `Send + Sync` reference to a
+/// simulation.
+///
+/// # Differences from tokio
+///
+/// A simulation lives on one thread: a handle used on another thread (or
+/// after its runtime was dropped) panics with a message saying so.
+#[derive(Debug, Clone)]
+pub struct Handle {
+    id: u64,
+    flavor: RuntimeFlavor,
+}
+
+/// Simulated [`tokio::runtime::TryCurrentError`].
+#[derive(Debug)]
+pub struct TryCurrentError(());
+
+impl TryCurrentError {
+    /// Whether the error is that no runtime was running (always, here).
+    pub fn is_missing_context(&self) -> bool {
+        true
+    }
+
+    /// Whether the thread-local was destroyed (never, here).
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        false
+    }
+}
+
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "there is no simulation running, must be called from the context of a sim_rt runtime",
+        )
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
+
+impl Handle {
+    /// Simulated [`tokio::runtime::Handle::current`].
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    #[track_caller]
+    pub fn current() -> Handle {
+        match Handle::try_current() {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Simulated [`tokio::runtime::Handle::try_current`].
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::try_with(|w| Handle {
+            id: w.id,
+            flavor: w.core.borrow().config.flavor,
+        })
+        .ok_or(TryCurrentError(()))
+    }
+
+    #[track_caller]
+    fn world(&self) -> Rc<World> {
+        context::lookup(self.id).unwrap_or_else(|| {
+            panic!(
+                "this Handle's simulation is not reachable: it was dropped, or the handle is used \
+                 on another thread than the simulation's (a simulation is single-threaded)"
+            )
+        })
+    }
+
+    /// Simulated [`tokio::runtime::Handle::spawn`].
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let origin = Origin::Spawn(Location::caller());
+        JoinHandle::spawn_on(&self.world(), future, None, origin)
+    }
+
+    /// Simulated [`tokio::runtime::Handle::spawn_blocking`].
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let origin = Origin::Blocking(Location::caller());
+        JoinHandle::spawn_on(&self.world(), async move { func() }, None, origin)
+    }
+
+    /// Simulated [`tokio::runtime::Handle::block_on`].
+    ///
+    /// # Panics
+    ///
+    /// Inside a simulation, as tokio does.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if context::driving() {
+            panic!("{NESTED_BLOCK_ON}");
+        }
+        self.world().block_on(future)
+    }
+
+    /// Simulated [`tokio::runtime::Handle::enter`].
+    #[track_caller]
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _guard: context::enter(self.world()),
+            _runtime: PhantomData,
+        }
+    }
+
+    /// Simulated [`tokio::runtime::Handle::runtime_flavor`].
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        self.flavor
+    }
+}
+
+/// A data choice through the current simulation's scheduler; 0 outside a
+/// simulation.
+pub(crate) fn choose(kind: ChoiceKind, n: usize) -> usize {
+    context::try_with(|w| w.choose(kind, n)).unwrap_or(0)
+}
+
+/// Support for the `#[sim_rt::main]` and `#[sim_rt::test]` macros.
+#[doc(hidden)]
+pub mod __private {
+    use super::*;
+
+    /// Whether `SIM_CHECK_DETERMINISM` asks for a double run.
+    pub fn check_determinism_requested() -> bool {
+        match std::env::var("SIM_CHECK_DETERMINISM") {
+            Err(_) => false,
+            Ok(v) => match v.trim() {
+                "" | "0" | "false" => false,
+                "1" | "true" => true,
+                other => panic!(
+                    "SIM_CHECK_DETERMINISM={other:?} is not understood: set it to 1 to run each \
+                     simulation twice and compare, or 0 (or unset it) to run once"
+                ),
+            },
+        }
+    }
+
+    /// Builds a runtime from `builder` and runs `f()` in it; with
+    /// `SIM_CHECK_DETERMINISM=1`, runs it twice with the same seed and
+    /// panics, naming the first differing step, if the traces differ.
+    pub fn run<F, Fut>(mut builder: Builder, f: F) -> Fut::Output
+    where
+        F: Fn() -> Fut,
+        Fut: Future,
+    {
+        if !check_determinism_requested() {
+            let rt = builder
+                .build()
+                .expect("building a simulation runtime cannot fail");
+            return rt.block_on(f());
+        }
+        let first = builder
+            .build()
+            .expect("building a simulation runtime cannot fail");
+        drop(first.block_on(f()));
+        let first_trace = first.trace();
+        drop(first);
+        let second = builder
+            .build()
+            .expect("building a simulation runtime cannot fail");
+        let out = second.block_on(f());
+        let second_trace = second.trace();
+        drop(second);
+        if let Some(msg) = compare_traces(&first_trace, &second_trace) {
+            panic!("{msg}");
+        }
+        out
+    }
+
+    /// `None` when the traces are equal, else a report of the first
+    /// difference.
+    pub fn compare_traces(first: &Trace, second: &Trace) -> Option<String> {
+        let i = first.first_difference(second)?;
+        let show = |t: &Trace| match t.steps().get(i) {
+            Some(s) => s.to_string(),
+            None => "the run had already ended".to_string(),
+        };
+        Some(format!(
+            "SIM_CHECK_DETERMINISM: two runs with seed {} diverged at step {i}:\n  first run:  {}\n  \
+             second run: {}\n  trace hashes {:016x} vs {:016x}. Something the program does is \
+             not under the simulation's control: reading real time (std::time), OS randomness, \
+             iterating a HashMap/HashSet, threads, or state kept between runs (statics)",
+            first.seed(),
+            show(first),
+            show(second),
+            first.hash(),
+            second.hash()
+        ))
+    }
+}

@@ -1,0 +1,145 @@
+//! Task storage: the type-erased future of a task, its output, and its waker.
+//!
+//! A task lives in a slot of the world's slab from `spawn` until both (a) it
+//! has finished and (b) its `JoinHandle` is gone (consumed or dropped). The
+//! slot holds a [`TaskCell`]: the future while it runs, its
+//! `Result<T, JoinError>` once finished. A `JoinHandle<T>` takes the output
+//! by passing an `Option<Result<T, JoinError>>` slot as `&mut dyn Any`, so
+//! no output is ever boxed.
+//!
+//! # Invariants
+//!
+//! - While a task is being polled its cell is out of the slot (`None`): the
+//!   world's `RefCell` is never borrowed across user code.
+//! - A wake is delivered to the queue at most once between two polls
+//!   (`scheduled` flag), so the enabled set holds a task at most once.
+//! - Wakes carry the task's [`Id`]; a wake whose id no longer matches the
+//!   slot (the task finished and the key was reused) is ignored.
+
+use std::any::Any;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake};
+
+use pin_project_lite::pin_project;
+
+use crate::task::{Id, JoinError};
+
+/// A task's future or output, type-erased.
+pub(crate) trait TaskCell {
+    /// Polls the future; once it completes, stores its output and returns
+    /// `Ready`. Polling a finished cell returns `Ready` again.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()>;
+    /// Drops the future (if still running) and stores `err` as the output.
+    fn finish_with(self: Pin<&mut Self>, err: JoinError);
+    /// Moves the output into `out`, which must be an
+    /// `Option<Result<T, JoinError>>` for the task's `T`.
+    fn take_output(self: Pin<&mut Self>, out: &mut dyn Any);
+}
+
+pin_project! {
+    #[project = StageProj]
+    pub(crate) enum Stage<F: Future> {
+        Running { #[pin] fut: F },
+        Finished { out: Option<Result<F::Output, JoinError>> },
+    }
+}
+
+impl<F: Future> Stage<F> {
+    pub(crate) fn new(fut: F) -> Self {
+        Stage::Running { fut }
+    }
+}
+
+impl<F> TaskCell for Stage<F>
+where
+    F: Future,
+    F::Output: 'static,
+{
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let out = match self.as_mut().project() {
+            StageProj::Running { fut } => match fut.poll(cx) {
+                Poll::Ready(out) => out,
+                Poll::Pending => return Poll::Pending,
+            },
+            StageProj::Finished { .. } => return Poll::Ready(()),
+        };
+        self.set(Stage::Finished { out: Some(Ok(out)) });
+        Poll::Ready(())
+    }
+
+    fn finish_with(mut self: Pin<&mut Self>, err: JoinError) {
+        self.set(Stage::Finished {
+            out: Some(Err(err)),
+        });
+    }
+
+    fn take_output(self: Pin<&mut Self>, out: &mut dyn Any) {
+        if let StageProj::Finished { out: stored } = self.project() {
+            let slot = out
+                .downcast_mut::<Option<Result<F::Output, JoinError>>>()
+                .expect("a JoinHandle asks for its own task's output type");
+            *slot = stored.take();
+        }
+    }
+}
+
+/// One wake: slab key (or [`MAIN_KEY`]), the woken task, and the task that
+/// was running when it happened.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WakeRecord {
+    pub(crate) key: usize,
+    pub(crate) id: Id,
+    pub(crate) by: Option<Id>,
+}
+
+/// The slab key used for the future passed to `block_on`.
+pub(crate) const MAIN_KEY: usize = usize::MAX;
+
+/// Where wakes go. Shared (`Arc`) by every waker of one runtime; a `Mutex`
+/// because wakers are `Send + Sync`, though in a simulation only its own
+/// thread wakes.
+#[derive(Debug, Default)]
+pub(crate) struct WakeQueue {
+    pub(crate) queue: Mutex<Vec<WakeRecord>>,
+    /// The id of the task being polled (0: none), for "woken by".
+    pub(crate) running: AtomicU64,
+}
+
+impl WakeQueue {
+    pub(crate) fn running(&self) -> Option<Id> {
+        Id::from_raw(self.running.load(Ordering::Relaxed))
+    }
+}
+
+/// The waker of one task.
+#[derive(Debug)]
+pub(crate) struct TaskWaker {
+    pub(crate) key: usize,
+    pub(crate) id: Id,
+    pub(crate) scheduled: AtomicBool,
+    pub(crate) queue: Arc<WakeQueue>,
+}
+
+impl Wake for TaskWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref()
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.scheduled.swap(true, Ordering::AcqRel) {
+            let by = self.queue.running();
+            self.queue
+                .queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(WakeRecord {
+                    key: self.key,
+                    id: self.id,
+                    by,
+                });
+        }
+    }
+}

@@ -1,0 +1,844 @@
+//! The world: executor, clock, timers, hosts, and the step loop.
+//!
+//! One `World` per [`Runtime`](super::Runtime). Its mutable state (`Core`)
+//! sits in a `RefCell` that is borrowed only for short, non-reentrant
+//! sections: never while user code runs (polling a future, dropping a
+//! future or an output, waking a foreign waker). The scheduler has a
+//! `RefCell` of its own, so `choose` and `observe` can be called from inside
+//! a task.
+//!
+//! # The step loop
+//!
+//! Each step: move the wakes queued since the last step into the enabled
+//! set; if no task is runnable, `Advance` is enabled when a timer is armed
+//! (else the run is deadlocked); the scheduler picks one enabled event; the
+//! runtime records the pick in the trace and runs it (polls the task, or
+//! moves the clock to the next deadline and fires every timer due then).
+//!
+//! # Invariants
+//!
+//! - `enabled[i]` and `enabled_keys[i]` describe the same event; each
+//!   runnable task appears once (its waker's `scheduled` flag is set).
+//! - `Advance` is in `enabled` only transiently, when it is the only event.
+//! - `now` never decreases.
+//!
+//! # Determinism
+//!
+//! Nothing here reads real time, OS randomness or iterates a hashed
+//! collection. The world's own generator (for the start instant) and the
+//! default scheduler's generator are separate streams derived from the seed.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe, Location};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use slab::Slab;
+
+use super::failure::{panic_message, Failure, FailureKind, TaskInfo};
+use super::task::{Stage, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
+use super::timer::{TimerKey, Timers};
+use super::trace::{Step, Trace};
+use super::{context, UnhandledPanic};
+use crate::scheduler::{derive_seed, ChoiceKind, Event, HostId, Observation, Scheduler};
+use crate::task::{Id, JoinError};
+
+/// Settings fixed when the runtime is built.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) seed: u64,
+    pub(crate) max_steps: u64,
+    pub(crate) max_time: Duration,
+    pub(crate) unhandled_panic: UnhandledPanic,
+    pub(crate) start_paused: bool,
+    pub(crate) flavor: super::RuntimeFlavor,
+}
+
+/// What a task slot was created for (for messages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    Spawn(&'static Location<'static>),
+    Blocking(&'static Location<'static>),
+    HostEntry,
+}
+
+struct TaskSlot {
+    id: Id,
+    host: HostId,
+    origin: Origin,
+    /// `None` while the task is being polled.
+    cell: Option<Pin<Box<dyn TaskCell>>>,
+    waker: Arc<TaskWaker>,
+    span: tracing::Span,
+    finished: bool,
+    abort_requested: bool,
+    has_handle: bool,
+    join_waker: Option<Waker>,
+}
+
+pub(crate) struct Host {
+    pub(crate) name: Rc<str>,
+    span: tracing::Span,
+    pub(crate) ctrl_c: u64,
+    pub(crate) ctrl_c_waiters: Vec<Waker>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Current {
+    pub(crate) id: Id,
+    pub(crate) host: HostId,
+}
+
+struct Main {
+    id: Id,
+    waker: Arc<TaskWaker>,
+}
+
+pub(crate) struct Core {
+    pub(crate) config: Config,
+    /// Simulated time since the simulation's epoch.
+    pub(crate) now: Duration,
+    /// `now` when the runtime was built.
+    pub(crate) start: Duration,
+    pub(crate) step: u64,
+    pub(crate) paused: bool,
+    tasks: Slab<TaskSlot>,
+    next_id: u64,
+    enabled: Vec<Event>,
+    enabled_keys: Vec<usize>,
+    wake_buf: Vec<WakeRecord>,
+    fire_buf: Vec<Waker>,
+    pub(crate) timers: Timers,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) current: Option<Current>,
+    main: Option<Main>,
+    pub(crate) trace: Trace,
+    failure: Option<Failure>,
+    failed: bool,
+}
+
+/// One simulation's state. See the module docs.
+pub(crate) struct World {
+    pub(crate) id: u64,
+    pub(crate) core: RefCell<Core>,
+    scheduler: RefCell<Box<dyn Scheduler>>,
+    wakes: Arc<WakeQueue>,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+enum Next {
+    Main,
+    Task(usize),
+    Advance,
+}
+
+/// The host that runs the test's own future.
+pub(crate) const MAIN_HOST: HostId = HostId(0);
+
+impl World {
+    pub(crate) fn new(id: u64, config: Config, scheduler: Box<dyn Scheduler>) -> Rc<World> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(config.seed, 0));
+        // Start somewhere between one day and one year after the epoch, so
+        // code that subtracts from `now` has room, and absolute instants
+        // differ between seeds.
+        const DAY: u64 = 86_400_000_000_000;
+        let start = Duration::from_nanos(DAY + rng.next_u64() % (365 * DAY));
+        let seed = config.seed;
+        let paused = config.start_paused;
+        let world = Rc::new(World {
+            id,
+            core: RefCell::new(Core {
+                config,
+                now: start,
+                start,
+                step: 0,
+                paused,
+                tasks: Slab::new(),
+                next_id: 0,
+                enabled: Vec::new(),
+                enabled_keys: Vec::new(),
+                wake_buf: Vec::new(),
+                fire_buf: Vec::new(),
+                timers: Timers::default(),
+                hosts: Vec::new(),
+                current: None,
+                main: None,
+                trace: Trace::new(seed),
+                failure: None,
+                failed: false,
+            }),
+            scheduler: RefCell::new(scheduler),
+            wakes: Arc::new(WakeQueue::default()),
+        });
+        world.add_host("main");
+        world
+    }
+
+    // ----- hosts -----------------------------------------------------------
+
+    pub(crate) fn add_host(&self, name: &str) -> HostId {
+        let mut core = self.core.borrow_mut();
+        assert!(
+            !core.hosts.iter().any(|h| &*h.name == name),
+            "a host named \"{name}\" already exists in this simulation; host names must be unique"
+        );
+        let id = HostId(core.hosts.len() as u32);
+        core.hosts.push(Host {
+            name: name.into(),
+            span: tracing::trace_span!("host", name),
+            ctrl_c: 0,
+            ctrl_c_waiters: Vec::new(),
+        });
+        id
+    }
+
+    pub(crate) fn host_by_name(&self, name: &str) -> Option<HostId> {
+        let core = self.core.borrow();
+        core.hosts
+            .iter()
+            .position(|h| &*h.name == name)
+            .map(|i| HostId(i as u32))
+    }
+
+    pub(crate) fn host_name(&self, host: HostId) -> Rc<str> {
+        self.core.borrow().hosts[host.index()].name.clone()
+    }
+
+    // ----- choices and observations ---------------------------------------
+
+    pub(crate) fn observe(&self, observation: Observation) {
+        self.scheduler.borrow_mut().observe(&observation);
+    }
+
+    /// A data choice among `n` options, recorded in the trace.
+    pub(crate) fn choose(&self, kind: ChoiceKind, n: usize) -> usize {
+        assert!(n > 0, "a choice needs at least one option");
+        if n == 1 {
+            return 0;
+        }
+        let index = self.scheduler.borrow_mut().choose(kind, n);
+        assert!(
+            index < n,
+            "the scheduler chose option {index} of a {kind:?} choice among {n}"
+        );
+        self.core.borrow_mut().trace.push(Step::Choose {
+            kind: kind.code(),
+            index: index as u32,
+            of: n as u32,
+        });
+        index
+    }
+
+    // ----- spawning and joining --------------------------------------------
+
+    fn next_id(core: &mut Core) -> Id {
+        core.next_id += 1;
+        Id::from_u64(core.next_id)
+    }
+
+    /// Adds a task; it is runnable at once. Returns its slab key and id.
+    pub(crate) fn spawn<F>(&self, fut: F, host: Option<HostId>, origin: Origin) -> (usize, Id)
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let mut cell: Pin<Box<dyn TaskCell>> = Box::pin(Stage::new(fut));
+        let mut core = self.core.borrow_mut();
+        let id = Self::next_id(&mut core);
+        if core.failed {
+            // Spawned while a failed simulation shuts down (from a
+            // destructor): the task is cancelled before it starts, as tokio
+            // does for spawns into a runtime that is shutting down.
+            drop(core);
+            cell.as_mut().finish_with(JoinError::cancelled(id));
+            let mut core = self.core.borrow_mut();
+            let key = core.tasks.vacant_key();
+            let waker = Arc::new(TaskWaker {
+                key,
+                id,
+                scheduled: Default::default(),
+                queue: self.wakes.clone(),
+            });
+            core.tasks.insert(TaskSlot {
+                id,
+                host: host.unwrap_or(MAIN_HOST),
+                origin,
+                cell: Some(cell),
+                waker,
+                span: tracing::Span::none(),
+                finished: true,
+                abort_requested: false,
+                has_handle: true,
+                join_waker: None,
+            });
+            return (key, id);
+        }
+        let current = core.current;
+        let host = host.or(current.map(|c| c.host)).unwrap_or(MAIN_HOST);
+        let key = core.tasks.vacant_key();
+        let waker = Arc::new(TaskWaker {
+            key,
+            id,
+            scheduled: Default::default(),
+            queue: self.wakes.clone(),
+        });
+        let span = {
+            let host_span = &core.hosts[host.index()].span;
+            match origin {
+                Origin::Spawn(l) | Origin::Blocking(l) => {
+                    tracing::trace_span!(parent: host_span, "task", id = id.as_u64(), spawned_at = %l)
+                }
+                Origin::HostEntry => {
+                    tracing::trace_span!(parent: host_span, "task", id = id.as_u64(), entry = true)
+                }
+            }
+        };
+        core.tasks.insert(TaskSlot {
+            id,
+            host,
+            origin,
+            cell: Some(cell),
+            waker: waker.clone(),
+            span,
+            finished: false,
+            abort_requested: false,
+            has_handle: true,
+            join_waker: None,
+        });
+        drop(core);
+        Wake::wake_by_ref(&waker);
+        self.observe(Observation::Spawned {
+            task: id,
+            parent: current.map(|c| c.id),
+            host,
+        });
+        (key, id)
+    }
+
+    fn slot(core: &mut Core, key: usize, id: Id) -> Option<&mut TaskSlot> {
+        core.tasks.get_mut(key).filter(|s| s.id == id)
+    }
+
+    pub(crate) fn poll_join<T: 'static>(
+        &self,
+        key: usize,
+        id: Id,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<T, JoinError>> {
+        let mut core = self.core.borrow_mut();
+        let slot =
+            Self::slot(&mut core, key, id).expect("a task's slot lives as long as its JoinHandle");
+        if !slot.finished {
+            match &slot.join_waker {
+                Some(w) if w.will_wake(cx.waker()) => {}
+                _ => slot.join_waker = Some(cx.waker().clone()),
+            }
+            return Poll::Pending;
+        }
+        let Some(cell) = slot.cell.as_mut() else {
+            // The runtime shut down and dropped the output with the task.
+            return Poll::Ready(Err(JoinError::cancelled(id)));
+        };
+        let mut out: Option<Result<T, JoinError>> = None;
+        cell.as_mut().take_output(&mut out);
+        match out {
+            Some(result) => Poll::Ready(result),
+            None => panic!("JoinHandle polled after it returned Poll::Ready"),
+        }
+    }
+
+    /// The `JoinHandle` is gone: free the slot once the task is done too.
+    pub(crate) fn release_handle(&self, key: usize, id: Id) {
+        let cell = {
+            let mut core = self.core.borrow_mut();
+            let Some(slot) = Self::slot(&mut core, key, id) else {
+                return;
+            };
+            slot.has_handle = false;
+            if !slot.finished {
+                return;
+            }
+            core.tasks.remove(key).cell
+        };
+        drop(cell); // the unclaimed output, dropped outside the borrow
+    }
+
+    pub(crate) fn abort(&self, key: usize, id: Id) {
+        let waker = {
+            let mut core = self.core.borrow_mut();
+            match Self::slot(&mut core, key, id) {
+                Some(slot) if !slot.finished => {
+                    slot.abort_requested = true;
+                    slot.waker.clone()
+                }
+                _ => return,
+            }
+        };
+        Wake::wake_by_ref(&waker);
+    }
+
+    pub(crate) fn is_finished(&self, key: usize, id: Id) -> bool {
+        let mut core = self.core.borrow_mut();
+        Self::slot(&mut core, key, id).is_none_or(|s| s.finished)
+    }
+
+    pub(crate) fn current(&self) -> Option<Current> {
+        self.core.borrow().current
+    }
+
+    // ----- the step loop ---------------------------------------------------
+
+    /// Runs `fut` as the main task until it completes, driving every other
+    /// task meanwhile. Panics with a report if the simulation fails.
+    pub(crate) fn block_on<F: Future>(self: &Rc<Self>, fut: F) -> F::Output {
+        let _enter = context::enter(self.clone());
+        let _driving = context::drive();
+        let mut fut = std::pin::pin!(fut);
+        let (main_id, main_waker, span) = self.start_main();
+        let waker = Waker::from(main_waker.clone());
+        loop {
+            let next = match self.next_event() {
+                Ok(next) => next,
+                Err(failure) => self.fail(*failure),
+            };
+            match next {
+                Next::Main => {
+                    main_waker.scheduled.store(false, Ordering::Release);
+                    self.set_running(Some(Current {
+                        id: main_id,
+                        host: MAIN_HOST,
+                    }));
+                    let res = {
+                        let _e = span.enter();
+                        catch_unwind(AssertUnwindSafe(|| {
+                            fut.as_mut().poll(&mut Context::from_waker(&waker))
+                        }))
+                    };
+                    self.set_running(None);
+                    match res {
+                        Ok(Poll::Ready(out)) => {
+                            self.core.borrow_mut().main = None;
+                            self.observe(Observation::Finished { task: main_id });
+                            return out;
+                        }
+                        Ok(Poll::Pending) => self.observe(Observation::Blocked { task: main_id }),
+                        Err(payload) => {
+                            let failure = self.failure(FailureKind::MainPanic {
+                                message: panic_message(&*payload),
+                                task: self.task_info_main(main_id),
+                            });
+                            self.fail(failure)
+                        }
+                    }
+                }
+                Next::Task(key) => self.run_task(key),
+                Next::Advance => self.advance(),
+            }
+        }
+    }
+
+    fn start_main(&self) -> (Id, Arc<TaskWaker>, tracing::Span) {
+        let mut core = self.core.borrow_mut();
+        assert!(
+            !core.failed,
+            "this simulation already failed; build a new runtime to run again"
+        );
+        let id = Self::next_id(&mut core);
+        let waker = Arc::new(TaskWaker {
+            key: MAIN_KEY,
+            id,
+            scheduled: Default::default(),
+            queue: self.wakes.clone(),
+        });
+        let span = tracing::trace_span!(parent: &core.hosts[0].span, "task", id = id.as_u64(), main = true);
+        core.main = Some(Main {
+            id,
+            waker: waker.clone(),
+        });
+        drop(core);
+        Wake::wake_by_ref(&waker);
+        (id, waker, span)
+    }
+
+    fn set_running(&self, current: Option<Current>) {
+        self.core.borrow_mut().current = current;
+        self.wakes
+            .running
+            .store(current.map_or(0, |c| c.id.as_u64()), Ordering::Relaxed);
+    }
+
+    fn next_event(&self) -> Result<Next, Box<Failure>> {
+        let mut guard = self.core.borrow_mut();
+        let core = &mut *guard;
+        if let Some(failure) = core.failure.take() {
+            return Err(Box::new(failure));
+        }
+        self.drain_wakes(core);
+        if core.enabled.is_empty() {
+            let Some(next) = core.timers.next_deadline() else {
+                let tasks = self.task_infos(core);
+                return Err(Box::new(
+                    self.failure_in(core, FailureKind::Deadlock { tasks }),
+                ));
+            };
+            let limit = core.config.max_time;
+            if next.saturating_sub(core.start) > limit {
+                let tasks = self.task_infos(core);
+                return Err(Box::new(self.failure_in(
+                    core,
+                    FailureKind::TimeLimit {
+                        limit,
+                        next: next - core.start,
+                        tasks,
+                    },
+                )));
+            }
+            core.enabled.push(Event::Advance);
+            core.enabled_keys.push(MAIN_KEY);
+        }
+        if core.step >= core.config.max_steps {
+            let tasks = self.task_infos(core);
+            let limit = core.config.max_steps;
+            return Err(Box::new(
+                self.failure_in(core, FailureKind::StepLimit { limit, tasks }),
+            ));
+        }
+        let n = core.enabled.len();
+        let index = self.scheduler.borrow_mut().pick(&core.enabled);
+        assert!(
+            index < n,
+            "the scheduler picked option {index} but only {n} events are enabled"
+        );
+        let event = core.enabled.swap_remove(index);
+        let key = core.enabled_keys.swap_remove(index);
+        core.trace.push(Step::Pick {
+            index: index as u32,
+            of: n as u32,
+            event,
+        });
+        core.step += 1;
+        Ok(match event {
+            Event::Poll(_) if key == MAIN_KEY => Next::Main,
+            Event::Poll(_) => Next::Task(key),
+            Event::Advance => Next::Advance,
+        })
+    }
+
+    /// Moves queued wakes into the enabled set, dropping stale ones.
+    fn drain_wakes(&self, core: &mut Core) {
+        {
+            let mut queue = self.wakes.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if queue.is_empty() {
+                return;
+            }
+            std::mem::swap(&mut *queue, &mut core.wake_buf);
+        }
+        let mut sched = self.scheduler.borrow_mut();
+        for w in core.wake_buf.drain(..) {
+            let live = if w.key == MAIN_KEY {
+                core.main.as_ref().is_some_and(|m| m.id == w.id)
+            } else {
+                core.tasks
+                    .get(w.key)
+                    .is_some_and(|s| s.id == w.id && !s.finished)
+            };
+            if live {
+                core.enabled.push(Event::Poll(w.id));
+                core.enabled_keys.push(w.key);
+                sched.observe(&Observation::Woken {
+                    task: w.id,
+                    by: w.by,
+                });
+            }
+        }
+    }
+
+    fn run_task(&self, key: usize) {
+        let (mut cell, waker, span, id, host, abort) = {
+            let mut core = self.core.borrow_mut();
+            let slot = core
+                .tasks
+                .get_mut(key)
+                .expect("the enabled set holds only live tasks");
+            let cell = slot
+                .cell
+                .take()
+                .expect("a task is not polled while it is being polled");
+            slot.waker.scheduled.store(false, Ordering::Release);
+            (
+                cell,
+                slot.waker.clone(),
+                slot.span.clone(),
+                slot.id,
+                slot.host,
+                slot.abort_requested,
+            )
+        };
+        self.set_running(Some(Current { id, host }));
+        let waker = Waker::from(waker);
+        let res = {
+            let _e = span.enter();
+            if abort {
+                cell.as_mut().finish_with(JoinError::cancelled(id));
+                Ok(Poll::Ready(()))
+            } else {
+                catch_unwind(AssertUnwindSafe(|| {
+                    cell.as_mut().poll(&mut Context::from_waker(&waker))
+                }))
+            }
+        };
+        self.set_running(None);
+        match res {
+            Ok(Poll::Pending) => {
+                self.core.borrow_mut().tasks[key].cell = Some(cell);
+                self.observe(Observation::Blocked { task: id });
+            }
+            Ok(Poll::Ready(())) => self.finish(key, cell),
+            Err(payload) => {
+                let policy = self.core.borrow().config.unhandled_panic;
+                match policy {
+                    UnhandledPanic::Ignore => {
+                        cell.as_mut().finish_with(JoinError::panic(id, payload));
+                        self.finish(key, cell);
+                    }
+                    UnhandledPanic::ShutdownRuntime => {
+                        let message = panic_message(&*payload);
+                        let task = {
+                            let core = self.core.borrow();
+                            Self::task_info(&core, &core.tasks[key])
+                        };
+                        drop(payload);
+                        drop(cell);
+                        let failure = self.failure(FailureKind::TaskPanic { message, task });
+                        self.core.borrow_mut().failure = Some(failure);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The task in `key` completed; its output is in `cell`.
+    fn finish(&self, key: usize, cell: Pin<Box<dyn TaskCell>>) {
+        let (id, join_waker, unclaimed) = {
+            let mut core = self.core.borrow_mut();
+            let slot = &mut core.tasks[key];
+            slot.finished = true;
+            let id = slot.id;
+            let join_waker = slot.join_waker.take();
+            if slot.has_handle {
+                slot.cell = Some(cell);
+                (id, join_waker, None)
+            } else {
+                core.tasks.remove(key);
+                (id, join_waker, Some(cell))
+            }
+        };
+        drop(unclaimed);
+        self.observe(Observation::Finished { task: id });
+        if let Some(w) = join_waker {
+            w.wake();
+        }
+    }
+
+    fn advance(&self) {
+        let mut fired = {
+            let mut core = self.core.borrow_mut();
+            let deadline = core
+                .timers
+                .next_deadline()
+                .expect("Advance is enabled only while a timer is armed");
+            debug_assert!(deadline >= core.now, "time never goes backwards");
+            core.now = core.now.max(deadline);
+            let now = core.now;
+            let mut buf = std::mem::take(&mut core.fire_buf);
+            core.timers.fire_until(now, &mut buf);
+            buf
+        };
+        let now = self.core.borrow().now;
+        self.observe(Observation::Advanced { to: now });
+        for w in fired.drain(..) {
+            w.wake();
+        }
+        self.core.borrow_mut().fire_buf = fired;
+    }
+
+    /// Moves the clock forward by `by` at once and fires what is due (the
+    /// simulated `tokio::time::advance`).
+    pub(crate) fn jump(&self, by: Duration) {
+        let mut fired = {
+            let mut core = self.core.borrow_mut();
+            core.now += by;
+            let now = core.now;
+            let mut buf = std::mem::take(&mut core.fire_buf);
+            core.timers.fire_until(now, &mut buf);
+            buf
+        };
+        let now = self.core.borrow().now;
+        self.observe(Observation::Advanced { to: now });
+        for w in fired.drain(..) {
+            w.wake();
+        }
+        self.core.borrow_mut().fire_buf = fired;
+    }
+
+    /// A host's entry point returned an error: the simulation fails at the
+    /// next step, whatever the panic policy.
+    pub(crate) fn fail_host(&self, message: String) {
+        let task = {
+            let core = self.core.borrow();
+            let current = core.current.expect("a host entry point runs as a task");
+            let slot = core
+                .tasks
+                .iter()
+                .map(|(_, s)| s)
+                .find(|s| s.id == current.id)
+                .expect("the running task has a slot");
+            Self::task_info(&core, slot)
+        };
+        let failure = self.failure(FailureKind::HostError { message, task });
+        let mut core = self.core.borrow_mut();
+        if core.failure.is_none() {
+            core.failure = Some(failure);
+        }
+    }
+
+    // ----- timers ----------------------------------------------------------
+
+    pub(crate) fn now(&self) -> Duration {
+        self.core.borrow().now
+    }
+
+    pub(crate) fn timer_insert(&self, deadline: Duration, waker: &Waker) -> TimerKey {
+        let (key, task) = {
+            let mut core = self.core.borrow_mut();
+            let key = core.timers.insert(deadline, waker.clone());
+            (key, core.current.map(|c| c.id))
+        };
+        self.observe(Observation::TimerArmed { task, deadline });
+        key
+    }
+
+    // ----- failures --------------------------------------------------------
+
+    fn failure(&self, kind: FailureKind) -> Failure {
+        let core = self.core.borrow();
+        self.failure_in(&core, kind)
+    }
+
+    fn failure_in(&self, core: &Core, kind: FailureKind) -> Failure {
+        Failure {
+            kind,
+            elapsed: core.now - core.start,
+            step: core.step,
+            seed: core.config.seed,
+        }
+    }
+
+    /// Marks the simulation failed, drops every task, and panics with the
+    /// report.
+    fn fail(&self, failure: Failure) -> ! {
+        self.core.borrow_mut().failed = true;
+        self.shutdown();
+        panic!("{failure}");
+    }
+
+    fn task_info(core: &Core, slot: &TaskSlot) -> TaskInfo {
+        TaskInfo {
+            id: slot.id.as_u64(),
+            host: core.hosts[slot.host.index()].name.to_string(),
+            origin: match slot.origin {
+                Origin::Spawn(l) => format!("spawned at {l}"),
+                Origin::Blocking(l) => format!("spawn_blocking at {l}"),
+                Origin::HostEntry => "host entry point".to_string(),
+            },
+            runnable: slot.waker.scheduled.load(Ordering::Acquire),
+        }
+    }
+
+    fn task_info_main(&self, id: Id) -> TaskInfo {
+        let core = self.core.borrow();
+        TaskInfo {
+            id: id.as_u64(),
+            host: core.hosts[0].name.to_string(),
+            origin: "the future passed to block_on".to_string(),
+            runnable: false,
+        }
+    }
+
+    /// Every unfinished task, main first, in id order.
+    fn task_infos(&self, core: &Core) -> Vec<TaskInfo> {
+        let mut out = Vec::new();
+        if let Some(m) = &core.main {
+            out.push(TaskInfo {
+                id: m.id.as_u64(),
+                host: core.hosts[0].name.to_string(),
+                origin: "the future passed to block_on".to_string(),
+                runnable: m.waker.scheduled.load(Ordering::Acquire),
+            });
+        }
+        let mut tasks: Vec<&TaskSlot> = core
+            .tasks
+            .iter()
+            .map(|(_, s)| s)
+            .filter(|s| !s.finished)
+            .collect();
+        tasks.sort_by_key(|s| s.id);
+        out.extend(tasks.into_iter().map(|s| Self::task_info(core, s)));
+        out
+    }
+
+    /// Drops every task's future (and unclaimed output), with this world
+    /// current so their destructors can reach it.
+    pub(crate) fn shutdown(self: &World) {
+        loop {
+            let cells: Vec<_> = {
+                let mut core = self.core.borrow_mut();
+                core.enabled.clear();
+                core.enabled_keys.clear();
+                core.tasks
+                    .iter_mut()
+                    .filter_map(|(_, s)| {
+                        s.finished = true;
+                        s.cell.take()
+                    })
+                    .collect()
+            };
+            if cells.is_empty() {
+                break;
+            }
+            drop(cells); // may spawn or drop more: loop until quiet
+        }
+        let mut core = self.core.borrow_mut();
+        let removable: Vec<usize> = core
+            .tasks
+            .iter()
+            .filter(|(_, s)| !s.has_handle)
+            .map(|(k, _)| k)
+            .collect();
+        for k in removable {
+            core.tasks.remove(k);
+        }
+    }
+
+    pub(crate) fn trace(&self) -> Trace {
+        self.core.borrow().trace.clone()
+    }
+
+    pub(crate) fn seed(&self) -> u64 {
+        self.core.borrow().config.seed
+    }
+}

@@ -1,0 +1,305 @@
+//! The choice point: how a simulation asks what happens next.
+//!
+//! At every step the runtime computes the set of **enabled events** (a task
+//! was woken and can be polled; simulated time can advance to the next
+//! deadline) and hands it to a [`Scheduler`], which picks one. Data choices
+//! that a real deployment would resolve by chance (which `select!` branch is
+//! polled first, user-level [`choose`](crate::sim::choose)) go through
+//! [`Scheduler::choose`], where index 0 is always the default. What happened
+//! as a consequence (a task was spawned, woken, finished; a timer was armed;
+//! time advanced) is reported to [`Scheduler::observe`], so an explorer can
+//! follow causality.
+//!
+//! The default scheduler, [`RandomScheduler`], picks uniformly with its own
+//! seeded xoshiro generator. An explorer (the `explorer` crate) implements
+//! this trait to search executions systematically. [`Replay`] follows a
+//! recorded [`Trace`](crate::runtime::Trace) exactly.
+//!
+//! # Determinism
+//!
+//! An execution is a function of (configuration, seed, the sequence of values
+//! returned by `pick` and `choose`). The order of the `enabled` slice is itself
+//! deterministic (it depends only on the execution so far), but it is not
+//! canonical: schedulers that need a stable order (creation order, say) sort
+//! by [`task::Id`](crate::task::Id), which is assigned in spawn order.
+
+use std::fmt;
+use std::time::Duration;
+
+use rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::runtime::{Step, Trace};
+use crate::task::Id;
+
+/// Identifies a host of the simulation; dense, in creation order (the host
+/// that runs the test's own future is host 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct HostId(pub(crate) u32);
+
+impl HostId {
+    /// The index of this host, in creation order starting at 0.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for HostId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "h{}", self.0)
+    }
+}
+
+/// One thing that can happen next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Event {
+    /// Poll this task: it was woken (or just spawned) and not yet polled.
+    Poll(Id),
+    /// No task can run: move simulated time to the next instant at which
+    /// something becomes due, and fire what is due then.
+    Advance,
+}
+
+/// The kind of a data choice, so a scheduler can tell them apart (and the
+/// default scheduler can apply probabilities).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum ChoiceKind {
+    /// Which branch a non-`biased` `select!` polls first (uniform by default).
+    Select,
+    /// User-level nondeterminism through [`crate::sim::choose`] (uniform by
+    /// default).
+    User,
+}
+
+impl ChoiceKind {
+    /// A stable small number for this kind, used in traces and replay tokens.
+    pub fn code(self) -> u8 {
+        match self {
+            ChoiceKind::Select => 1,
+            ChoiceKind::User => 2,
+        }
+    }
+}
+
+/// Something that happened, reported to [`Scheduler::observe`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Observation {
+    /// A task was spawned by `parent` (None: by the runtime itself).
+    Spawned {
+        /// The new task.
+        task: Id,
+        /// The task running when it was spawned.
+        parent: Option<Id>,
+        /// The host it runs on.
+        host: HostId,
+    },
+    /// A task was woken by `by` (None: by a timer or from outside any task).
+    Woken {
+        /// The woken task.
+        task: Id,
+        /// The task running when the wake happened.
+        by: Option<Id>,
+    },
+    /// A task returned `Poll::Pending` from a poll.
+    Blocked {
+        /// The task.
+        task: Id,
+    },
+    /// A task completed (returned, panicked or was aborted).
+    Finished {
+        /// The task.
+        task: Id,
+    },
+    /// A timer was armed by the running task.
+    TimerArmed {
+        /// The task that armed it (None outside a task).
+        task: Option<Id>,
+        /// Its deadline, as simulated time since the simulation's epoch.
+        deadline: Duration,
+    },
+    /// Simulated time advanced to `to` (since the simulation's epoch).
+    Advanced {
+        /// The new simulated time.
+        to: Duration,
+    },
+}
+
+/// The choice-point interface between the runtime and a search strategy.
+///
+/// The runtime calls [`pick`](Scheduler::pick) once per step with the enabled
+/// events, [`choose`](Scheduler::choose) for data choices made while a task
+/// runs, and [`observe`](Scheduler::observe) for everything that happened.
+///
+/// # Contract
+///
+/// - `pick` returns an index into `enabled`, which is never empty.
+/// - `choose` returns an index in `0..n` (`n >= 1`); 0 is the default (no
+///   fault, first branch).
+/// - A scheduler must be a pure function of what it was told and its own
+///   seeded state: that is what makes executions replayable.
+pub trait Scheduler {
+    /// Picks the next event to run.
+    fn pick(&mut self, enabled: &[Event]) -> usize;
+
+    /// Resolves a data choice among `n` options.
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize;
+
+    /// Observes what happened. The default ignores it.
+    fn observe(&mut self, observation: &Observation) {
+        let _ = observation;
+    }
+}
+
+impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        (**self).pick(enabled)
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        (**self).choose(kind, n)
+    }
+    fn observe(&mut self, observation: &Observation) {
+        (**self).observe(observation)
+    }
+}
+
+/// Derives an independent stream from a seed (SplitMix64), so the scheduler's
+/// generator and the world's generator never share draws.
+pub(crate) fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Uniform index in `0..n` from a generator, without modulo bias worth
+/// speaking of for the `n` a simulation sees (Lemire's multiply-shift).
+pub(crate) fn uniform(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    debug_assert!(n > 0, "uniform over an empty range");
+    ((rng.next_u64() as u128 * n as u128) >> 64) as usize
+}
+
+/// The default scheduler: every choice uniformly at random, from its own
+/// xoshiro256++ generator seeded from the simulation seed.
+#[derive(Debug, Clone)]
+pub struct RandomScheduler {
+    rng: Xoshiro256PlusPlus,
+}
+
+impl RandomScheduler {
+    /// A scheduler for the simulation seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        RandomScheduler {
+            rng: Xoshiro256PlusPlus::seed_from_u64(derive_seed(seed, 1)),
+        }
+    }
+}
+
+impl Scheduler for RandomScheduler {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        if enabled.len() == 1 {
+            return 0;
+        }
+        uniform(&mut self.rng, enabled.len())
+    }
+
+    fn choose(&mut self, _kind: ChoiceKind, n: usize) -> usize {
+        if n <= 1 {
+            return 0;
+        }
+        uniform(&mut self.rng, n)
+    }
+}
+
+/// Follows a recorded [`Trace`] step for step.
+///
+/// Each `pick` and `choose` returns what was recorded and checks that the
+/// situation matches (same number of options, same event picked, same kind of
+/// choice); a mismatch means the program is not deterministic (or changed
+/// since the trace was recorded) and panics with the step where the runs
+/// diverged. When the trace runs out, the replay panics too: the replayed run
+/// went on longer than the recorded one.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    trace: Trace,
+    next: usize,
+}
+
+impl Replay {
+    /// Replays `trace` (run it with the same seed: see
+    /// [`Builder::replay`](crate::runtime::Builder::replay)).
+    pub fn new(trace: Trace) -> Self {
+        Replay { trace, next: 0 }
+    }
+
+    fn take(&mut self) -> (usize, Step) {
+        let i = self.next;
+        let Some(step) = self.trace.steps().get(i).copied() else {
+            panic!(
+                "replay diverged at step {i}: the recorded run ended after {} steps but this \
+                 run asks for more; the program is not deterministic or changed since recording",
+                self.trace.len()
+            );
+        };
+        self.next += 1;
+        (i, step)
+    }
+}
+
+impl Scheduler for Replay {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        let (i, step) = self.take();
+        match step {
+            Step::Pick { index, of, event } => {
+                let here = enabled.get(index as usize);
+                if of as usize != enabled.len() || here != Some(&event) {
+                    panic!(
+                        "replay diverged at step {i}: recorded {event:?} (option {index} of {of}), \
+                         but now {} events are enabled ({}); the program is not deterministic or \
+                         changed since recording",
+                        enabled.len(),
+                        describe_events(enabled),
+                    );
+                }
+                index as usize
+            }
+            Step::Choose { kind, .. } => panic!(
+                "replay diverged at step {i}: recorded a data choice ({}), but now the runtime \
+                 picks among {} enabled events",
+                kind,
+                enabled.len()
+            ),
+        }
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        let (i, step) = self.take();
+        match step {
+            Step::Choose { kind: k, index, of } if k == kind.code() && of as usize == n => {
+                index as usize
+            }
+            other => panic!(
+                "replay diverged at step {i}: recorded {other}, but now the program makes a \
+                 {kind:?} choice among {n}; the program is not deterministic or changed since \
+                 recording"
+            ),
+        }
+    }
+}
+
+pub(crate) fn describe_events(events: &[Event]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = String::new();
+    for (i, e) in events.iter().take(SHOWN).enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&format!("{e:?}"));
+    }
+    if events.len() > SHOWN {
+        s.push_str(&format!(", ... {} more", events.len() - SHOWN));
+    }
+    s
+}

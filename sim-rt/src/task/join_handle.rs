@@ -1,0 +1,170 @@
+//! Simulated [`tokio::task::JoinHandle`] and [`tokio::task::AbortHandle`].
+
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use super::{Id, JoinError};
+use crate::runtime::context;
+use crate::runtime::world::{Origin, World};
+use crate::scheduler::HostId;
+
+/// Simulated [`tokio::task::JoinHandle`]: an owned permission to join a task.
+///
+/// Awaiting it gives the task's output, or a [`JoinError`] when the task was
+/// aborted (or panicked, under
+/// [`UnhandledPanic::Ignore`](crate::runtime::UnhandledPanic::Ignore)).
+/// Dropping it detaches the task, which keeps running.
+///
+/// # Cancel safety
+///
+/// Awaiting a `JoinHandle` is cancel safe: the output stays in the task until
+/// a later poll takes it.
+///
+/// # Panics
+///
+/// Polling after it returned `Ready`, or outside its simulation.
+///
+/// # Differences from tokio
+///
+/// A `JoinHandle` only works on the simulation's own thread: dropped on
+/// another thread it detaches nothing (the task is freed with the runtime).
+pub struct JoinHandle<T> {
+    runtime: u64,
+    key: usize,
+    id: Id,
+    // `Mutex<T>` gives tokio's auto traits: Send + Sync exactly when T: Send.
+    _output: PhantomData<Mutex<T>>,
+}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T: 'static> JoinHandle<T> {
+    pub(crate) fn spawn_on<F>(
+        world: &World,
+        future: F,
+        host: Option<HostId>,
+        origin: Origin,
+    ) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + 'static,
+    {
+        let (key, id) = world.spawn(future, host, origin);
+        JoinHandle {
+            runtime: world.id,
+            key,
+            id,
+            _output: PhantomData,
+        }
+    }
+}
+
+impl<T> JoinHandle<T> {
+    fn world(&self) -> Option<Rc<World>> {
+        context::try_current()
+            .filter(|w| w.id == self.runtime)
+            .or_else(|| context::lookup(self.runtime))
+    }
+
+    /// Aborts the task: it is cancelled the next time it would be polled, and
+    /// awaiting the handle then gives a cancelled [`JoinError`]. Has no
+    /// effect on a finished task.
+    pub fn abort(&self) {
+        if let Some(w) = self.world() {
+            w.abort(self.key, self.id);
+        }
+    }
+
+    /// Whether the task has finished (returned, been cancelled or panicked).
+    pub fn is_finished(&self) -> bool {
+        self.world()
+            .is_none_or(|w| w.is_finished(self.key, self.id))
+    }
+
+    /// A handle that can abort the task without owning its output.
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            runtime: self.runtime,
+            key: self.key,
+            id: self.id,
+        }
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+}
+
+impl<T: 'static> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(world) = self.world() else {
+            panic!(
+                "a JoinHandle was polled outside its simulation (another thread, another \
+                 runtime, or after the runtime was dropped)"
+            );
+        };
+        world.poll_join(self.key, self.id, cx)
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        if let Some(w) = self.world() {
+            w.release_handle(self.key, self.id);
+        }
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle").field("id", &self.id).finish()
+    }
+}
+
+/// Simulated [`tokio::task::AbortHandle`]: aborts a task without owning its
+/// output.
+#[derive(Clone)]
+pub struct AbortHandle {
+    runtime: u64,
+    key: usize,
+    id: Id,
+}
+
+impl AbortHandle {
+    fn world(&self) -> Option<Rc<World>> {
+        context::try_current()
+            .filter(|w| w.id == self.runtime)
+            .or_else(|| context::lookup(self.runtime))
+    }
+
+    /// Aborts the task (see [`JoinHandle::abort`]).
+    pub fn abort(&self) {
+        if let Some(w) = self.world() {
+            w.abort(self.key, self.id);
+        }
+    }
+
+    /// Whether the task has finished.
+    pub fn is_finished(&self) -> bool {
+        self.world()
+            .is_none_or(|w| w.is_finished(self.key, self.id))
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> Id {
+        self.id
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AbortHandle").field("id", &self.id).finish()
+    }
+}

@@ -1,0 +1,171 @@
+//! Simulated [`tokio::task`]: spawning, joining and yielding.
+//!
+//! Every task belongs to a host of the simulation: a task spawned from
+//! another task runs on the same host; one spawned from outside any task (by
+//! [`Runtime::spawn`](crate::runtime::Runtime::spawn)) runs on the main host.
+//! A newly spawned task is runnable at once; when it runs relative to the
+//! others is the scheduler's choice.
+
+use std::fmt;
+use std::future::Future;
+use std::num::NonZeroU64;
+use std::panic::Location;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+mod error;
+mod join_handle;
+mod join_set;
+mod local;
+mod task_local;
+
+pub use self::error::JoinError;
+pub use self::join_handle::{AbortHandle, JoinHandle};
+pub use self::join_set::JoinSet;
+pub use self::local::{LocalEnterGuard, LocalSet};
+pub use self::task_local::LocalKey;
+
+/// Simulated [`tokio::task::futures`]: task-related futures.
+pub mod futures {
+    pub use super::task_local::TaskLocalFuture;
+}
+use crate::runtime::context;
+use crate::runtime::world::Origin;
+
+/// Simulated [`tokio::task::Id`]: an opaque task id, unique within a
+/// simulation.
+///
+/// # Differences from tokio
+///
+/// Ids are assigned in spawn order starting at 1 (the first `block_on`
+/// future), so they are the same in every run with the same choices.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Id(NonZeroU64);
+
+impl Id {
+    pub(crate) fn from_u64(n: u64) -> Id {
+        Id(NonZeroU64::new(n).expect("task ids start at 1"))
+    }
+
+    pub(crate) fn from_raw(n: u64) -> Option<Id> {
+        NonZeroU64::new(n).map(Id)
+    }
+
+    /// The id as a number (creation order, from 1).
+    pub fn as_u64(self) -> u64 {
+        self.0.get()
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Simulated [`tokio::task::id`]: the id of the running task.
+///
+/// # Panics
+///
+/// Outside a task.
+#[track_caller]
+pub fn id() -> Id {
+    try_id().expect("can't get a task id when not inside a task")
+}
+
+/// Simulated [`tokio::task::try_id`].
+pub fn try_id() -> Option<Id> {
+    context::try_with(|w| w.current().map(|c| c.id)).flatten()
+}
+
+/// Simulated [`tokio::task::spawn`].
+///
+/// # Examples
+///
+/// ```
+/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// let handle = sim_rt::spawn(async { 6 * 7 });
+/// assert_eq!(handle.await.unwrap(), 42);
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// Outside a simulation.
+///
+/// # Differences from tokio
+///
+/// The task runs on the spawning task's host. `Send` is required, as in
+/// tokio, so the code also builds against tokio, though the simulation never
+/// moves a task between threads.
+#[track_caller]
+pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let origin = Origin::Spawn(Location::caller());
+    context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
+}
+
+/// Simulated [`tokio::task::spawn_local`].
+///
+/// # Differences from tokio
+///
+/// Every simulated task is local to the simulation's thread, so this works
+/// anywhere inside a simulation, not only inside a `LocalSet`.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let origin = Origin::Spawn(Location::caller());
+    context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
+}
+
+/// Simulated [`tokio::task::spawn_blocking`].
+///
+/// # Differences from tokio
+///
+/// There is no blocking thread pool: `f` runs as a task of the calling
+/// host, to completion within one step, and takes no simulated time. A
+/// closure that really blocks the thread (waits on a std channel, sleeps with
+/// `std::thread::sleep`) blocks the whole simulation.
+#[track_caller]
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let origin = Origin::Blocking(Location::caller());
+    context::with(|w| JoinHandle::spawn_on(w, async move { f() }, None, origin))
+}
+
+/// Simulated [`tokio::task::yield_now`]: gives the scheduler a chance to run
+/// another task before this one continues.
+///
+/// # Differences from tokio
+///
+/// None in effect: the task becomes runnable again at once, and which
+/// runnable task goes next is the scheduler's choice.
+pub async fn yield_now() {
+    YieldNow { yielded: false }.await
+}
+
+struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}

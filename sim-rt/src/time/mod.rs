@@ -1,0 +1,82 @@
+//! Simulated [`tokio::time`]: the simulation's clock.
+//!
+//! Simulated time starts at a seed-derived instant and moves only when the
+//! runtime advances it: when no task can run, the scheduler may pick
+//! `Advance`, which jumps to the next timer deadline and fires every timer
+//! due then. Computation takes no simulated time. So `sleep(1 hour)` returns
+//! at once in real time, and a timeout races a reply exactly when the
+//! simulation allows both orders.
+
+use std::time::Duration as StdDuration;
+
+pub mod error;
+mod instant;
+mod interval;
+mod sleep;
+mod timeout;
+
+pub use self::instant::Instant;
+pub use self::interval::{interval, interval_at, Interval, MissedTickBehavior};
+pub use self::sleep::{sleep, sleep_until, Sleep};
+pub use self::timeout::{timeout, timeout_at, Timeout};
+pub use std::time::Duration;
+
+use crate::runtime::context;
+
+/// Simulated [`tokio::time::pause`]: freezes the clock.
+///
+/// # Panics
+///
+/// When the clock is already frozen, or outside a simulation (as tokio).
+///
+/// # Differences from tokio
+///
+/// Simulated time is always virtual: whether frozen or not, it moves only
+/// when nothing can run (like tokio's auto-advance while paused). The frozen
+/// flag decides what [`advance`] and [`resume`] allow, with tokio's panics.
+#[track_caller]
+pub fn pause() {
+    context::with(|w| {
+        let mut core = w.core.borrow_mut();
+        assert!(!core.paused, "time is already frozen");
+        core.paused = true;
+    })
+}
+
+/// Simulated [`tokio::time::resume`]: unfreezes the clock.
+///
+/// # Panics
+///
+/// When the clock is not frozen, or outside a simulation (as tokio).
+///
+/// # Differences from tokio
+///
+/// See [`pause`].
+#[track_caller]
+pub fn resume() {
+    context::with(|w| {
+        let mut core = w.core.borrow_mut();
+        assert!(core.paused, "time is not frozen");
+        core.paused = false;
+    })
+}
+
+/// Simulated [`tokio::time::advance`]: moves the clock forward by
+/// `duration` at once. Every timer due by then fires "at the same time" and
+/// the woken tasks run in the order the scheduler picks. Then yields once, so
+/// they get a chance to run.
+///
+/// # Panics
+///
+/// When the clock is not frozen (see [`pause`]), or outside a simulation.
+///
+/// # Differences from tokio
+///
+/// None.
+pub async fn advance(duration: StdDuration) {
+    context::with(|w| {
+        assert!(w.core.borrow().paused, "time is not frozen");
+        w.jump(duration);
+    });
+    crate::task::yield_now().await;
+}

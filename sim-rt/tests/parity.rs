@@ -1,0 +1,16 @@
+//! Compile parity with tokio.
+//!
+//! `parity/code.rs` is ordinary tokio-using code. It is compiled twice: in
+//! `real`, where `tokio` is tokio itself, and in `sim`, where `tokio` is
+//! `sim_rt` (as `#[cfg(sim)] extern crate sim_rt as tokio;` does for a whole
+//! crate). A signature of sim_rt that drifts from tokio's fails this build.
+//! Its `#[tokio::test]`s run under both runtimes.
+
+mod real {
+    include!("parity/code.rs");
+}
+
+mod sim {
+    use sim_rt as tokio;
+    include!("parity/code.rs");
+}

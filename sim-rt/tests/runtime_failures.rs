@@ -1,0 +1,174 @@
+//! Failure reports: what went wrong, where, and the line that reproduces it.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use sim_rt::runtime::Builder;
+
+fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
+    let rt = builder.build().unwrap();
+    let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(fut)))
+        .err()
+        .expect("the simulation should fail");
+    err.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .expect("failure reports are strings")
+}
+
+fn assert_reproduce_line(msg: &str, seed: u64, test: &str) {
+    let line = format!(
+        "reproduce: SIM_SEED={seed} cargo test -p sim-rt --test runtime_failures {test} -- --exact"
+    );
+    assert!(msg.contains(&line), "missing `{line}` in:\n{msg}");
+}
+
+#[test]
+fn task_panic_names_message_host_task_time_and_reproduction() {
+    let msg = failure_of(Builder::new_current_thread().seed(17), async {
+        sim_rt::sim::host("server").start(|| async {
+            sim_rt::time::sleep(Duration::from_millis(250)).await;
+            let balance: i64 = -5;
+            assert!(balance >= 0, "invariant broken: balance went negative");
+        });
+        std::future::pending::<()>().await
+    });
+    assert!(
+        msg.starts_with(
+            "simulation failed: a task panicked: invariant broken: balance went negative"
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("on host \"server\" (host entry point)"),
+        "{msg}"
+    );
+    assert!(msg.contains("in task 2 on host"), "{msg}");
+    assert!(msg.contains("at simulated time 250ms"), "{msg}");
+    assert!(msg.contains("seed 17"), "{msg}");
+    assert_reproduce_line(
+        &msg,
+        17,
+        "task_panic_names_message_host_task_time_and_reproduction",
+    );
+}
+
+#[test]
+fn spawned_task_panic_names_where_it_was_spawned() {
+    let msg = failure_of(Builder::new_current_thread().seed(3), async {
+        let h = sim_rt::spawn(async { panic!("boom") });
+        h.await.unwrap();
+    });
+    assert!(
+        msg.starts_with("simulation failed: a task panicked: boom"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:"),
+        "{msg}"
+    );
+    assert_reproduce_line(&msg, 3, "spawned_task_panic_names_where_it_was_spawned");
+}
+
+#[test]
+fn main_future_panic_is_reported() {
+    let msg = failure_of(Builder::new_current_thread().seed(5), async {
+        sim_rt::time::sleep(Duration::from_secs(2)).await;
+        panic!("assertion in the test body");
+    });
+    assert!(
+        msg.starts_with("simulation failed: the main future panicked: assertion in the test body"),
+        "{msg}"
+    );
+    assert!(msg.contains("at simulated time 2s"), "{msg}");
+    assert_reproduce_line(&msg, 5, "main_future_panic_is_reported");
+}
+
+#[test]
+fn deadlock_names_the_blocked_tasks() {
+    let msg = failure_of(Builder::new_current_thread().seed(9), async {
+        let (tx, rx) = sim_rt::sync::oneshot::channel::<()>();
+        let waiter = sim_rt::spawn(async move {
+            let _ = rx.await;
+        });
+        let _keep = tx; // never sent, never dropped
+        waiter.await.unwrap();
+    });
+    assert!(
+        msg.starts_with(
+            "simulation failed: deadlock: the main future is unfinished, no task can run and no \
+             timer is pending"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("blocked tasks:"), "{msg}");
+    assert!(
+        msg.contains("- task 1 on host \"main\" (the future passed to block_on)"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("- task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:"),
+        "{msg}"
+    );
+    assert_reproduce_line(&msg, 9, "deadlock_names_the_blocked_tasks");
+}
+
+#[test]
+fn step_limit_names_the_likely_cause() {
+    let msg = failure_of(
+        Builder::new_current_thread().seed(1).max_steps(1000),
+        async {
+            sim_rt::spawn(async {
+                loop {
+                    sim_rt::task::yield_now().await;
+                }
+            });
+            std::future::pending::<()>().await
+        },
+    );
+    assert!(
+        msg.starts_with(
+            "simulation failed: step limit of 1000 steps reached with the main future unfinished"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("busy loop"), "{msg}");
+    assert!(msg.contains("Builder::max_steps"), "{msg}");
+    assert!(msg.contains("(step 1000)"), "{msg}");
+    assert!(msg.contains("- task 2 on host \"main\""), "{msg}");
+    assert_reproduce_line(&msg, 1, "step_limit_names_the_likely_cause");
+}
+
+#[test]
+fn time_limit_names_the_likely_cause() {
+    let msg = failure_of(
+        Builder::new_current_thread()
+            .seed(2)
+            .max_time(Duration::from_secs(60)),
+        async {
+            loop {
+                sim_rt::time::sleep(Duration::from_secs(7)).await;
+            }
+        },
+    );
+    assert!(
+        msg.starts_with("simulation failed: simulated-time limit of 60s reached with the main future unfinished (the next timer is due at 63s)"),
+        "{msg}"
+    );
+    assert!(msg.contains("at simulated time 56s"), "{msg}");
+    assert!(msg.contains("Builder::max_time"), "{msg}");
+    assert_reproduce_line(&msg, 2, "time_limit_names_the_likely_cause");
+}
+
+#[test]
+fn a_failed_runtime_refuses_to_run_again() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let first = catch_unwind(AssertUnwindSafe(|| rt.block_on(async { panic!("first") })));
+    assert!(first.is_err());
+    let second = catch_unwind(AssertUnwindSafe(|| rt.block_on(async { 1 }))).unwrap_err();
+    let msg = second
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_else(|| second.downcast_ref::<&str>().unwrap().to_string());
+    assert!(msg.contains("this simulation already failed"), "{msg}");
+}

@@ -1,0 +1,147 @@
+//! Replaying a recorded trace reproduces the run step for step, and a
+//! program that no longer matches its trace is caught at the step where it
+//! diverges.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sim_rt::runtime::{Builder, Trace};
+use sim_rt::scheduler::{ChoiceKind, Event, Observation, Scheduler};
+
+async fn program(extra_task: bool) -> Vec<u32> {
+    {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut handles = Vec::new();
+        for t in 0..5u32 {
+            let log = log.clone();
+            handles.push(sim_rt::spawn(async move {
+                for i in 0..4u32 {
+                    if sim_rt::choose(3) == 2 {
+                        sim_rt::time::sleep(Duration::from_millis(1)).await;
+                    }
+                    sim_rt::task::yield_now().await;
+                    log.lock().unwrap().push(t * 10 + i);
+                }
+            }));
+        }
+        if extra_task {
+            sim_rt::spawn(async {});
+        }
+        for h in handles {
+            h.await.unwrap();
+        }
+        let v = log.lock().unwrap().clone();
+        v
+    }
+}
+
+/// A scheduler that records everything it is asked and observes, so two
+/// runs can be compared step for step (not only by hash).
+#[derive(Default)]
+struct Recording<S> {
+    inner: S,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl<S: Scheduler> Scheduler for Recording<S> {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        let i = self.inner.pick(enabled);
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("pick {:?} of {enabled:?}", enabled[i]));
+        i
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        let i = self.inner.choose(kind, n);
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("choose {kind:?} {i}/{n}"));
+        i
+    }
+    fn observe(&mut self, o: &Observation) {
+        self.log.lock().unwrap().push(format!("observe {o:?}"));
+    }
+}
+
+fn record(seed: u64) -> (Vec<u32>, Trace, Vec<String>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    let rt = Builder::new_current_thread()
+        .seed(seed)
+        .scheduler(move |seed| Recording {
+            inner: sim_rt::scheduler::RandomScheduler::new(seed),
+            log: l.clone(),
+        })
+        .build()
+        .unwrap();
+    let out = rt.block_on(program(false));
+    let trace = rt.trace();
+    drop(rt);
+    let steps = log.lock().unwrap().clone();
+    (out, trace, steps)
+}
+
+#[test]
+fn replay_reproduces_the_run_step_for_step() {
+    for seed in 0..20 {
+        let (out, trace, steps) = record(seed);
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let l = log.clone();
+        let t = trace.clone();
+        let rt = Builder::new_current_thread()
+            .replay(trace.clone())
+            .scheduler(move |_| Recording {
+                inner: sim_rt::scheduler::Replay::new(t.clone()),
+                log: l.clone(),
+            })
+            .build()
+            .unwrap();
+        assert_eq!(rt.seed(), seed, "replay runs with the recorded seed");
+        let replayed = rt.block_on(program(false));
+        assert_eq!(replayed, out, "seed {seed}: output");
+        assert_eq!(rt.trace(), trace, "seed {seed}: trace");
+        drop(rt);
+        assert_eq!(
+            *log.lock().unwrap(),
+            steps,
+            "seed {seed}: every step and observation"
+        );
+    }
+}
+
+#[test]
+fn replay_via_builder_replay_gives_the_same_trace() {
+    let (out, trace, _) = record(7);
+    let rt = Builder::new_current_thread()
+        .replay(trace.clone())
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(program(false)), out);
+    assert_eq!(rt.trace().hash(), trace.hash());
+}
+
+#[test]
+fn a_changed_program_diverges_with_a_clear_message() {
+    let (_, trace, _) = record(3);
+    let rt = Builder::new_current_thread().replay(trace).build().unwrap();
+    let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(true)))).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("replay diverged at step"), "{msg}");
+    assert!(
+        msg.contains("not deterministic or changed since recording"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_trace_that_ends_early_is_reported() {
+    let (_, trace, _) = record(4);
+    let short = Trace::from_steps(trace.seed(), trace.steps()[..trace.len() / 2].to_vec());
+    let rt = Builder::new_current_thread().replay(short).build().unwrap();
+    let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(false)))).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("the recorded run ended after"), "{msg}");
+}

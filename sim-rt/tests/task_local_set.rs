@@ -1,0 +1,352 @@
+//! `LocalSet`: run_until, awaiting the set, gating, drop, spawn before run.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::rc::Rc;
+use std::time::Duration;
+
+use sim_rt::runtime::{Builder, Runtime};
+use sim_rt::task::{self, LocalSet};
+use sim_rt::time::{sleep, Instant};
+
+fn rt(seed: u64) -> Runtime {
+    Builder::new_current_thread().seed(seed).build().unwrap()
+}
+
+fn run<F: Future>(seed: u64, fut: F) -> F::Output {
+    rt(seed).block_on(fut)
+}
+
+/// Records `(label, ms since start)` events; `!Send`, as a LocalSet allows.
+#[derive(Clone)]
+struct Log {
+    start: Instant,
+    events: Rc<RefCell<Vec<(&'static str, u64)>>>,
+}
+
+impl Log {
+    fn new() -> Log {
+        Log {
+            start: Instant::now(),
+            events: Rc::default(),
+        }
+    }
+
+    fn push(&self, label: &'static str) {
+        let at = self.start.elapsed().as_millis() as u64;
+        self.events.borrow_mut().push((label, at));
+    }
+
+    fn take(&self) -> Vec<(&'static str, u64)> {
+        std::mem::take(&mut *self.events.borrow_mut())
+    }
+}
+
+/// Counts drops.
+struct OnDrop(Rc<Cell<u32>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() + 1);
+    }
+}
+
+#[test]
+fn run_until_returns_the_output_and_runs_set_tasks() {
+    for seed in 0..10 {
+        let events = run(seed, async {
+            let log = Log::new();
+            let local = LocalSet::new();
+            let l = log.clone();
+            let h = local.spawn_local(async move {
+                sleep(Duration::from_millis(10)).await;
+                l.push("task");
+                Rc::new(5)
+            });
+            let out = local
+                .run_until(async {
+                    let five = h.await.unwrap();
+                    log.push("run_until");
+                    *five + 1
+                })
+                .await;
+            assert_eq!(out, 6);
+            log.take()
+        });
+        assert_eq!(events, vec![("task", 10), ("run_until", 10)], "seed {seed}");
+    }
+}
+
+#[test]
+fn awaiting_the_set_waits_for_every_task() {
+    let (events, elapsed) = run(1, async {
+        let start = Instant::now();
+        let log = Log::new();
+        let local = LocalSet::new();
+        for (label, ms) in [("a", 30), ("b", 10), ("c", 20)] {
+            let log = log.clone();
+            local.spawn_local(async move {
+                sleep(Duration::from_millis(ms)).await;
+                log.push(label);
+            });
+        }
+        local.await;
+        (log.take(), start.elapsed())
+    });
+    assert_eq!(events, vec![("b", 10), ("c", 20), ("a", 30)]);
+    assert_eq!(elapsed, Duration::from_millis(30));
+}
+
+#[test]
+fn an_empty_set_completes_at_once() {
+    run(2, async {
+        let start = Instant::now();
+        LocalSet::new().await;
+        LocalSet::default().run_until(async {}).await;
+        assert_eq!(start.elapsed(), Duration::ZERO);
+    });
+}
+
+/// Spawned before the set runs, a task waits for the set: it starts only
+/// when the set is first driven, at 1 s, not at spawn time.
+#[test]
+fn a_task_spawned_before_the_set_runs_waits_for_it() {
+    for seed in 0..10 {
+        let events = run(seed, async {
+            let log = Log::new();
+            let local = LocalSet::new();
+            let l = log.clone();
+            let h = local.spawn_local(async move { l.push("started") });
+            sleep(Duration::from_secs(1)).await;
+            assert!(!h.is_finished());
+            log.push("driving");
+            local.await;
+            assert!(h.is_finished());
+            log.take()
+        });
+        assert_eq!(
+            events,
+            vec![("driving", 1000), ("started", 1000)],
+            "seed {seed}"
+        );
+    }
+}
+
+/// A task stops making progress when `run_until` returns and resumes when the
+/// set is driven again: its 10 ms sleep ends while the set is idle, so it
+/// finishes only when the set is awaited at 500 ms.
+#[test]
+fn tasks_only_progress_while_the_set_is_driven() {
+    let events = run(3, async {
+        let log = Log::new();
+        let local = LocalSet::new();
+        let l = log.clone();
+        local.spawn_local(async move {
+            l.push("started");
+            sleep(Duration::from_millis(10)).await;
+            l.push("woke");
+        });
+        local.run_until(sleep(Duration::from_millis(1))).await;
+        log.push("run_until done");
+        sleep(Duration::from_millis(500)).await;
+        log.push("awaiting set");
+        local.await;
+        log.take()
+    });
+    assert_eq!(
+        events,
+        vec![
+            ("started", 0),
+            ("run_until done", 1),
+            ("awaiting set", 501),
+            ("woke", 501),
+        ]
+    );
+}
+
+#[test]
+fn dropping_the_set_cancels_its_tasks() {
+    let (completed, drops, cancelled) = run(4, async {
+        let completed = Rc::new(Cell::new(0));
+        let drops = Rc::new(Cell::new(0));
+        let local = LocalSet::new();
+        let mut handles = Vec::new();
+        for ms in [10, 20, 1000] {
+            let completed = completed.clone();
+            let guard = OnDrop(drops.clone());
+            handles.push(local.spawn_local(async move {
+                let _guard = guard;
+                sleep(Duration::from_millis(ms)).await;
+                completed.set(completed.get() + 1);
+            }));
+        }
+        local.run_until(sleep(Duration::from_millis(15))).await;
+        drop(local);
+        let mut cancelled = 0;
+        for h in handles {
+            match h.await {
+                Ok(()) => {}
+                Err(e) if e.is_cancelled() => cancelled += 1,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        (completed.get(), drops.get(), cancelled)
+    });
+    assert_eq!(
+        completed, 1,
+        "only the 10 ms task finished while the set ran"
+    );
+    assert_eq!(drops, 3);
+    assert_eq!(cancelled, 2);
+}
+
+#[test]
+fn dropping_a_set_that_never_ran_cancels_its_tasks() {
+    let (ran, drops) = run(5, async {
+        let ran = Rc::new(Cell::new(false));
+        let drops = Rc::new(Cell::new(0));
+        let local = LocalSet::new();
+        let r = ran.clone();
+        let guard = OnDrop(drops.clone());
+        let h = local.spawn_local(async move {
+            let _guard = guard;
+            r.set(true);
+        });
+        drop(local);
+        assert!(h.await.unwrap_err().is_cancelled());
+        (ran.get(), drops.get())
+    });
+    assert!(!ran);
+    assert_eq!(drops, 1);
+}
+
+#[test]
+fn block_on_drives_the_set() {
+    let rt = rt(6);
+    let local = LocalSet::new();
+    let out = local.block_on(&rt, async {
+        let a = Rc::new(20);
+        let h = task::spawn_local(async move { *a + 1 });
+        h.await.unwrap() * 2
+    });
+    assert_eq!(out, 42);
+}
+
+/// With `Runtime::enter` held, tasks can be put on a set outside
+/// `block_on`; they run once `block_on` drives the set.
+#[test]
+fn spawn_with_the_runtime_entered_then_block_on() {
+    let rt = rt(7);
+    let local = LocalSet::new();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let h = {
+        let _enter = rt.enter();
+        let log = log.clone();
+        local.spawn_local(async move {
+            sleep(Duration::from_secs(2)).await;
+            log.borrow_mut().push("task");
+            7
+        })
+    };
+    let out = local.block_on(&rt, async {
+        log.borrow_mut().push("main");
+        h.await.unwrap()
+    });
+    assert_eq!(out, 7);
+    assert_eq!(*log.borrow(), vec!["main", "task"]);
+    assert_eq!(rt.elapsed(), Duration::from_secs(2));
+}
+
+#[test]
+fn the_set_can_be_passed_to_block_on() {
+    let rt = rt(8);
+    let local = LocalSet::new();
+    let done = Rc::new(Cell::new(0));
+    {
+        let _enter = rt.enter();
+        for i in 0..5 {
+            let done = done.clone();
+            local.spawn_local(async move {
+                sleep(Duration::from_millis(i)).await;
+                done.set(done.get() + 1);
+            });
+        }
+    }
+    rt.block_on(local);
+    assert_eq!(done.get(), 5);
+}
+
+#[test]
+#[should_panic(expected = "LocalSet::spawn_local was called outside a simulation")]
+fn spawn_outside_a_simulation_panics() {
+    let local = LocalSet::new();
+    drop(local.spawn_local(async {}));
+}
+
+/// `task::spawn_local` inside `run_until`, inside a set task, or with the
+/// set entered, adds the task to the set: awaiting the set waits for it and
+/// dropping the set cancels it.
+#[test]
+#[ignore = "needs task::spawn_local to call local::spawn_in_current_set"]
+fn spawn_local_in_the_set_context_joins_the_set() {
+    let events = run(9, async {
+        let log = Log::new();
+        let local = LocalSet::new();
+        let l = log.clone();
+        local
+            .run_until(async move {
+                let l2 = l.clone();
+                task::spawn_local(async move {
+                    let l3 = l2.clone();
+                    // Spawned from a set task: also a member.
+                    task::spawn_local(async move {
+                        sleep(Duration::from_millis(30)).await;
+                        l3.push("grandchild");
+                    });
+                    sleep(Duration::from_millis(20)).await;
+                    l2.push("child");
+                });
+            })
+            .await;
+        log.push("run_until done");
+        local.await;
+        log.push("set done");
+
+        let local = LocalSet::new();
+        let h = {
+            let _g = local.enter();
+            task::spawn_local(std::future::pending::<()>())
+        };
+        drop(local);
+        assert!(h.await.unwrap_err().is_cancelled());
+        log.take()
+    });
+    assert_eq!(
+        events,
+        vec![
+            ("run_until done", 0),
+            ("child", 20),
+            ("grandchild", 30),
+            ("set done", 30),
+        ]
+    );
+}
+
+#[test]
+fn debug_output() {
+    run(10, async {
+        let local = LocalSet::new();
+        assert_eq!(
+            format!("{local:?}"),
+            "LocalSet { tasks: 0, driven: false, .. }"
+        );
+        local.spawn_local(async {});
+        assert_eq!(
+            format!("{local:?}"),
+            "LocalSet { tasks: 1, driven: false, .. }"
+        );
+        local.await;
+        let guard = LocalSet::new().enter();
+        assert_eq!(format!("{guard:?}"), "LocalEnterGuard");
+    });
+}
