@@ -10,5 +10,7 @@
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
 
+// Unused until the first system lands; the line is what users write.
 #[cfg(sim)]
+#[allow(unused_extern_crates)]
 extern crate sim_rt as tokio;

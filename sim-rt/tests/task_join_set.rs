@@ -457,3 +457,55 @@ fn joining_from_a_spawned_task() {
     });
     assert_eq!(out, (0..10).collect::<Vec<_>>());
 }
+
+/// Compile-only parity with tokio: the same code builds against tokio and,
+/// with `tokio` renamed to `sim_rt`, against the simulation.
+macro_rules! parity {
+    () => {
+        #[allow(dead_code, unused_must_use)]
+        async fn join_set_api() {
+            use std::task::Poll;
+            use tokio::task::{AbortHandle, Id, JoinError, JoinSet, LocalSet};
+
+            fn send_sync<T: Send + Sync>(_: &T) {}
+
+            let handle = tokio::runtime::Handle::current();
+            let local = LocalSet::new();
+            let mut set: JoinSet<u32> = JoinSet::new();
+            send_sync(&set);
+            let _: AbortHandle = set.spawn(async { 1 });
+            let _: AbortHandle = set.spawn_on(async { 1 }, &handle);
+            let _: AbortHandle = set.spawn_local(async { 1 });
+            let _: AbortHandle = set.spawn_local_on(async { 1 }, &local);
+            let _: AbortHandle = set.spawn_blocking(|| 1);
+            let _: AbortHandle = set.spawn_blocking_on(|| 1, &handle);
+            let _: Option<Result<u32, JoinError>> = set.join_next().await;
+            let _: Option<Result<(Id, u32), JoinError>> = set.join_next_with_id().await;
+            let _: Option<Result<u32, JoinError>> = set.try_join_next();
+            let _: Option<Result<(Id, u32), JoinError>> = set.try_join_next_with_id();
+            let _: Poll<Option<Result<u32, JoinError>>> =
+                std::future::poll_fn(|cx| Poll::Ready(set.poll_join_next(cx))).await;
+            let _: Poll<Option<Result<(Id, u32), JoinError>>> =
+                std::future::poll_fn(|cx| Poll::Ready(set.poll_join_next_with_id(cx))).await;
+            set.abort_all();
+            set.detach_all();
+            let _: usize = set.len();
+            let _: bool = set.is_empty();
+            set.shutdown().await;
+            let _: Vec<u32> = set.join_all().await;
+            let mut set: JoinSet<u32> = (0..3).map(|i| async move { i }).collect();
+            set.extend((0..3).map(|i| async move { i }));
+            let _: JoinSet<u32> = Default::default();
+            let _ = format!("{set:?}");
+        }
+    };
+}
+
+mod real {
+    parity!();
+}
+
+mod sim {
+    use sim_rt as tokio;
+    parity!();
+}

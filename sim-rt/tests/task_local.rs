@@ -240,3 +240,45 @@ fn works_without_a_simulation() {
     let out = futures::executor::block_on(NUMBER.scope(3, async { NUMBER.get() * 2 }));
     assert_eq!(out, 6);
 }
+
+/// Compile-only parity with tokio: the same code builds against tokio and,
+/// with `tokio` renamed to `sim_rt`, against the simulation.
+macro_rules! parity {
+    () => {
+        tokio::task_local! {
+            static KEY: u32;
+        }
+
+        #[allow(dead_code)]
+        async fn task_local_api() {
+            use std::future::Future;
+            use std::pin::Pin;
+            use tokio::task::futures::TaskLocalFuture;
+            use tokio::task::LocalKey;
+
+            let key: &'static LocalKey<u32> = &KEY;
+            let fut: TaskLocalFuture<u32, _> = key.scope(1, async { 2u8 });
+            let mut fut: Pin<Box<TaskLocalFuture<u32, _>>> = Box::pin(fut);
+            let _: u8 = fut.as_mut().await;
+            let _: Option<u32> = fut.as_mut().take_value();
+            let _: u8 = KEY.sync_scope(1, || 2u8);
+            let _: u32 = KEY.with(|v| *v);
+            let err = KEY.try_with(|v| *v).unwrap_err();
+            let _: &dyn std::error::Error = &err;
+            let _: u32 = KEY.get();
+            let _: Result<u32, _> = KEY.try_get();
+            let _ = format!("{KEY:?}");
+            fn is_future<F: Future>(_: F) {}
+            is_future(KEY.scope(1, async {}));
+        }
+    };
+}
+
+mod real {
+    parity!();
+}
+
+mod sim {
+    use sim_rt as tokio;
+    parity!();
+}

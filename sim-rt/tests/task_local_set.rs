@@ -287,7 +287,6 @@ fn spawn_outside_a_simulation_panics() {
 /// set entered, adds the task to the set: awaiting the set waits for it and
 /// dropping the set cancels it.
 #[test]
-#[ignore = "needs task::spawn_local to call local::spawn_in_current_set"]
 fn spawn_local_in_the_set_context_joins_the_set() {
     let events = run(9, async {
         let log = Log::new();
@@ -349,4 +348,39 @@ fn debug_output() {
         let guard = LocalSet::new().enter();
         assert_eq!(format!("{guard:?}"), "LocalEnterGuard");
     });
+}
+
+/// Compile-only parity with tokio: the same code builds against tokio and,
+/// with `tokio` renamed to `sim_rt`, against the simulation.
+macro_rules! parity {
+    () => {
+        #[allow(dead_code)]
+        fn local_set_api(rt: &tokio::runtime::Runtime) {
+            use std::future::Future;
+            use tokio::task::{JoinHandle, LocalEnterGuard, LocalSet};
+
+            fn future<F: Future<Output = ()>>(_: &F) {}
+
+            let local = LocalSet::new();
+            future(&local);
+            let handle: JoinHandle<std::rc::Rc<u8>> =
+                local.spawn_local(async { std::rc::Rc::new(1) });
+            drop(handle);
+            let _: u8 = local.block_on(rt, async { 1 });
+            let _run = local.run_until(async { 1u8 });
+            let guard: LocalEnterGuard = local.enter();
+            let _ = format!("{guard:?} {local:?}");
+            let other: LocalSet = Default::default();
+            drop(other);
+        }
+    };
+}
+
+mod real {
+    parity!();
+}
+
+mod sim {
+    use sim_rt as tokio;
+    parity!();
 }

@@ -359,3 +359,41 @@ fn huge_period_is_clamped_like_tokio() {
         assert_eq!(i.period(), Duration::from_secs(86_400 * 365 * 30));
     });
 }
+
+/// Compile-only parity with tokio: the same code builds against tokio and,
+/// with `tokio` renamed to `sim_rt`, against the simulation.
+macro_rules! parity {
+    () => {
+        #[allow(dead_code)]
+        async fn interval_api() {
+            use std::task::Poll;
+            use std::time::Duration;
+            use tokio::time::{interval, interval_at, Instant, Interval, MissedTickBehavior};
+
+            let mut i: Interval = interval(Duration::from_millis(1));
+            let _: Interval = interval_at(Instant::now(), Duration::from_millis(1));
+            let _: Instant = i.tick().await;
+            let _: Poll<Instant> = std::future::poll_fn(|cx| Poll::Ready(i.poll_tick(cx))).await;
+            i.reset();
+            i.reset_immediately();
+            i.reset_after(Duration::from_millis(1));
+            i.reset_at(Instant::now());
+            let b: MissedTickBehavior = i.missed_tick_behavior();
+            i.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            i.set_missed_tick_behavior(MissedTickBehavior::Skip);
+            assert_eq!(b, MissedTickBehavior::default());
+            assert_eq!(b, MissedTickBehavior::Burst);
+            let _: Duration = i.period();
+            let _ = format!("{i:?} {b:?}");
+        }
+    };
+}
+
+mod real {
+    parity!();
+}
+
+mod sim {
+    use sim_rt as tokio;
+    parity!();
+}

@@ -170,7 +170,6 @@ fn enter(set: Rc<Shared>) -> LocalEnterGuard {
 /// For `task::spawn_local`: spawns `future` on the set whose context is
 /// current (a member or `run_until` future being polled, or a
 /// [`LocalEnterGuard`] held), or gives it back when there is none.
-#[allow(dead_code)] // wired up by `task::spawn_local`
 #[track_caller]
 pub(crate) fn spawn_in_current_set<F>(future: F, origin: Origin) -> Result<JoinHandle<F::Output>, F>
 where

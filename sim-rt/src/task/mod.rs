@@ -113,7 +113,9 @@ where
 /// # Differences from tokio
 ///
 /// Every simulated task is local to the simulation's thread, so this works
-/// anywhere inside a simulation, not only inside a `LocalSet`.
+/// anywhere inside a simulation, not only inside a `LocalSet`. Inside a
+/// running [`LocalSet`] (or with its [`LocalSet::enter`] guard held) the task
+/// joins that set, as in tokio.
 #[track_caller]
 pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
@@ -121,6 +123,10 @@ where
     F::Output: 'static,
 {
     let origin = Origin::Spawn(Location::caller());
+    let future = match local::spawn_in_current_set(future, origin) {
+        Ok(handle) => return handle,
+        Err(future) => future,
+    };
     context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 

@@ -271,7 +271,7 @@ impl<T: 'static> LocalKey<T> {
     }
 
     /// Runs `f` with a reference to the task-local value, or returns an
-    /// [`AccessError`] when no value is set.
+    /// `AccessError` when no value is set.
     ///
     /// # Differences from tokio
     ///
@@ -303,7 +303,7 @@ impl<T: Clone + 'static> LocalKey<T> {
         self.with(T::clone)
     }
 
-    /// A clone of the task-local value, or an [`AccessError`] when no value
+    /// A clone of the task-local value, or an `AccessError` when no value
     /// is set.
     ///
     /// # Differences from tokio
