@@ -1,0 +1,418 @@
+//! Datagram sockets (UDP-like): unordered, unreliable, message-preserving.
+//!
+//! Each `send_to` is one packet with its own latency window, so datagrams
+//! whose windows overlap may arrive in either order. Loss and duplication
+//! are applied by the runtime through [`Net::drop_packet`] and
+//! [`Net::duplicate_packet`] (see [`Net::faults`]). A datagram sent across a
+//! partition or to a stopped host is lost at once; one sent to an address
+//! no host owns vanishes without a trace (no packet is created). At the
+//! receiving host a datagram goes to the bound socket that matches best
+//! (exact address over wildcard, connected over unconnected; a connected
+//! socket only takes datagrams from its peer), and is dropped if none
+//! matches or the socket's receive buffer is full. The ICMP error a real
+//! kernel would return to the sender is not modelled: a send never fails
+//! because of the receiver.
+
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::addr::{covers, effective_dst, overlaps, Proto};
+use crate::{error, Discard, Endpoint, Event, HostId, Net, PacketId, Readiness, SocketId};
+
+/// The largest UDP payload over IPv4 (65535 - 8 - 20).
+pub const MAX_DATAGRAM: usize = 65_507;
+
+/// A bound datagram socket.
+#[derive(Debug)]
+pub(crate) struct Socket {
+    pub(crate) host: HostId,
+    pub(crate) local: SocketAddr,
+    /// Set by `udp_connect`: default destination and receive filter.
+    pub(crate) peer: Option<SocketAddr>,
+    /// Received datagrams with their source, oldest first.
+    pub(crate) queue: VecDeque<(SocketAddr, Bytes)>,
+    /// Payload bytes in `queue`.
+    pub(crate) queued: usize,
+}
+
+impl Net {
+    /// Binds a datagram socket on `host` at `addr` (port 0: ephemeral),
+    /// like `UdpSocket::bind`.
+    ///
+    /// # Errors
+    ///
+    /// `AddrNotAvailable` if the host does not own the address; `AddrInUse`
+    /// if another socket of the host holds the port on an overlapping
+    /// address.
+    pub fn udp_bind(&mut self, host: HostId, addr: SocketAddr) -> io::Result<SocketId> {
+        self.running(host);
+        self.check_local_ip(host, addr.ip())?;
+        let port = if addr.port() == 0 {
+            self.ephemeral_port(host, Proto::Udp)?
+        } else {
+            let taken = self.sockets.values().any(|s| {
+                s.host == host && s.local.port() == addr.port() && overlaps(s.local.ip(), addr.ip())
+            });
+            if taken {
+                return Err(error::addr_in_use(addr));
+            }
+            addr.port()
+        };
+        let id = self.ids.socket();
+        self.sockets.insert(
+            id,
+            Socket {
+                host,
+                local: SocketAddr::new(addr.ip(), port),
+                peer: None,
+                queue: VecDeque::new(),
+                queued: 0,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Sets the socket's peer (`UdpSocket::connect`): the destination of
+    /// [`Net::udp_send`], and the only source it receives from afterwards.
+    pub fn udp_connect(&mut self, socket: SocketId, peer: SocketAddr) -> io::Result<()> {
+        let peer = SocketAddr::new(effective_dst(peer.ip()), peer.port());
+        let s = self.socket(socket);
+        self.source_ip(s.host, s.local.ip(), peer.ip())?;
+        self.socket_mut(socket).peer = Some(peer);
+        Ok(())
+    }
+
+    /// Sends one datagram to `dst` at `now`; returns its length. The
+    /// packet (if any) is announced by [`Event::Sent`].
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for a payload over [`MAX_DATAGRAM`] bytes, port 0, or
+    /// an address the socket cannot reach (family mismatch, loopback-bound
+    /// socket sending off-host); `AddrNotAvailable` if the host has no
+    /// address of `dst`'s family.
+    pub fn udp_send_to(
+        &mut self,
+        socket: SocketId,
+        dst: SocketAddr,
+        data: &[u8],
+        now: Duration,
+    ) -> io::Result<usize> {
+        self.observe(now);
+        let s = self.socket(socket);
+        let (host, local) = (s.host, s.local);
+        if data.len() > MAX_DATAGRAM {
+            return Err(error::invalid_input(format!(
+                "message too long: {} bytes (at most {MAX_DATAGRAM})",
+                data.len()
+            )));
+        }
+        if dst.port() == 0 {
+            return Err(error::invalid_input("cannot send to port 0"));
+        }
+        let dst = SocketAddr::new(effective_dst(dst.ip()), dst.port());
+        let src = SocketAddr::new(self.source_ip(host, local.ip(), dst.ip())?, local.port());
+        if let Some(dst_host) = self.route(host, dst.ip()) {
+            self.send_datagram(
+                now,
+                (host, src),
+                (dst_host, dst),
+                Bytes::copy_from_slice(data),
+            );
+        }
+        Ok(data.len())
+    }
+
+    /// Sends one datagram to the connected peer at `now`.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` without [`Net::udp_connect`]; otherwise as
+    /// [`Net::udp_send_to`].
+    pub fn udp_send(&mut self, socket: SocketId, data: &[u8], now: Duration) -> io::Result<usize> {
+        let peer = self
+            .socket(socket)
+            .peer
+            .ok_or_else(|| error::kind(io::ErrorKind::NotConnected))?;
+        self.udp_send_to(socket, peer, data, now)
+    }
+
+    /// Takes the oldest received datagram into `buf` (truncating it if
+    /// `buf` is shorter, as the kernel does); returns its copied length and
+    /// source.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` if none is queued.
+    pub fn udp_recv_from(
+        &mut self,
+        socket: SocketId,
+        buf: &mut [u8],
+    ) -> io::Result<(usize, SocketAddr)> {
+        let s = self.socket_mut(socket);
+        let (from, data) = s.queue.pop_front().ok_or_else(error::would_block)?;
+        s.queued -= data.len();
+        let n = buf.len().min(data.len());
+        buf[..n].copy_from_slice(&data[..n]);
+        Ok((n, from))
+    }
+
+    /// Like [`Net::udp_recv_from`] but leaves the datagram queued.
+    pub fn udp_peek_from(
+        &self,
+        socket: SocketId,
+        buf: &mut [u8],
+    ) -> io::Result<(usize, SocketAddr)> {
+        let (from, data) = self
+            .socket(socket)
+            .queue
+            .front()
+            .ok_or_else(error::would_block)?;
+        let n = buf.len().min(data.len());
+        buf[..n].copy_from_slice(&data[..n]);
+        Ok((n, *from))
+    }
+
+    /// The socket's local address (with the port actually bound).
+    pub fn udp_local_addr(&self, socket: SocketId) -> io::Result<SocketAddr> {
+        Ok(self.socket(socket).local)
+    }
+
+    /// The connected peer.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` without [`Net::udp_connect`].
+    pub fn udp_peer_addr(&self, socket: SocketId) -> io::Result<SocketAddr> {
+        self.socket(socket)
+            .peer
+            .ok_or_else(|| error::kind(io::ErrorKind::NotConnected))
+    }
+
+    /// Closes the socket; queued datagrams are discarded. A no-op if it no
+    /// longer exists.
+    pub fn udp_close(&mut self, socket: SocketId) {
+        self.sockets.remove(&socket);
+    }
+
+    fn socket(&self, socket: SocketId) -> &Socket {
+        self.sockets
+            .get(&socket)
+            .unwrap_or_else(|| panic!("{socket} used after udp_close or after its host stopped"))
+    }
+
+    fn socket_mut(&mut self, socket: SocketId) -> &mut Socket {
+        self.sockets
+            .get_mut(&socket)
+            .unwrap_or_else(|| panic!("{socket} used after udp_close or after its host stopped"))
+    }
+
+    /// The receiving kernel processes datagram `id`.
+    pub(crate) fn on_datagram(
+        &mut self,
+        id: PacketId,
+        src: SocketAddr,
+        dst: SocketAddr,
+        host: HostId,
+        data: Bytes,
+    ) {
+        let mut best: Option<(u8, SocketId)> = None;
+        for (sid, s) in &self.sockets {
+            let matches = s.host == host
+                && s.local.port() == dst.port()
+                && covers(s.local.ip(), dst.ip())
+                && (s.peer.is_none() || s.peer == Some(src));
+            if matches {
+                let score = 2 * u8::from(s.local.ip() == dst.ip()) + u8::from(s.peer.is_some());
+                if !matches!(best, Some((b, _)) if b >= score) {
+                    best = Some((score, *sid));
+                }
+            }
+        }
+        let Some((_, sid)) = best else {
+            self.events.push_back(Event::Discarded {
+                packet: id,
+                reason: Discard::NoSocket,
+            });
+            return;
+        };
+        let limit = self.config.udp_recv_buffer;
+        let s = self.sockets.get_mut(&sid).expect("found above");
+        if s.queued + data.len() > limit {
+            self.events.push_back(Event::Discarded {
+                packet: id,
+                reason: Discard::ReceiveBufferFull,
+            });
+            return;
+        }
+        s.queued += data.len();
+        s.queue.push_back((src, data));
+        self.wake(Endpoint::Socket(sid), Readiness::READABLE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::settle;
+    use crate::{LinkConfig, NetConfig};
+
+    fn addr(s: &str) -> SocketAddr {
+        s.parse().unwrap()
+    }
+
+    const T0: Duration = Duration::ZERO;
+
+    #[test]
+    fn send_and_receive_with_source_address() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        let sa = net.udp_bind(a, addr("0.0.0.0:0")).unwrap();
+        let sb = net.udp_bind(b, addr("0.0.0.0:53")).unwrap();
+        assert_eq!(
+            net.udp_send_to(sa, addr("10.0.0.2:53"), b"query", T0)
+                .unwrap(),
+            5
+        );
+        let mut buf = [0u8; 3];
+        assert_eq!(
+            net.udp_recv_from(sb, &mut buf).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        settle(&mut net, T0);
+        // Truncated to the buffer, like recvfrom.
+        assert_eq!(
+            net.udp_peek_from(sb, &mut buf).unwrap(),
+            (3, addr("10.0.0.1:49152"))
+        );
+        assert_eq!(
+            net.udp_recv_from(sb, &mut buf).unwrap(),
+            (3, addr("10.0.0.1:49152"))
+        );
+        assert_eq!(&buf, b"que");
+        assert!(net.udp_recv_from(sb, &mut buf).is_err());
+    }
+
+    #[test]
+    fn no_socket_or_full_buffer_drops() {
+        let mut net = Net::new(NetConfig {
+            udp_recv_buffer: 4,
+            ..NetConfig::default()
+        });
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        let sa = net.udp_bind(a, addr("0.0.0.0:0")).unwrap();
+        net.udp_send_to(sa, addr("10.0.0.2:9"), b"x", T0).unwrap();
+        let sb = net.udp_bind(b, addr("10.0.0.2:7")).unwrap();
+        net.udp_send_to(sa, addr("10.0.0.2:7"), b"abc", T0).unwrap();
+        net.udp_send_to(sa, addr("10.0.0.2:7"), b"de", T0).unwrap();
+        // An unroutable destination creates no packet at all.
+        net.udp_send_to(sa, addr("10.9.9.9:7"), b"void", T0)
+            .unwrap();
+        settle(&mut net, T0);
+        let reasons: Vec<Discard> = net
+            .drain_events()
+            .filter_map(|e| match e {
+                Event::Discarded { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasons, vec![Discard::NoSocket, Discard::ReceiveBufferFull]);
+        let mut buf = [0u8; 8];
+        assert_eq!(net.udp_recv_from(sb, &mut buf).unwrap().0, 3);
+    }
+
+    #[test]
+    fn connected_socket_filters_sources_and_sends_to_peer() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        let c = net.add_host("c", []);
+        let sa = net.udp_bind(a, addr("0.0.0.0:1000")).unwrap();
+        let sc = net.udp_bind(c, addr("0.0.0.0:1000")).unwrap();
+        let sb = net.udp_bind(b, addr("0.0.0.0:2000")).unwrap();
+        assert_eq!(
+            net.udp_send(sb, b"x", T0).unwrap_err().kind(),
+            io::ErrorKind::NotConnected
+        );
+        net.udp_connect(sb, addr("10.0.0.1:1000")).unwrap();
+        assert_eq!(net.udp_peer_addr(sb).unwrap(), addr("10.0.0.1:1000"));
+        net.udp_send_to(sa, addr("10.0.0.2:2000"), b"from a", T0)
+            .unwrap();
+        net.udp_send_to(sc, addr("10.0.0.2:2000"), b"from c", T0)
+            .unwrap();
+        net.udp_send(sb, b"to a", T0).unwrap();
+        settle(&mut net, T0);
+        let mut buf = [0u8; 16];
+        assert_eq!(
+            net.udp_recv_from(sb, &mut buf).unwrap(),
+            (6, addr("10.0.0.1:1000"))
+        );
+        assert_eq!(&buf[..6], b"from a");
+        assert!(net.udp_recv_from(sb, &mut buf).is_err());
+        assert_eq!(net.udp_recv_from(sa, &mut buf).unwrap().0, 4);
+        let _ = c;
+    }
+
+    #[test]
+    fn oversized_and_port_zero_are_invalid() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let s = net.udp_bind(a, addr("127.0.0.1:0")).unwrap();
+        let big = vec![0u8; MAX_DATAGRAM + 1];
+        assert_eq!(
+            net.udp_send_to(s, addr("127.0.0.1:9"), &big, T0)
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            net.udp_send_to(s, addr("127.0.0.1:0"), b"x", T0)
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            net.udp_send_to(s, addr("10.0.0.5:9"), b"x", T0)
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            net.udp_bind(a, addr("127.0.0.1:49152")).unwrap_err().kind(),
+            io::ErrorKind::AddrInUse
+        );
+    }
+
+    #[test]
+    fn overlapping_windows_allow_both_orders() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        net.set_link(
+            a,
+            b,
+            LinkConfig::default().with_latency(Duration::from_millis(1), Duration::from_millis(10)),
+            T0,
+        );
+        let sa = net.udp_bind(a, addr("0.0.0.0:0")).unwrap();
+        let sb = net.udp_bind(b, addr("0.0.0.0:7")).unwrap();
+        net.udp_send_to(sa, addr("10.0.0.2:7"), b"1", T0).unwrap();
+        net.udp_send_to(sa, addr("10.0.0.2:7"), b"2", Duration::from_millis(2))
+            .unwrap();
+        let t = Duration::from_millis(3);
+        let both = net.deliverable(t);
+        assert_eq!(both.len(), 2);
+        // Deliver the later one first: datagrams reorder.
+        net.deliver(both[1], t);
+        net.deliver(both[0], t);
+        let mut buf = [0u8; 1];
+        net.udp_recv_from(sb, &mut buf).unwrap();
+        assert_eq!(&buf, b"2");
+    }
+}

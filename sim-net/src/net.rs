@@ -1,0 +1,443 @@
+//! The network: every host, link, socket and packet, and the answers the
+//! runtime's choice point needs (what is deliverable now, when something
+//! next becomes deliverable, how far time may advance).
+//!
+//! # Invariants
+//!
+//! - `now` only grows, and no packet in flight has a window that closed
+//!   before `now` (the runtime delivers every packet before its `latest`;
+//!   checked on every call that takes `now` in debug builds).
+//! - `flows[f]` lists, in send order, exactly the segments in the network
+//!   whose sender is `f`; no flow is empty. Only its front is deliverable.
+//! - A stream endpoint's `in_flight` equals the data bytes of its flow.
+//!
+//! [`Net::check_invariants`] checks all of these and those of the stream
+//! endpoints; the tests call it after every step.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::datagram::Socket;
+use crate::host::Host;
+use crate::id::IdGen;
+use crate::link::Links;
+use crate::listener::Listener;
+use crate::packet::{Body, Segment};
+use crate::stream::Conn;
+use crate::{
+    ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
+};
+
+/// The simulated network: a pure, deterministic model. See the crate docs.
+#[derive(Debug)]
+pub struct Net {
+    pub(crate) config: NetConfig,
+    /// The latest time the model was told.
+    pub(crate) now: Duration,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) names: BTreeMap<String, HostId>,
+    pub(crate) addrs: BTreeMap<IpAddr, HostId>,
+    pub(crate) links: Links,
+    pub(crate) ids: IdGen,
+    /// Every packet in flight or held, by id (= send order).
+    pub(crate) packets: BTreeMap<PacketId, Packet>,
+    /// Stream segments per sending endpoint, oldest first.
+    pub(crate) flows: BTreeMap<ConnId, VecDeque<PacketId>>,
+    pub(crate) conns: BTreeMap<ConnId, Conn>,
+    pub(crate) listeners: BTreeMap<ListenerId, Listener>,
+    pub(crate) sockets: BTreeMap<SocketId, Socket>,
+    pub(crate) events: VecDeque<Event>,
+}
+
+impl Default for Net {
+    fn default() -> Self {
+        Net::new(NetConfig::default())
+    }
+}
+
+impl Net {
+    /// An empty network (no hosts) at time zero.
+    ///
+    /// # Panics
+    ///
+    /// If the configuration is invalid (see [`NetConfig`]'s fields).
+    pub fn new(config: NetConfig) -> Self {
+        config.validate();
+        Net {
+            links: Links::new(&config),
+            config,
+            now: Duration::ZERO,
+            hosts: Vec::new(),
+            names: BTreeMap::new(),
+            addrs: BTreeMap::new(),
+            ids: IdGen::default(),
+            packets: BTreeMap::new(),
+            flows: BTreeMap::new(),
+            conns: BTreeMap::new(),
+            listeners: BTreeMap::new(),
+            sockets: BTreeMap::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &NetConfig {
+        &self.config
+    }
+
+    /// The latest time the model was told.
+    pub fn now(&self) -> Duration {
+        self.now
+    }
+
+    /// A packet in flight or held, if it is still in the network.
+    pub fn packet(&self, id: PacketId) -> Option<&Packet> {
+        self.packets.get(&id)
+    }
+
+    /// Every packet in the network (in flight or held), in send order.
+    pub fn packets(&self) -> impl Iterator<Item = (PacketId, &Packet)> + '_ {
+        self.packets.iter().map(|(id, p)| (*id, p))
+    }
+
+    /// The packets that may be delivered at `now`, in send order: in
+    /// flight, window open, and, for a stream segment, the oldest
+    /// undelivered segment of its direction. Each is a `Deliver` event for
+    /// the scheduler.
+    pub fn deliverable(&self, now: Duration) -> Vec<PacketId> {
+        self.packets
+            .iter()
+            .filter(|(id, p)| p.window.is_some_and(|w| w.earliest <= now) && self.is_head(**id, p))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// The earliest instant after `now` at which a packet that is not
+    /// deliverable at `now` becomes deliverable, if no delivery happens in
+    /// between. `Advance` may move time to it if that does not pass
+    /// [`Net::latest_arrival`].
+    pub fn next_deliverable_at(&self, now: Duration) -> Option<Duration> {
+        self.packets
+            .iter()
+            .filter(|(id, p)| self.is_head(**id, p))
+            .filter_map(|(_, p)| p.window.map(|w| w.earliest))
+            .filter(|t| *t > now)
+            .min()
+    }
+
+    /// The instant by which some packet in flight must have been delivered:
+    /// the smallest `latest` of all windows. Time must not advance past it.
+    /// `None` when nothing is in flight (held packets do not count: they
+    /// wait for a heal or a restart, which no amount of time brings).
+    ///
+    /// Whenever `latest_arrival() == Some(t)`, some packet is deliverable at
+    /// `t` (the head of the flow holding the packet with that deadline), so
+    /// the runtime can always honour it.
+    pub fn latest_arrival(&self) -> Option<Duration> {
+        self.packets
+            .values()
+            .filter_map(|p| p.window.map(|w| w.latest))
+            .min()
+    }
+
+    /// Delivers packet `id` at `now`: the receiving kernel processes it,
+    /// which may queue data, complete a handshake, send replies and queue
+    /// events.
+    ///
+    /// # Panics
+    ///
+    /// If the packet is not deliverable at `now` (unknown, held, window not
+    /// yet open, or not the oldest segment of its stream direction): the
+    /// runtime must only deliver what [`Net::deliverable`] returned.
+    pub fn deliver(&mut self, id: PacketId, now: Duration) {
+        self.observe(now);
+        let p = self
+            .packets
+            .get(&id)
+            .unwrap_or_else(|| panic!("deliver({id}): the packet is not in the network"));
+        let w = p.window.unwrap_or_else(|| {
+            panic!(
+                "deliver({id}): the packet is held for retransmission (partition or stopped host)"
+            )
+        });
+        assert!(
+            w.earliest <= now,
+            "deliver({id}) at {now:?}: its window opens at {:?}",
+            w.earliest
+        );
+        assert!(
+            self.is_head(id, p),
+            "deliver({id}): only the oldest undelivered segment of a stream direction is deliverable"
+        );
+        let p = self.remove_packet(id);
+        debug_assert!(
+            self.hosts[p.dst_host.index()].up,
+            "packets to a stopped host are never in flight"
+        );
+        match p.body {
+            Body::Datagram(data) => self.on_datagram(id, p.src, p.dst, p.dst_host, data),
+            Body::Segment { from, to, seg } => {
+                self.on_segment(now, (p.src_host, p.src), (p.dst_host, p.dst), from, to, seg)
+            }
+        }
+    }
+
+    /// Checks every invariant of the model, panicking with the one that is
+    /// broken. Costs time linear in the model's size; meant for tests.
+    pub fn check_invariants(&self) {
+        for (f, q) in &self.flows {
+            assert!(!q.is_empty(), "flow {f} is empty but still listed");
+            let mut prev: Option<(PacketId, Option<Window>)> = None;
+            let mut data = 0;
+            for id in q {
+                let p = self
+                    .packets
+                    .get(id)
+                    .unwrap_or_else(|| panic!("flow {f} lists {id}, which is not in the network"));
+                assert_eq!(
+                    p.flow(),
+                    Some(*f),
+                    "{id} is listed in flow {f} but belongs elsewhere"
+                );
+                data += p.payload().len();
+                if let Some((pid, pw)) = prev {
+                    assert!(pid < *id, "flow {f} is not in send order");
+                    assert_eq!(
+                        pw.is_some(),
+                        p.window.is_some(),
+                        "flow {f} mixes held and in-flight segments"
+                    );
+                    if let (Some(a), Some(b)) = (pw, p.window) {
+                        assert!(
+                            a.earliest <= b.earliest && a.latest <= b.latest,
+                            "flow {f}: windows of {pid} and {id} are not monotonic"
+                        );
+                    }
+                }
+                prev = Some((*id, p.window));
+            }
+            if let Some(c) = self.conns.get(f) {
+                assert_eq!(c.in_flight, data, "{f}: in_flight does not match its flow");
+            }
+        }
+        for (id, p) in &self.packets {
+            if let Some(f) = p.flow() {
+                assert!(
+                    self.flows.get(&f).is_some_and(|q| q.contains(id)),
+                    "segment {id} is missing from its flow"
+                );
+            }
+            if let Some(w) = p.window {
+                assert!(w.earliest <= w.latest, "{id}: empty window");
+                assert!(
+                    self.now <= w.latest,
+                    "{id}: time {:?} passed its latest arrival {:?}",
+                    self.now,
+                    w.latest
+                );
+                assert!(
+                    self.hosts[p.dst_host.index()].up,
+                    "{id} is in flight to a stopped host"
+                );
+            }
+        }
+        for (id, c) in &self.conns {
+            if !self.flows.contains_key(id) {
+                assert_eq!(c.in_flight, 0, "{id}: bytes in flight but no flow");
+            }
+            c.check(*id, self);
+        }
+    }
+
+    /// Records that time is `now`.
+    pub(crate) fn observe(&mut self, now: Duration) {
+        assert!(
+            now >= self.now,
+            "time went backwards: the network model was told {now:?} after {:?}",
+            self.now
+        );
+        if cfg!(debug_assertions) {
+            if let Some((id, p)) = self
+                .packets
+                .iter()
+                .find(|(_, p)| p.window.is_some_and(|w| w.latest < now))
+            {
+                panic!(
+                    "time advanced to {now:?}, past the latest arrival {:?} of {id} still in flight: \
+                     the runtime must deliver it first (Net::latest_arrival bounds Advance)",
+                    p.window.map(|w| w.latest)
+                );
+            }
+        }
+        self.now = now;
+    }
+
+    fn is_head(&self, id: PacketId, p: &Packet) -> bool {
+        match p.flow() {
+            None => true,
+            Some(f) => self.flows.get(&f).and_then(|q| q.front()) == Some(&id),
+        }
+    }
+
+    /// Why nothing can currently go from `src` to `dst`, if so.
+    fn blocked(&self, src: HostId, dst: HostId) -> Option<Discard> {
+        if !self.hosts[dst.index()].up {
+            Some(Discard::HostDown)
+        } else if self.links.get(src, dst).partitioned {
+            Some(Discard::Partitioned)
+        } else {
+            None
+        }
+    }
+
+    /// The window of the last in-flight segment of `flow` sent before `id`.
+    fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<Window> {
+        self.flows
+            .get(&flow)?
+            .iter()
+            .take_while(|p| **p < id)
+            .filter_map(|p| self.packets[p].window)
+            .last()
+    }
+
+    /// A fresh window for packet `id` over its link, sent at `now`.
+    fn window_for(&self, id: PacketId, p: &Packet, now: Duration) -> Window {
+        let w = self
+            .links
+            .get(p.src_host, p.dst_host)
+            .window(now, p.flow().is_some());
+        match p.flow() {
+            Some(f) => w.after(self.predecessor_window(f, id)),
+            None => w,
+        }
+    }
+
+    /// Puts a new packet into the network at `now`.
+    fn enqueue(&mut self, now: Duration, mut p: Packet) -> PacketId {
+        let id = self.ids.packet();
+        self.events.push_back(Event::Sent { packet: id });
+        match self.blocked(p.src_host, p.dst_host) {
+            Some(reason) if p.flow().is_none() => {
+                self.events
+                    .push_back(Event::Discarded { packet: id, reason });
+                return id;
+            }
+            Some(_) => p.window = None,
+            None => p.window = Some(self.window_for(id, &p, now)),
+        }
+        if let Some(f) = p.flow() {
+            self.flows.entry(f).or_default().push_back(id);
+        }
+        self.packets.insert(id, p);
+        id
+    }
+
+    pub(crate) fn send_segment(
+        &mut self,
+        now: Duration,
+        (src_host, src): (HostId, SocketAddr),
+        (dst_host, dst): (HostId, SocketAddr),
+        from: ConnId,
+        to: Option<ConnId>,
+        seg: Segment,
+    ) -> PacketId {
+        let p = Packet {
+            src_host,
+            dst_host,
+            src,
+            dst,
+            sent_at: now,
+            body: Body::Segment { from, to, seg },
+            window: None,
+        };
+        self.enqueue(now, p)
+    }
+
+    pub(crate) fn send_datagram(
+        &mut self,
+        now: Duration,
+        (src_host, src): (HostId, SocketAddr),
+        (dst_host, dst): (HostId, SocketAddr),
+        data: Bytes,
+    ) -> PacketId {
+        let p = Packet {
+            src_host,
+            dst_host,
+            src,
+            dst,
+            sent_at: now,
+            body: Body::Datagram(data),
+            window: None,
+        };
+        self.enqueue(now, p)
+    }
+
+    /// Removes a packet from the network (and its flow), keeping the
+    /// sender's in-flight count in step.
+    pub(crate) fn remove_packet(&mut self, id: PacketId) -> Packet {
+        let p = self
+            .packets
+            .remove(&id)
+            .expect("removing a packet in the network");
+        if let Some(f) = p.flow() {
+            let q = self.flows.get_mut(&f).expect("a segment's flow exists");
+            q.retain(|x| *x != id);
+            if q.is_empty() {
+                self.flows.remove(&f);
+            }
+            if let Some(c) = self.conns.get_mut(&f) {
+                // Only data segments carry a payload.
+                c.in_flight -= p.payload().len();
+            }
+        }
+        p
+    }
+
+    /// Removes a packet undelivered and reports why.
+    pub(crate) fn discard(&mut self, id: PacketId, reason: Discard) {
+        self.remove_packet(id);
+        self.events
+            .push_back(Event::Discarded { packet: id, reason });
+    }
+
+    /// Brings every packet in line with the current links and hosts: in
+    /// flight over a blocked path, datagrams are lost and segments are held;
+    /// held over an open path, segments are sent again with windows from
+    /// `now` (in send order, so flows stay monotonic).
+    pub(crate) fn reconcile(&mut self, now: Duration) {
+        let ids: Vec<PacketId> = self.packets.keys().copied().collect();
+        for id in ids {
+            let p = &self.packets[&id];
+            match (self.blocked(p.src_host, p.dst_host), p.window) {
+                (Some(reason), Some(_)) if p.flow().is_none() => self.discard(id, reason),
+                (Some(_), Some(_)) => self.packets.get_mut(&id).expect("listed").window = None,
+                (None, None) => {
+                    let w = self.window_for(id, p, now);
+                    self.packets.get_mut(&id).expect("listed").window = Some(w);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Test helper: delivers the oldest deliverable packet, advancing time to
+/// the next opening when nothing is deliverable, until nothing is in flight
+/// (held packets may remain). Checks invariants at every step.
+#[cfg(test)]
+pub(crate) fn settle(net: &mut Net, mut now: Duration) -> Duration {
+    loop {
+        net.check_invariants();
+        if let Some(id) = net.deliverable(now).first() {
+            net.deliver(*id, now);
+            continue;
+        }
+        match net.next_deliverable_at(now) {
+            Some(t) => now = t,
+            None => return now,
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Packets: what travels over a link, with its arrival window.
+//!
+//! A packet is either a datagram or a stream segment (SYN, SYN-ACK, data,
+//! FIN, RST). Stream segments belong to a *flow*: the direction from one
+//! stream endpoint (the sender's [`ConnId`]) to its peer. The flow outlives
+//! its sending endpoint, so segments sent before a `close` or a crash still
+//! arrive, in order, after it.
+//!
+//! # Invariants
+//!
+//! - A packet in flight has a [`Window`]; a *held* packet (a stream segment
+//!   waiting in its sender's retransmission queue because its link is
+//!   partitioned or its destination host is stopped) has none. Held packets
+//!   are never deliverable and put no bound on time.
+//! - Within a flow, windows are monotonic: each segment's `earliest` and
+//!   `latest` are at least its predecessor's. So a flow's head has the
+//!   smallest `latest` of its flow, and FIFO delivery can always meet every
+//!   window.
+//! - Within a flow all packets are held or none is (they share one link).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+
+use crate::{ConnId, HostId};
+
+/// The interval during which a packet in flight may be delivered.
+///
+/// It opens at `earliest` (the packet becomes deliverable) and closes at
+/// `latest` (time may not advance past it while the packet is in flight).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// First instant at which the packet may be delivered.
+    pub earliest: Duration,
+    /// Last instant at which the packet may be delivered.
+    pub latest: Duration,
+}
+
+impl Window {
+    /// Whether `t` lies in the window.
+    pub fn contains(&self, t: Duration) -> bool {
+        self.earliest <= t && t <= self.latest
+    }
+
+    /// This window, moved so that it opens and closes no earlier than `prev`.
+    pub(crate) fn after(self, prev: Option<Window>) -> Window {
+        match prev {
+            None => self,
+            Some(p) => Window {
+                earliest: self.earliest.max(p.earliest),
+                latest: self.latest.max(p.latest),
+            },
+        }
+    }
+}
+
+/// What a packet is, for observers and the runtime's fault choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PacketKind {
+    /// A stream's connection request.
+    Syn,
+    /// A listener's acceptance of a connection request.
+    SynAck,
+    /// A segment of stream bytes.
+    Data,
+    /// End of a stream direction (half-close).
+    Fin,
+    /// Abortive reset of a connection, or refusal of a SYN.
+    Rst,
+    /// A datagram.
+    Datagram,
+}
+
+impl PacketKind {
+    /// Whether the packet belongs to an ordered stream (never lost,
+    /// duplicated or reordered).
+    pub fn is_stream(self) -> bool {
+        self != PacketKind::Datagram
+    }
+}
+
+/// A stream segment's control part.
+#[derive(Clone, Debug)]
+pub(crate) enum Segment {
+    Syn,
+    SynAck,
+    Data(Bytes),
+    Fin,
+    Rst,
+}
+
+/// What the packet carries.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    Datagram(Bytes),
+    Segment {
+        /// The sending endpoint: the flow this segment belongs to. For a
+        /// kernel's reply with no endpoint (RST to an unknown port), a fresh
+        /// id that names no endpoint.
+        from: ConnId,
+        /// The receiving endpoint; `None` only for a SYN, whose receiver is
+        /// created when it arrives.
+        to: Option<ConnId>,
+        seg: Segment,
+    },
+}
+
+/// A packet in flight or held for retransmission.
+#[derive(Clone, Debug)]
+pub struct Packet {
+    pub(crate) src_host: HostId,
+    pub(crate) dst_host: HostId,
+    pub(crate) src: SocketAddr,
+    pub(crate) dst: SocketAddr,
+    pub(crate) sent_at: Duration,
+    pub(crate) body: Body,
+    pub(crate) window: Option<Window>,
+}
+
+impl Packet {
+    /// Sending host.
+    pub fn src_host(&self) -> HostId {
+        self.src_host
+    }
+
+    /// Receiving host.
+    pub fn dst_host(&self) -> HostId {
+        self.dst_host
+    }
+
+    /// Source address.
+    pub fn src(&self) -> SocketAddr {
+        self.src
+    }
+
+    /// Destination address.
+    pub fn dst(&self) -> SocketAddr {
+        self.dst
+    }
+
+    /// When the packet was first sent.
+    pub fn sent_at(&self) -> Duration {
+        self.sent_at
+    }
+
+    /// What the packet is.
+    pub fn kind(&self) -> PacketKind {
+        match &self.body {
+            Body::Datagram(_) => PacketKind::Datagram,
+            Body::Segment { seg, .. } => match seg {
+                Segment::Syn => PacketKind::Syn,
+                Segment::SynAck => PacketKind::SynAck,
+                Segment::Data(_) => PacketKind::Data,
+                Segment::Fin => PacketKind::Fin,
+                Segment::Rst => PacketKind::Rst,
+            },
+        }
+    }
+
+    /// The payload of a datagram or data segment (empty for control
+    /// segments).
+    pub fn payload(&self) -> &[u8] {
+        match &self.body {
+            Body::Datagram(b)
+            | Body::Segment {
+                seg: Segment::Data(b),
+                ..
+            } => b,
+            Body::Segment { .. } => &[],
+        }
+    }
+
+    /// The arrival window, or `None` while the packet is held in its
+    /// sender's retransmission queue (partition or stopped destination).
+    pub fn window(&self) -> Option<Window> {
+        self.window
+    }
+
+    /// The stream endpoint that sent this segment (its flow), if it is one.
+    pub fn flow(&self) -> Option<ConnId> {
+        match self.body {
+            Body::Segment { from, .. } => Some(from),
+            Body::Datagram(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(e: u64, l: u64) -> Window {
+        Window {
+            earliest: Duration::from_millis(e),
+            latest: Duration::from_millis(l),
+        }
+    }
+
+    #[test]
+    fn after_keeps_windows_monotonic() {
+        assert_eq!(w(1, 5).after(None), w(1, 5));
+        assert_eq!(w(1, 5).after(Some(w(3, 4))), w(3, 5));
+        assert_eq!(w(1, 5).after(Some(w(0, 9))), w(1, 9));
+        let clamped = w(1, 2).after(Some(w(6, 9)));
+        assert!(clamped.earliest <= clamped.latest);
+    }
+
+    #[test]
+    fn contains_is_inclusive() {
+        assert!(w(1, 5).contains(Duration::from_millis(1)));
+        assert!(w(1, 5).contains(Duration::from_millis(5)));
+        assert!(!w(1, 5).contains(Duration::from_millis(6)));
+    }
+}
