@@ -12,11 +12,15 @@ use std::time::Duration as StdDuration;
 pub mod error;
 mod instant;
 mod interval;
+#[cfg(feature = "tracing-subscriber")]
+mod sim_time;
 mod sleep;
 mod timeout;
 
 pub use self::instant::Instant;
 pub use self::interval::{interval, interval_at, Interval, MissedTickBehavior};
+#[cfg(feature = "tracing-subscriber")]
+pub use self::sim_time::SimTime;
 pub use self::sleep::{sleep, sleep_until, Sleep};
 pub use self::timeout::{timeout, timeout_at, Timeout};
 pub use std::time::Duration;

@@ -1,0 +1,61 @@
+//! Each poll runs inside host and task spans; `SimTime` stamps log lines
+//! with simulated time.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn log_lines_show_simulated_time_host_and_task() {
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_timer(sim_rt::time::SimTime)
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let rt = sim_rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            sim_rt::sim::host("server").start(|| async {
+                sim_rt::time::sleep(Duration::from_millis(1250)).await;
+                tracing::info!("accepted");
+            });
+            sim_rt::time::sleep(Duration::from_secs(2)).await;
+            tracing::info!("done");
+        });
+        tracing::info!("outside");
+    });
+    let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    let accepted = lines.iter().find(|l| l.ends_with("accepted")).expect(&out);
+    assert!(accepted.starts_with("   1.250000s"), "{accepted}");
+    assert!(
+        accepted.contains("host{name=\"server\"}:task{id=2 entry=true}:"),
+        "{accepted}"
+    );
+    let done = lines.iter().find(|l| l.ends_with("done")).expect(&out);
+    assert!(done.starts_with("   2.000000s"), "{done}");
+    assert!(
+        done.contains("host{name=\"main\"}:task{id=1 main=true}:"),
+        "{done}"
+    );
+    let outside = lines.iter().find(|l| l.ends_with("outside")).expect(&out);
+    assert!(outside.trim_start().starts_with("- "), "{outside}");
+}
