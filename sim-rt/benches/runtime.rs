@@ -229,7 +229,7 @@ fn w1_mpsc(c: &mut Criterion) {
 
 fn w2_spawn_yield(c: &mut Criterion) {
     let mut g = c.benchmark_group("w2_spawn_yield");
-    g.sample_size(10).measurement_time(Duration::from_secs(6));
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
     g.throughput(Throughput::Elements(W2_TASKS));
     let expect: u64 = (0..W2_TASKS).sum();
     bench_block_on!(

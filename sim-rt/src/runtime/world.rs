@@ -655,39 +655,34 @@ impl World {
     }
 
     fn advance(&self) {
-        let mut fired = {
-            let mut core = self.core.borrow_mut();
-            let deadline = core
-                .timers
-                .next_deadline()
-                .expect("Advance is enabled only while a timer is armed");
-            debug_assert!(deadline >= core.now, "time never goes backwards");
-            core.now = core.now.max(deadline);
-            let now = core.now;
-            let mut buf = std::mem::take(&mut core.fire_buf);
-            core.timers.fire_until(now, &mut buf);
-            buf
-        };
-        let now = self.core.borrow().now;
-        self.observe(Observation::Advanced { to: now });
-        for w in fired.drain(..) {
-            w.wake();
-        }
-        self.core.borrow_mut().fire_buf = fired;
+        let deadline = self
+            .core
+            .borrow_mut()
+            .timers
+            .next_deadline()
+            .expect("Advance is enabled only while a timer is armed");
+        self.move_clock_to(deadline);
     }
 
     /// Moves the clock forward by `by` at once and fires what is due (the
     /// simulated `tokio::time::advance`).
     pub(crate) fn jump(&self, by: Duration) {
-        let mut fired = {
+        let to = self.now() + by;
+        self.move_clock_to(to);
+    }
+
+    /// Sets the clock to `to` (never backwards), then wakes every timer due
+    /// by then, outside the borrow.
+    fn move_clock_to(&self, to: Duration) {
+        let (now, mut fired) = {
             let mut core = self.core.borrow_mut();
-            core.now += by;
+            debug_assert!(to >= core.now, "time never goes backwards");
+            core.now = core.now.max(to);
             let now = core.now;
             let mut buf = std::mem::take(&mut core.fire_buf);
             core.timers.fire_until(now, &mut buf);
-            buf
+            (now, buf)
         };
-        let now = self.core.borrow().now;
         self.observe(Observation::Advanced { to: now });
         for w in fired.drain(..) {
             w.wake();
