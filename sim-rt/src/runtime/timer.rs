@@ -1,15 +1,21 @@
 //! The timer queue: deadlines in simulated time, and who to wake at each.
 //!
 //! A [`Sleep`](crate::time::Sleep) registers an entry the first time it is
-//! polled before its deadline and removes it when dropped. The queue is a
-//! min-heap of `(deadline, seq, key)` with lazy deletion: resetting or
-//! removing an entry leaves its old heap item behind, recognised as stale
-//! because the entry's `seq` no longer matches.
+//! polled before its deadline and removes it when dropped. Items
+//! `(seq, key)` sit in a bucket per exact deadline, and a min-heap holds each
+//! distinct deadline once: arming is a hash lookup and a push, and firing
+//! pops one heap item per instant, not per timer (many timers share
+//! instants in simulations). Deletion is lazy: resetting or removing an
+//! entry leaves its old item behind, recognised as stale because the entry's
+//! `seq` no longer matches.
 //!
 //! # Invariants
 //!
-//! - Every live entry with `fired == false` has exactly one heap item whose
-//!   `seq` equals the entry's `seq`; every other heap item is stale.
+//! - Every live entry with `fired == false` has exactly one item whose `seq`
+//!   equals the entry's `seq`, in the bucket of its deadline; every other
+//!   item is stale.
+//! - A deadline is in the heap exactly when it has a bucket; `items` counts
+//!   the items in all buckets.
 //! - `seq` is unique over the queue's lifetime, so a reused slab key never
 //!   revives a stale item.
 //!
@@ -17,13 +23,16 @@
 //!
 //! Entries due at the same instant fire in (deadline, seq) order, that is in
 //! the order they were armed; the scheduler then decides the order in which
-//! the woken tasks run.
+//! the woken tasks run. The bucket map is a hash map used only by key; its
+//! one full pass (compaction) filters each bucket on its own, so its
+//! iteration order never reaches behaviour.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::task::Waker;
 use std::time::Duration;
 
+use rustc_hash::FxHashMap;
 use slab::Slab;
 
 #[derive(Debug)]
@@ -41,11 +50,41 @@ pub(crate) struct TimerKey(usize);
 #[derive(Debug, Default)]
 pub(crate) struct Timers {
     entries: Slab<Entry>,
-    heap: BinaryHeap<Reverse<(Duration, u64, usize)>>,
+    /// deadline -> (seq, key) in seq order (pushed in increasing seq).
+    /// Only looked up by key, never iterated where order could matter.
+    buckets: FxHashMap<u64, Vec<(u64, usize)>>,
+    /// Distinct deadlines with a bucket, min first.
+    order: BinaryHeap<Reverse<u64>>,
+    items: usize,
+    spare: Vec<Vec<(u64, usize)>>,
     next_seq: u64,
 }
 
+/// A deadline as nanoseconds since the epoch (buckets are keyed by it).
+/// Simulated deadlines stay far below the ~584 years a u64 holds.
+fn ns(d: Duration) -> u64 {
+    debug_assert!(
+        d.as_nanos() < u64::MAX as u128,
+        "deadline beyond u64 nanoseconds"
+    );
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 impl Timers {
+    fn push_item(&mut self, deadline: Duration, seq: u64, key: usize) {
+        let spare = &mut self.spare;
+        let order = &mut self.order;
+        let at = ns(deadline);
+        self.buckets
+            .entry(at)
+            .or_insert_with(|| {
+                order.push(Reverse(at));
+                spare.pop().unwrap_or_default()
+            })
+            .push((seq, key));
+        self.items += 1;
+    }
+
     pub(crate) fn insert(&mut self, deadline: Duration, waker: Waker) -> TimerKey {
         let seq = self.bump();
         let key = self.entries.insert(Entry {
@@ -54,7 +93,7 @@ impl Timers {
             waker: Some(waker),
             fired: false,
         });
-        self.heap.push(Reverse((deadline, seq, key)));
+        self.push_item(deadline, seq, key);
         TimerKey(key)
     }
 
@@ -80,7 +119,7 @@ impl Timers {
         e.deadline = deadline;
         e.seq = seq;
         e.fired = false;
-        self.heap.push(Reverse((deadline, seq, key.0)));
+        self.push_item(deadline, seq, key.0);
         self.compact_if_needed();
     }
 
@@ -89,30 +128,50 @@ impl Timers {
         self.compact_if_needed();
     }
 
-    /// The earliest deadline of an armed entry, discarding stale heap items.
+    /// The earliest deadline of an armed entry, discarding stale items.
     pub(crate) fn next_deadline(&mut self) -> Option<Duration> {
-        while let Some(&Reverse((deadline, seq, key))) = self.heap.peek() {
-            if self.is_live(seq, key) {
-                return Some(deadline);
+        loop {
+            let &Reverse(at) = self.order.peek()?;
+            let entries = &self.entries;
+            let bucket = self
+                .buckets
+                .get_mut(&at)
+                .expect("every ordered deadline has a bucket");
+            let before = bucket.len();
+            bucket.retain(|&(seq, key)| entries.get(key).is_some_and(|e| e.seq == seq && !e.fired));
+            self.items -= before - bucket.len();
+            if let Some(&(_, key)) = bucket.first() {
+                return Some(self.entries[key].deadline);
             }
-            self.heap.pop();
+            self.order.pop();
+            let b = self.buckets.remove(&at).unwrap();
+            self.spare.push(b);
         }
-        None
     }
 
     /// Marks every entry due at or before `now` as fired and moves its waker
     /// into `out`.
     pub(crate) fn fire_until(&mut self, now: Duration, out: &mut Vec<Waker>) {
-        while let Some(&Reverse((deadline, seq, key))) = self.heap.peek() {
-            if deadline > now {
+        let now = ns(now);
+        while let Some(&Reverse(at)) = self.order.peek() {
+            if at > now {
                 break;
             }
-            self.heap.pop();
-            if self.is_live(seq, key) {
-                let e = &mut self.entries[key];
-                e.fired = true;
-                out.extend(e.waker.take());
+            self.order.pop();
+            let mut bucket = self
+                .buckets
+                .remove(&at)
+                .expect("every ordered deadline has a bucket");
+            self.items -= bucket.len();
+            for (seq, key) in bucket.drain(..) {
+                if let Some(e) = self.entries.get_mut(key) {
+                    if e.seq == seq && !e.fired {
+                        e.fired = true;
+                        out.extend(e.waker.take());
+                    }
+                }
             }
+            self.spare.push(bucket);
         }
     }
 
@@ -122,25 +181,22 @@ impl Timers {
         self.entries.iter().filter(|(_, e)| !e.fired).count()
     }
 
-    fn is_live(&self, seq: u64, key: usize) -> bool {
-        self.entries
-            .get(key)
-            .is_some_and(|e| e.seq == seq && !e.fired)
-    }
-
     fn bump(&mut self) -> u64 {
         self.next_seq += 1;
         self.next_seq
     }
 
-    /// Drops stale heap items once they outnumber live entries, so a timer
-    /// that is reset over and over does not grow the heap without bound.
     fn compact_if_needed(&mut self) {
-        if self.heap.len() > 64 && self.heap.len() > 2 * self.entries.len() {
+        if self.items > 64 && self.items > 2 * self.entries.len() {
             let entries = &self.entries;
-            self.heap.retain(|Reverse((_, seq, key))| {
-                entries.get(*key).is_some_and(|e| e.seq == *seq && !e.fired)
-            });
+            let mut items = 0;
+            // Only bucket contents change here; empty buckets stay until
+            // next_deadline/fire_until reach them (order and buckets agree).
+            for b in self.buckets.values_mut() {
+                b.retain(|&(seq, key)| entries.get(key).is_some_and(|e| e.seq == seq && !e.fired));
+                items += b.len();
+            }
+            self.items = items;
         }
     }
 }
@@ -183,7 +239,7 @@ mod tests {
         for i in 0..10_000 {
             t.reset(k, ms(2 + i));
         }
-        assert!(t.heap.len() <= 130, "heap has {} items", t.heap.len());
+        assert!(t.items <= 130, "heap has {} items", t.items);
         assert_eq!(t.next_deadline(), Some(ms(10_001)));
     }
 }
