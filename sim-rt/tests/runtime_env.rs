@@ -89,6 +89,11 @@ fn environment_overrides() {
         "the check ran the program twice"
     );
 
+    // Runtime::block_on cannot re-run its future: it runs once (and says on
+    // stderr that the check does not apply).
+    let rt = Builder::new_current_thread().build().unwrap();
+    assert_eq!(rt.block_on(honest()), 3);
+
     // A value it does not understand is a clear error too.
     std::env::set_var("SIM_CHECK_DETERMINISM", "yes please");
     let msg = message(catch_unwind(|| run(Builder::new_current_thread(), honest)).unwrap_err());

@@ -398,6 +398,7 @@ impl Runtime {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
+        __private::warn_if_determinism_check_unavailable();
         self.world.block_on(future)
     }
 
@@ -633,6 +634,26 @@ pub mod __private {
         }
     }
 
+    thread_local! {
+        static IN_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// `Runtime::block_on` gets a future it can run only once, so it cannot
+    /// check determinism: say so (once per process) instead of silently
+    /// ignoring `SIM_CHECK_DETERMINISM=1`.
+    pub(crate) fn warn_if_determinism_check_unavailable() {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        if !IN_RUN.with(|r| r.get()) && check_determinism_requested() {
+            WARNED.call_once(|| {
+                eprintln!(
+                    "sim_rt: SIM_CHECK_DETERMINISM=1 applies to #[sim_rt::test] and \
+                     #[sim_rt::main] (which can run their body twice); Runtime::block_on runs \
+                     a future once, so it is not checked"
+                )
+            });
+        }
+    }
+
     /// Builds a runtime from `builder` and runs `f()` in it; with
     /// `SIM_CHECK_DETERMINISM=1`, runs it twice with the same seed and
     /// panics, naming the first differing step, if the traces differ.
@@ -641,6 +662,13 @@ pub mod __private {
         F: Fn() -> Fut,
         Fut: Future,
     {
+        struct InRun(bool);
+        impl Drop for InRun {
+            fn drop(&mut self) {
+                IN_RUN.with(|r| r.set(self.0));
+            }
+        }
+        let _in_run = InRun(IN_RUN.with(|r| r.replace(true)));
         if !check_determinism_requested() {
             let rt = builder
                 .build()
