@@ -126,7 +126,7 @@ macro_rules! select {
         $($bind:pat = $fut:expr $(, if $cond:expr)? => $handler:expr,)*
         $(else => $els:expr $(,)?)?
     } => {
-        ::core::unimplemented!()
+        // Documentation only (`cfg(doc)`): the real macro follows.
     };
 }
 
