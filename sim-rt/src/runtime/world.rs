@@ -765,12 +765,15 @@ impl World {
     }
 
     fn task_info_main(&self, id: Id) -> TaskInfo {
-        let core = self.core.borrow();
+        Self::main_info(&self.core.borrow(), id, false)
+    }
+
+    fn main_info(core: &Core, id: Id, runnable: bool) -> TaskInfo {
         TaskInfo {
             id: id.as_u64(),
-            host: core.hosts[0].name.to_string(),
+            host: core.hosts[MAIN_HOST.index()].name.to_string(),
             origin: "the future passed to block_on".to_string(),
-            runnable: false,
+            runnable,
         }
     }
 
@@ -778,12 +781,8 @@ impl World {
     fn task_infos(&self, core: &Core) -> Vec<TaskInfo> {
         let mut out = Vec::new();
         if let Some(m) = &core.main {
-            out.push(TaskInfo {
-                id: m.id.as_u64(),
-                host: core.hosts[0].name.to_string(),
-                origin: "the future passed to block_on".to_string(),
-                runnable: m.waker.scheduled.load(Ordering::Acquire),
-            });
+            let runnable = m.waker.scheduled.load(Ordering::Acquire);
+            out.push(Self::main_info(core, m.id, runnable));
         }
         let mut tasks: Vec<&TaskSlot> = core
             .tasks
