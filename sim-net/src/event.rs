@@ -157,6 +157,16 @@ impl Net {
         }
     }
 
+    /// Whether the model still knows `endpoint` (it is forgotten once its
+    /// handle is closed and its traffic is through, or when its host stops).
+    pub fn exists(&self, endpoint: Endpoint) -> bool {
+        match endpoint {
+            Endpoint::Conn(id) => self.conns.contains_key(&id),
+            Endpoint::Listener(id) => self.listeners.contains_key(&id),
+            Endpoint::Socket(id) => self.sockets.contains_key(&id),
+        }
+    }
+
     pub(crate) fn wake(&mut self, endpoint: Endpoint, readiness: Readiness) {
         self.events.push_back(Event::Ready {
             endpoint,

@@ -98,6 +98,11 @@ impl Net {
         self.packets.get(&id)
     }
 
+    /// How many packets are in the network (in flight or held).
+    pub fn packet_count(&self) -> usize {
+        self.packets.len()
+    }
+
     /// Every packet in the network (in flight or held), in send order.
     pub fn packets(&self) -> impl Iterator<Item = (PacketId, &Packet)> + '_ {
         self.packets.iter().map(|(id, p)| (*id, p))

@@ -35,6 +35,7 @@
 #[macro_use]
 pub mod macros;
 
+pub mod net;
 pub mod runtime;
 pub mod scheduler;
 pub mod signal;

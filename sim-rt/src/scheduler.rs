@@ -32,6 +32,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::runtime::{Step, Trace};
 use crate::task::Id;
 
+/// A packet in the simulated network (see [`Event::Deliver`]); numbered in
+/// send order, never reused within a simulation.
+pub use sim_net::PacketId;
+
 /// Identifies a host of the simulation; dense, in creation order (the host
 /// that runs the test's own future is host 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -57,12 +61,23 @@ pub enum Event {
     /// Poll this task: it was woken (or just spawned) and not yet polled.
     Poll(Id),
     /// No task can run: move simulated time to the next instant at which
-    /// something becomes due, and fire what is due then.
+    /// something becomes due (a timer deadline or a packet's arrival window
+    /// opening), and fire what is due then. Never enabled past the latest
+    /// arrival time of a packet in flight.
     Advance,
+    /// Deliver this packet: it is in flight and its arrival window has
+    /// opened (for a stream, it is the oldest undelivered segment of its
+    /// direction). The receiving kernel processes it at once.
+    Deliver(PacketId),
 }
 
 /// The kind of a data choice, so a scheduler can tell them apart (and the
 /// default scheduler can apply probabilities).
+///
+/// Option 0 is always the default: the first branch, the packet delivered
+/// once, no fault. Kinds with a `probability` are faults: option 0 means
+/// "no fault", and the [`RandomScheduler`] picks a non-default option with
+/// that probability (uniformly among them).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum ChoiceKind {
@@ -71,6 +86,24 @@ pub enum ChoiceKind {
     /// User-level nondeterminism through [`crate::sim::choose`] (uniform by
     /// default).
     User,
+    /// Whether a datagram just sent is lost: option 1 loses it.
+    Loss {
+        /// The link's loss probability.
+        probability: f64,
+    },
+    /// Whether a datagram just sent is delivered twice: option 1 duplicates
+    /// it.
+    Duplicate {
+        /// The link's duplication probability.
+        probability: f64,
+    },
+    /// What the fault injector does before this step: option 0 nothing,
+    /// the others reset a host or partition or heal a pair of hosts (see
+    /// [`FaultInjector`](crate::sim::FaultInjector)).
+    Fault {
+        /// The injector's probability of a fault at any one step.
+        probability: f64,
+    },
 }
 
 impl ChoiceKind {
@@ -79,6 +112,20 @@ impl ChoiceKind {
         match self {
             ChoiceKind::Select => 1,
             ChoiceKind::User => 2,
+            ChoiceKind::Loss { .. } => 3,
+            ChoiceKind::Duplicate { .. } => 4,
+            ChoiceKind::Fault { .. } => 5,
+        }
+    }
+
+    /// The probability of a non-default option, for fault kinds; `None` for
+    /// uniform kinds.
+    pub fn probability(self) -> Option<f64> {
+        match self {
+            ChoiceKind::Select | ChoiceKind::User => None,
+            ChoiceKind::Loss { probability }
+            | ChoiceKind::Duplicate { probability }
+            | ChoiceKind::Fault { probability } => Some(probability),
         }
     }
 }
@@ -124,6 +171,66 @@ pub enum Observation {
     Advanced {
         /// The new simulated time.
         to: Duration,
+    },
+    /// A packet was put on the network (a write, a send, a handshake step,
+    /// a kernel's reply).
+    Sent {
+        /// The new packet.
+        packet: PacketId,
+        /// The task running when it was sent (None: sent by a kernel while
+        /// a packet was delivered, or by the runtime).
+        by: Option<Id>,
+        /// The sending host.
+        from: HostId,
+        /// The receiving host.
+        to: HostId,
+    },
+    /// A packet was delivered to its host's kernel. The wakes it causes
+    /// follow as [`Observation::Woken`] with `by: None`.
+    Delivered {
+        /// The packet.
+        packet: PacketId,
+        /// The receiving host.
+        to: HostId,
+    },
+    /// A packet left the network undelivered: lost by choice, sent across a
+    /// partition, to a stopped host, or to no socket.
+    Lost {
+        /// The packet.
+        packet: PacketId,
+    },
+    /// A datagram was duplicated by choice; `copy` is delivered
+    /// independently.
+    Duplicated {
+        /// The original.
+        packet: PacketId,
+        /// The copy.
+        copy: PacketId,
+    },
+    /// A host crashed or was stopped: its tasks were dropped.
+    HostStopped {
+        /// The host.
+        host: HostId,
+    },
+    /// A host (re)started: its entry point was spawned.
+    HostStarted {
+        /// The host.
+        host: HostId,
+    },
+    /// A host was paused (its tasks are not polled) or resumed.
+    HostPaused {
+        /// The host.
+        host: HostId,
+        /// `true` when paused, `false` when resumed.
+        paused: bool,
+    },
+    /// The link from `from` to `to` changed (partitioned, healed or
+    /// reconfigured).
+    LinkChanged {
+        /// The sending side.
+        from: HostId,
+        /// The receiving side.
+        to: HostId,
     },
 }
 
@@ -205,11 +312,22 @@ impl Scheduler for RandomScheduler {
         uniform(&mut self.rng, enabled.len())
     }
 
-    fn choose(&mut self, _kind: ChoiceKind, n: usize) -> usize {
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
         if n <= 1 {
             return 0;
         }
-        uniform(&mut self.rng, n)
+        match kind.probability() {
+            None => uniform(&mut self.rng, n),
+            Some(p) => {
+                // 53 random bits as a float in [0, 1).
+                let x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                if x < p {
+                    1 + uniform(&mut self.rng, n - 1)
+                } else {
+                    0
+                }
+            }
+        }
     }
 }
 

@@ -6,10 +6,14 @@
 
 use std::fmt::Debug;
 use std::future::Future;
+use std::net::IpAddr;
+use std::rc::Rc;
 use std::time::Duration;
 
+pub use sim_net::{LinkConfig, NetConfig};
+
 use crate::runtime::context;
-use crate::runtime::world::Origin;
+use crate::runtime::world::{Entry, HostOp, Origin, World};
 use crate::scheduler::ChoiceKind;
 pub use crate::scheduler::HostId;
 use crate::task::JoinHandle;
@@ -155,8 +159,37 @@ fn cargo_run_command() -> String {
 }
 
 /// Starts describing a new host named `name`; see [`HostBuilder::start`].
+///
+/// ```
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use sim_rt::net::{TcpListener, TcpStream};
+/// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// sim_rt::sim::host("server").start(|| async {
+///     let listener = TcpListener::bind("0.0.0.0:7").await?;
+///     loop {
+///         let (mut socket, _) = listener.accept().await?;
+///         sim_rt::spawn(async move {
+///             let mut buf = [0; 64];
+///             let n = socket.read(&mut buf).await.unwrap();
+///             socket.write_all(&buf[..n]).await.unwrap();
+///         });
+///     }
+///     #[allow(unreachable_code)]
+///     Ok::<(), std::io::Error>(())
+/// });
+/// let mut stream = TcpStream::connect("server:7").await.unwrap();
+/// stream.write_all(b"hello").await.unwrap();
+/// let mut buf = [0; 5];
+/// stream.read_exact(&mut buf).await.unwrap();
+/// assert_eq!(&buf, b"hello");
+/// # });
+/// ```
 pub fn host(name: impl Into<String>) -> HostBuilder {
-    HostBuilder { name: name.into() }
+    HostBuilder {
+        name: name.into(),
+        addrs: Vec::new(),
+    }
 }
 
 /// A host about to be created.
@@ -164,6 +197,7 @@ pub fn host(name: impl Into<String>) -> HostBuilder {
 #[must_use = "a host is created only by `start`"]
 pub struct HostBuilder {
     name: String,
+    addrs: Vec<IpAddr>,
 }
 
 /// What a host's entry point may return: `()`, or a `Result` whose error
@@ -186,15 +220,31 @@ impl<E: Debug + 'static> HostOutput for Result<(), E> {
 }
 
 impl HostBuilder {
+    /// Gives the host the address `ip` (IPv4 or IPv6; call again for more).
+    /// Without any, the host gets the next free address counting up from
+    /// `10.0.0.1` (the main host, created first, has `10.0.0.1`).
+    pub fn ip(mut self, ip: impl Into<IpAddr>) -> Self {
+        self.addrs.push(ip.into());
+        self
+    }
+
     /// Creates the host and spawns its entry point on it. The entry point is
-    /// a function so the simulation can restart the host.
+    /// a function so the simulation can restart the host
+    /// ([`reset`], [`restart`]): each (re)start runs a fresh future.
     ///
     /// An entry point that returns an error fails the simulation with a
     /// report naming the host.
     ///
+    /// An entry point that never returns (a server's `loop`) is best an
+    /// `async fn` with a declared output (`async fn serve() { loop { .. } }`
+    /// or `-> io::Result<()>`): a closure `|| async { loop { .. } }` has the
+    /// output `!`, which Rust 2024 no longer lets stand in for `()`.
+    ///
     /// # Panics
     ///
-    /// When a host of that name exists, or outside a simulation.
+    /// When a host of that name exists, the name is `localhost` or an IP
+    /// literal, an address is taken or cannot be a host's (loopback,
+    /// unspecified, multicast), or outside a simulation.
     #[track_caller]
     pub fn start<F, Fut>(self, entry: F) -> HostId
     where
@@ -202,21 +252,338 @@ impl HostBuilder {
         Fut: Future + 'static,
         Fut::Output: HostOutput,
     {
-        context::with(|w| {
-            let host = w.add_host(&self.name);
+        let entry: Entry = Rc::new(move || {
             let fut = entry();
-            let handle: JoinHandle<()> = JoinHandle::spawn_on(
-                w,
-                async move {
-                    if let Err(message) = fut.await.into_result() {
-                        context::with(|w| w.fail_host(message));
-                    }
-                },
-                Some(host),
-                Origin::HostEntry,
-            );
+            Box::pin(async move {
+                if let Err(message) = fut.await.into_result() {
+                    context::with(|w| w.fail_host(message));
+                }
+            })
+        });
+        context::with(|w| {
+            let host = w.add_host(&self.name, self.addrs, Some(entry.clone()));
+            let handle: JoinHandle<()> =
+                JoinHandle::spawn_on(w, entry(), Some(host), Origin::HostEntry);
             drop(handle);
             host
         })
+    }
+}
+
+/// Names a host in the controls below: its name (`&str`, `String`) or its
+/// [`HostId`]. Sealed.
+pub trait ToHost: sealed::Sealed {}
+
+mod sealed {
+    use crate::scheduler::HostId;
+
+    pub trait Sealed {
+        /// The host's id, or its name to look up.
+        fn host_key(&self) -> Result<HostId, &str>;
+    }
+}
+
+use sealed::Sealed;
+
+impl ToHost for str {}
+impl ToHost for String {}
+impl ToHost for HostId {}
+impl<T: ToHost + ?Sized> ToHost for &T {}
+
+impl Sealed for str {
+    fn host_key(&self) -> Result<HostId, &str> {
+        Err(self)
+    }
+}
+
+impl Sealed for String {
+    fn host_key(&self) -> Result<HostId, &str> {
+        Err(self)
+    }
+}
+
+impl Sealed for HostId {
+    fn host_key(&self) -> Result<HostId, &str> {
+        Ok(*self)
+    }
+}
+
+impl<T: Sealed + ?Sized> Sealed for &T {
+    fn host_key(&self) -> Result<HostId, &str> {
+        (**self).host_key()
+    }
+}
+
+trait Resolve {
+    fn to_host(&self, world: &World) -> HostId;
+}
+
+impl<T: ToHost + ?Sized> Resolve for T {
+    #[track_caller]
+    fn to_host(&self, world: &World) -> HostId {
+        match self.host_key() {
+            Ok(id) => {
+                assert!(
+                    id.index() < world.host_count(),
+                    "{id} is not a host of this simulation"
+                );
+                id
+            }
+            Err(name) => world
+                .host_by_name(name)
+                .unwrap_or_else(|| panic!("no host named \"{name}\" in this simulation")),
+        }
+    }
+}
+
+/// Every host of the simulation, in creation order (the main host first).
+#[track_caller]
+pub fn hosts() -> Vec<HostId> {
+    context::with(|w| (0..w.host_count()).map(|i| HostId(i as u32)).collect())
+}
+
+/// The addresses of `host` (not counting loopback).
+#[track_caller]
+pub fn host_addrs(host: impl ToHost) -> Vec<IpAddr> {
+    context::with(|w| {
+        let h = w.net_host(host.to_host(w));
+        w.net_ref(|net| net.host_addrs(h).to_vec())
+    })
+}
+
+/// Whether `host` is running: not stopped (it may be paused).
+#[track_caller]
+pub fn is_running(host: impl ToHost) -> bool {
+    context::with(|w| !w.host_state(host.to_host(w)).0)
+}
+
+/// Whether `host` is paused.
+#[track_caller]
+pub fn is_paused(host: impl ToHost) -> bool {
+    context::with(|w| w.host_state(host.to_host(w)).1)
+}
+
+/// Crashes `host` and restarts it at once: every task of the host is
+/// dropped, its kernel forgets its sockets (peers see `ConnectionReset` on
+/// their next read or write, as after a real reboot; packets in flight to
+/// it are lost), and its entry point runs again.
+///
+/// Called by one of the host's own tasks, it takes effect when that task's
+/// poll returns (so the code after the call still runs, up to the next
+/// `.await`).
+///
+/// # Panics
+///
+/// On the main host (it runs the test's future), an unknown host, or
+/// outside a simulation.
+#[track_caller]
+pub fn reset(host: impl ToHost) {
+    context::with(|w| w.host_op(host.to_host(w), HostOp::Reset))
+}
+
+/// Crashes `host` and leaves it down (power off): its tasks are dropped,
+/// its sockets vanish without telling peers, datagrams to it are lost and
+/// stream segments to it wait for [`restart`]. A no-op on a stopped host.
+/// Timing as for [`reset`].
+///
+/// # Panics
+///
+/// As [`reset`].
+#[track_caller]
+pub fn stop(host: impl ToHost) {
+    context::with(|w| w.host_op(host.to_host(w), HostOp::Stop))
+}
+
+/// Boots a stopped `host` and runs its entry point again; peers of its old
+/// connections get an RST. A no-op on a running host.
+///
+/// # Panics
+///
+/// As [`reset`].
+#[track_caller]
+pub fn restart(host: impl ToHost) {
+    context::with(|w| w.host_op(host.to_host(w), HostOp::Start))
+}
+
+/// Pauses `host` (a stalled process): its tasks are not polled until
+/// [`resume`], timers that fire meanwhile and packets that arrive wake them
+/// only then. Its kernel keeps working (packets are delivered and
+/// acknowledged). Timing as for [`reset`].
+///
+/// # Panics
+///
+/// As [`reset`].
+#[track_caller]
+pub fn pause(host: impl ToHost) {
+    context::with(|w| w.host_op(host.to_host(w), HostOp::Pause))
+}
+
+/// Resumes a paused `host`: its tasks that were woken meanwhile become
+/// runnable.
+///
+/// # Panics
+///
+/// On an unknown host, or outside a simulation.
+#[track_caller]
+pub fn resume(host: impl ToHost) {
+    context::with(|w| w.pause_host(host.to_host(w), false))
+}
+
+/// Partitions `a` and `b` both ways: nothing crosses between them until
+/// [`heal`]. Datagrams in flight between them are lost; stream segments
+/// wait (TCP retransmits) and go through after the heal.
+#[track_caller]
+pub fn partition(a: impl ToHost, b: impl ToHost) {
+    context::with(|w| {
+        let (a, b) = (a.to_host(w), b.to_host(w));
+        w.set_partitioned(a, b, true);
+        w.set_partitioned(b, a, true);
+    })
+}
+
+/// Partitions the link from `from` to `to` only: `to` still reaches `from`.
+#[track_caller]
+pub fn partition_oneway(from: impl ToHost, to: impl ToHost) {
+    context::with(|w| w.set_partitioned(from.to_host(w), to.to_host(w), true))
+}
+
+/// Heals a partition between `a` and `b`, both ways.
+#[track_caller]
+pub fn heal(a: impl ToHost, b: impl ToHost) {
+    context::with(|w| {
+        let (a, b) = (a.to_host(w), b.to_host(w));
+        w.set_partitioned(a, b, false);
+        w.set_partitioned(b, a, false);
+    })
+}
+
+/// Heals the link from `from` to `to` only.
+#[track_caller]
+pub fn heal_oneway(from: impl ToHost, to: impl ToHost) {
+    context::with(|w| w.set_partitioned(from.to_host(w), to.to_host(w), false))
+}
+
+/// Partitions every host of `left` from every host of `right`, both ways
+/// (hosts within a group still talk).
+#[track_caller]
+pub fn partition_groups<A: ToHost, B: ToHost>(left: &[A], right: &[B]) {
+    context::with(|w| {
+        for a in left {
+            for b in right {
+                let (a, b) = (a.to_host(w), b.to_host(w));
+                w.set_partitioned(a, b, true);
+                w.set_partitioned(b, a, true);
+            }
+        }
+    })
+}
+
+/// Heals every partition between any two hosts.
+#[track_caller]
+pub fn heal_all() {
+    context::with(|w| {
+        let n = w.host_count();
+        for a in 0..n {
+            for b in 0..n {
+                let (a, b) = (HostId(a as u32), HostId(b as u32));
+                let (na, nb) = (w.net_host(a), w.net_host(b));
+                if w.net_ref(|net| net.is_partitioned(na, nb)) {
+                    w.set_partitioned(a, b, false);
+                }
+            }
+        }
+    })
+}
+
+/// Replaces the settings of the link from `from` to `to` (one direction):
+/// latency window, loss and duplication odds, partition flag. Packets
+/// already in flight keep their windows.
+#[track_caller]
+pub fn set_link(from: impl ToHost, to: impl ToHost, config: LinkConfig) {
+    context::with(|w| w.set_link(from.to_host(w), to.to_host(w), config))
+}
+
+/// The current settings of the link from `from` to `to`.
+#[track_caller]
+pub fn link(from: impl ToHost, to: impl ToHost) -> LinkConfig {
+    context::with(|w| {
+        let (a, b) = (w.net_host(from.to_host(w)), w.net_host(to.to_host(w)));
+        w.net_ref(|net| net.link(a, b).clone())
+    })
+}
+
+/// The built-in fault injector's settings (see
+/// [`Builder::fault_injector`](crate::runtime::Builder::fault_injector)).
+///
+/// Before every step, the runtime asks one
+/// [`ChoiceKind::Fault`](crate::scheduler::ChoiceKind::Fault) data choice:
+/// nothing (the default), reset a host, partition two hosts both ways, or
+/// heal a partition it made. Only hosts created with [`host`] are touched
+/// (never the main host), resets only hosts with an entry point. The
+/// default scheduler injects a fault with probability
+/// [`probability`](Self::probability) per step; an explorer treats each
+/// fault as a deviation.
+///
+/// ```
+/// use sim_rt::sim::FaultInjector;
+/// let faults = FaultInjector::new().max_resets(2).max_partitions(1).probability(0.01);
+/// let rt = sim_rt::runtime::Builder::new_current_thread()
+///     .fault_injector(faults)
+///     .build()
+///     .unwrap();
+/// # drop(rt);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FaultInjector {
+    /// How many host resets it may inject in one run (default 1).
+    pub max_resets: u32,
+    /// How many partitions it may inject in one run (default 1).
+    pub max_partitions: u32,
+    /// The default scheduler's chance of a fault at any one step (default
+    /// 0.001).
+    pub probability: f64,
+}
+
+impl Default for FaultInjector {
+    fn default() -> Self {
+        FaultInjector {
+            max_resets: 1,
+            max_partitions: 1,
+            probability: 0.001,
+        }
+    }
+}
+
+impl FaultInjector {
+    /// The default settings.
+    pub fn new() -> Self {
+        FaultInjector::default()
+    }
+
+    /// Sets [`max_resets`](Self::max_resets).
+    pub fn max_resets(mut self, n: u32) -> Self {
+        self.max_resets = n;
+        self
+    }
+
+    /// Sets [`max_partitions`](Self::max_partitions).
+    pub fn max_partitions(mut self, n: u32) -> Self {
+        self.max_partitions = n;
+        self
+    }
+
+    /// Sets [`probability`](Self::probability).
+    ///
+    /// # Panics
+    ///
+    /// When `p` is not in `[0, 1]`.
+    pub fn probability(mut self, p: f64) -> Self {
+        assert!(
+            (0.0..=1.0).contains(&p),
+            "FaultInjector::probability must be in [0, 1], got {p}"
+        );
+        self.probability = p;
+        self
     }
 }

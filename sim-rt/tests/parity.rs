@@ -8,9 +8,11 @@
 
 mod real {
     include!("parity/code.rs");
+    include!("parity/net.rs");
 }
 
 mod sim {
     use sim_rt as tokio;
     include!("parity/code.rs");
+    include!("parity/net.rs");
 }

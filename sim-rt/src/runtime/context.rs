@@ -104,3 +104,11 @@ pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
             .and_then(|(_, w)| w.upgrade())
     })
 }
+
+/// The simulation with id `runtime`, if reachable from this thread: the
+/// current one, or one that is still alive on this thread.
+pub(crate) fn world_of(runtime: u64) -> Option<Rc<World>> {
+    try_current()
+        .filter(|w| w.id == runtime)
+        .or_else(|| lookup(runtime))
+}

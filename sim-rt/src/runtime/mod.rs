@@ -31,6 +31,8 @@ use std::time::Duration;
 
 pub(crate) mod context;
 mod failure;
+mod fault;
+pub(crate) mod net;
 pub(crate) mod task;
 pub(crate) mod timer;
 mod trace;
@@ -120,6 +122,8 @@ pub struct Builder {
     unhandled_panic: UnhandledPanic,
     start_paused: bool,
     scheduler: Option<SchedulerFactory>,
+    net: sim_net::NetConfig,
+    faults: Option<crate::sim::FaultInjector>,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -135,6 +139,8 @@ impl fmt::Debug for Builder {
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
             .field("custom_scheduler", &self.scheduler.is_some())
+            .field("network", &self.net)
+            .field("fault_injector", &self.faults)
             .finish()
     }
 }
@@ -149,6 +155,8 @@ impl Builder {
             unhandled_panic: UnhandledPanic::ShutdownRuntime,
             start_paused: false,
             scheduler: None,
+            net: sim_net::NetConfig::default(),
+            faults: None,
         }
     }
 
@@ -290,6 +298,23 @@ impl Builder {
         self
     }
 
+    /// The simulated network's settings: default and loopback links,
+    /// buffer and segment sizes, backlog, ephemeral ports (see
+    /// [`NetConfig`](crate::sim::NetConfig)). Links between particular hosts
+    /// can be changed during a run with [`crate::sim::set_link`].
+    pub fn network(&mut self, config: crate::sim::NetConfig) -> &mut Self {
+        self.net = config;
+        self
+    }
+
+    /// Turns on the built-in fault injector, which resets hosts and
+    /// partitions links as data choices, within a budget (see
+    /// [`FaultInjector`](crate::sim::FaultInjector)). Off by default.
+    pub fn fault_injector(&mut self, injector: crate::sim::FaultInjector) -> &mut Self {
+        self.faults = Some(injector);
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     pub fn replay(&mut self, trace: Trace) -> &mut Self {
         self.seed = Some(trace.seed());
@@ -321,6 +346,8 @@ impl Builder {
                 unhandled_panic: self.unhandled_panic,
                 start_paused: self.start_paused,
                 flavor: self.flavor,
+                net: self.net.clone(),
+                faults: self.faults.clone(),
             },
             scheduler,
         );

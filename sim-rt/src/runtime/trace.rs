@@ -45,6 +45,7 @@ impl fmt::Display for Step {
             Step::Pick { index, of, event } => match event {
                 Event::Poll(id) => write!(f, "poll task {id} (option {index} of {of})"),
                 Event::Advance => write!(f, "advance time (option {index} of {of})"),
+                Event::Deliver(p) => write!(f, "deliver {p} (option {index} of {of})"),
             },
             Step::Choose { kind, index, of } => {
                 write!(f, "data choice of kind {kind}: {index} of {of}")
@@ -104,6 +105,7 @@ impl Trace {
                 let e = match event {
                     Event::Poll(id) => id.as_u64() << 2 | 1,
                     Event::Advance => 2,
+                    Event::Deliver(p) => p.as_u64() << 2 | 3,
                 };
                 mix(
                     mix(mix(self.hash, 0x5049), e),

@@ -43,6 +43,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use slab::Slab;
 
 use super::failure::{panic_message, Failure, FailureKind, TaskInfo};
+use super::net::NetState;
 use super::task::{Stage, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
 use super::trace::{Step, Trace};
@@ -59,6 +60,8 @@ pub(crate) struct Config {
     pub(crate) unhandled_panic: UnhandledPanic,
     pub(crate) start_paused: bool,
     pub(crate) flavor: super::RuntimeFlavor,
+    pub(crate) net: sim_net::NetConfig,
+    pub(crate) faults: Option<crate::sim::FaultInjector>,
 }
 
 /// What a task slot was created for (for messages).
@@ -83,11 +86,30 @@ struct TaskSlot {
     join_waker: Option<Waker>,
 }
 
+/// A host's entry point: makes the future that runs when it (re)starts.
+pub(crate) type Entry = Rc<dyn Fn() -> Pin<Box<dyn Future<Output = ()>>>>;
+
 pub(crate) struct Host {
     pub(crate) name: Rc<str>,
     span: tracing::Span,
     pub(crate) ctrl_c: u64,
     pub(crate) ctrl_c_waiters: Vec<Waker>,
+    pub(crate) net_id: sim_net::HostId,
+    pub(crate) entry: Option<Entry>,
+    pub(crate) stopped: bool,
+    pub(crate) paused: bool,
+    /// Wakes of this host's tasks held back while it is paused.
+    deferred: Vec<WakeRecord>,
+}
+
+/// A change to a host asked for by one of its own tasks: applied when that
+/// task's poll returns, so a task never drops itself while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HostOp {
+    Stop,
+    Start,
+    Reset,
+    Pause,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -122,6 +144,10 @@ pub(crate) struct Core {
     pub(crate) trace: Trace,
     failure: Option<Failure>,
     failed: bool,
+    /// Where `Advance` moves the clock, computed with the enabled set.
+    advance_to: Duration,
+    host_ops: Vec<(HostId, HostOp)>,
+    pub(crate) injector: Option<super::fault::Injector>,
 }
 
 /// One simulation's state. See the module docs.
@@ -130,6 +156,7 @@ pub(crate) struct World {
     pub(crate) core: RefCell<Core>,
     scheduler: RefCell<Box<dyn Scheduler>>,
     wakes: Arc<WakeQueue>,
+    pub(crate) net: RefCell<NetState>,
 }
 
 impl std::fmt::Debug for World {
@@ -144,7 +171,11 @@ enum Next {
     Main,
     Task(usize),
     Advance,
+    Deliver(sim_net::PacketId),
 }
+
+/// The key recorded in `enabled_keys` for a `Deliver` event.
+const DELIVER_KEY: usize = usize::MAX - 1;
 
 /// The host that runs the test's own future.
 pub(crate) const MAIN_HOST: HostId = HostId(0);
@@ -159,6 +190,8 @@ impl World {
         let start = Duration::from_nanos(DAY + rng.next_u64() % (365 * DAY));
         let seed = config.seed;
         let paused = config.start_paused;
+        let net = NetState::new(config.net.clone());
+        let injector = config.faults.clone().map(super::fault::Injector::new);
         let world = Rc::new(World {
             id,
             core: RefCell::new(Core {
@@ -180,28 +213,54 @@ impl World {
                 trace: Trace::new(seed),
                 failure: None,
                 failed: false,
+                advance_to: Duration::ZERO,
+                host_ops: Vec::new(),
+                injector,
             }),
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
+            net: RefCell::new(net),
         });
-        world.add_host("main");
+        world.add_host("main", Vec::new(), None);
         world
     }
 
     // ----- hosts -----------------------------------------------------------
 
-    pub(crate) fn add_host(&self, name: &str) -> HostId {
+    /// Adds a host to the runtime and the network.
+    ///
+    /// # Panics
+    ///
+    /// When the name is taken or reserved, or an address is invalid or taken
+    /// (the network model's rules).
+    pub(crate) fn add_host(
+        &self,
+        name: &str,
+        addrs: Vec<std::net::IpAddr>,
+        entry: Option<Entry>,
+    ) -> HostId {
         let mut core = self.core.borrow_mut();
         assert!(
-            !core.hosts.iter().any(|h| &*h.name == name),
+            !core.hosts.iter().any(|h| h.name.eq_ignore_ascii_case(name)),
             "a host named \"{name}\" already exists in this simulation; host names must be unique"
         );
+        let net_id = self.net.borrow_mut().net.add_host(name, addrs);
         let id = HostId(core.hosts.len() as u32);
+        debug_assert_eq!(
+            super::net::sim_host(net_id),
+            id,
+            "hosts are created in lockstep"
+        );
         core.hosts.push(Host {
             name: name.into(),
             span: tracing::trace_span!("host", name),
             ctrl_c: 0,
             ctrl_c_waiters: Vec::new(),
+            net_id,
+            entry,
+            stopped: false,
+            paused: false,
+            deferred: Vec::new(),
         });
         id
     }
@@ -210,7 +269,7 @@ impl World {
         let core = self.core.borrow();
         core.hosts
             .iter()
-            .position(|h| &*h.name == name)
+            .position(|h| h.name.eq_ignore_ascii_case(name))
             .map(|i| HostId(i as u32))
     }
 
@@ -411,6 +470,7 @@ impl World {
         let (main_id, main_waker, span) = self.start_main();
         let waker = Waker::from(main_waker.clone());
         loop {
+            self.inject_fault();
             let next = match self.next_event() {
                 Ok(next) => next,
                 Err(failure) => self.fail(*failure),
@@ -447,6 +507,7 @@ impl World {
                 }
                 Next::Task(key) => self.run_task(key),
                 Next::Advance => self.advance(),
+                Next::Deliver(packet) => self.deliver(packet),
             }
         }
     }
@@ -488,29 +549,56 @@ impl World {
             return Err(Box::new(failure));
         }
         self.drain_wakes(core);
-        if core.enabled.is_empty() {
-            let Some(next) = core.timers.next_deadline() else {
+        let polls = core.enabled.len();
+        let now = core.now;
+        let mut net = self.net.borrow_mut();
+        for p in net.deliverable(now) {
+            core.enabled.push(Event::Deliver(*p));
+            core.enabled_keys.push(DELIVER_KEY);
+        }
+        if polls == 0 {
+            // Nothing can run: time may move to the next timer deadline or
+            // window opening, unless a packet must arrive before then.
+            let (window, latest) = net.next_due(now);
+            let target = match (core.timers.next_deadline(), window) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let limit = core.config.max_time;
+            match target {
+                Some(t) if latest.is_some_and(|l| t > l) => {}
+                Some(t) if t.saturating_sub(core.start) > limit && core.enabled.is_empty() => {
+                    drop(net);
+                    let tasks = self.task_infos(core);
+                    return Err(Box::new(self.failure_in(
+                        core,
+                        FailureKind::TimeLimit {
+                            limit,
+                            next: t - core.start,
+                            tasks,
+                        },
+                    )));
+                }
+                Some(t) if t.saturating_sub(core.start) > limit => {}
+                Some(t) => {
+                    core.advance_to = t;
+                    core.enabled.push(Event::Advance);
+                    core.enabled_keys.push(MAIN_KEY);
+                }
+                None => {}
+            }
+            if core.enabled.is_empty() {
+                drop(net);
                 let tasks = self.task_infos(core);
                 return Err(Box::new(
                     self.failure_in(core, FailureKind::Deadlock { tasks }),
                 ));
-            };
-            let limit = core.config.max_time;
-            if next.saturating_sub(core.start) > limit {
-                let tasks = self.task_infos(core);
-                return Err(Box::new(self.failure_in(
-                    core,
-                    FailureKind::TimeLimit {
-                        limit,
-                        next: next - core.start,
-                        tasks,
-                    },
-                )));
             }
-            core.enabled.push(Event::Advance);
-            core.enabled_keys.push(MAIN_KEY);
         }
+        drop(net);
         if core.step >= core.config.max_steps {
+            core.enabled.truncate(polls);
+            core.enabled_keys.truncate(polls);
             let tasks = self.task_infos(core);
             let limit = core.config.max_steps;
             return Err(Box::new(
@@ -523,8 +611,16 @@ impl World {
             index < n,
             "the scheduler picked option {index} but only {n} events are enabled"
         );
-        let event = core.enabled.swap_remove(index);
-        let key = core.enabled_keys.swap_remove(index);
+        let event = core.enabled[index];
+        let key = core.enabled_keys[index];
+        // Deliver and Advance are recomputed at every step; polls stay
+        // enabled until run.
+        core.enabled.truncate(polls);
+        core.enabled_keys.truncate(polls);
+        if index < polls {
+            core.enabled.swap_remove(index);
+            core.enabled_keys.swap_remove(index);
+        }
         core.trace.push(Step::Pick {
             index: index as u32,
             of: n as u32,
@@ -535,10 +631,12 @@ impl World {
             Event::Poll(_) if key == MAIN_KEY => Next::Main,
             Event::Poll(_) => Next::Task(key),
             Event::Advance => Next::Advance,
+            Event::Deliver(p) => Next::Deliver(p),
         })
     }
 
-    /// Moves queued wakes into the enabled set, dropping stale ones.
+    /// Moves queued wakes into the enabled set, dropping stale ones and
+    /// holding back those of paused hosts.
     fn drain_wakes(&self, core: &mut Core) {
         {
             let mut queue = self.wakes.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -552,9 +650,17 @@ impl World {
             let live = if w.key == MAIN_KEY {
                 core.main.as_ref().is_some_and(|m| m.id == w.id)
             } else {
-                core.tasks
-                    .get(w.key)
-                    .is_some_and(|s| s.id == w.id && !s.finished)
+                match core.tasks.get(w.key) {
+                    Some(s) if s.id == w.id && !s.finished => {
+                        let host = &mut core.hosts[s.host.index()];
+                        if host.paused {
+                            host.deferred.push(w);
+                            continue;
+                        }
+                        true
+                    }
+                    _ => false,
+                }
             };
             if live {
                 core.enabled.push(Event::Poll(w.id));
@@ -606,8 +712,12 @@ impl World {
             Ok(Poll::Pending) => {
                 self.core.borrow_mut().tasks[key].cell = Some(cell);
                 self.observe(Observation::Blocked { task: id });
+                self.apply_host_ops();
             }
-            Ok(Poll::Ready(())) => self.finish(key, cell),
+            Ok(Poll::Ready(())) => {
+                self.finish(key, cell);
+                self.apply_host_ops();
+            }
             Err(payload) => {
                 let policy = self.core.borrow().config.unhandled_panic;
                 match policy {
@@ -655,13 +765,8 @@ impl World {
     }
 
     fn advance(&self) {
-        let deadline = self
-            .core
-            .borrow_mut()
-            .timers
-            .next_deadline()
-            .expect("Advance is enabled only while a timer is armed");
-        self.move_clock_to(deadline);
+        let to = self.core.borrow().advance_to;
+        self.move_clock_to(to);
     }
 
     /// Moves the clock forward by `by` at once and fires what is due (the
@@ -679,6 +784,7 @@ impl World {
             debug_assert!(to >= core.now, "time never goes backwards");
             core.now = core.now.max(to);
             let now = core.now;
+            self.net.borrow_mut().touch();
             let mut buf = std::mem::take(&mut core.fire_buf);
             core.timers.fire_until(now, &mut buf);
             (now, buf)
@@ -709,6 +815,192 @@ impl World {
         if core.failure.is_none() {
             core.failure = Some(failure);
         }
+    }
+
+    // ----- host lifecycle ---------------------------------------------------
+
+    /// Stops, starts, resets or pauses `host` now, or, when the running task
+    /// belongs to `host`, as soon as its poll returns.
+    pub(crate) fn host_op(&self, host: HostId, op: HostOp) {
+        assert!(
+            host != MAIN_HOST,
+            "the main host runs the test's own future: it cannot be stopped, reset or paused \
+             (create other hosts with sim_rt::sim::host and act on those)"
+        );
+        {
+            let mut core = self.core.borrow_mut();
+            assert!(
+                host.index() < core.hosts.len(),
+                "{host} is not a host of this simulation"
+            );
+            if core.current.is_some_and(|c| c.host == host) {
+                core.host_ops.push((host, op));
+                return;
+            }
+        }
+        match op {
+            HostOp::Stop => self.stop_host(host),
+            HostOp::Start => self.start_host(host),
+            HostOp::Reset => {
+                self.stop_host(host);
+                self.start_host(host);
+            }
+            HostOp::Pause => self.pause_host(host, true),
+        }
+    }
+
+    /// Applies the host changes a task asked for on its own host.
+    fn apply_host_ops(&self) {
+        loop {
+            let ops = std::mem::take(&mut self.core.borrow_mut().host_ops);
+            if ops.is_empty() {
+                return;
+            }
+            for (host, op) in ops {
+                self.host_op(host, op);
+            }
+        }
+    }
+
+    /// Crashes `host`: its kernel forgets every socket, and every task of
+    /// the host is dropped (its `JoinHandle`s see a cancelled `JoinError`).
+    /// A no-op on a stopped host.
+    fn stop_host(&self, host: HostId) {
+        let (net_id, cells) = {
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            let h = &mut core.hosts[host.index()];
+            if h.stopped {
+                return;
+            }
+            h.stopped = true;
+            h.paused = false;
+            h.deferred.clear();
+            let net_id = h.net_id;
+            let mut cells = Vec::new();
+            for (key, slot) in core.tasks.iter_mut() {
+                if slot.host == host && !slot.finished {
+                    slot.finished = true;
+                    let cell = slot
+                        .cell
+                        .take()
+                        .expect("no task of a host runs while the host is stopped");
+                    cells.push((key, slot.id, cell, slot.join_waker.take()));
+                }
+            }
+            let tasks = &core.tasks;
+            let mut i = 0;
+            while i < core.enabled.len() {
+                let key = core.enabled_keys[i];
+                if key != MAIN_KEY && key != DELIVER_KEY && tasks[key].finished {
+                    core.enabled.swap_remove(i);
+                    core.enabled_keys.swap_remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            (net_id, cells)
+        };
+        self.net_op(|net, now| net.stop_host(net_id, now));
+        self.observe(Observation::HostStopped { host });
+        for (key, id, mut cell, join_waker) in cells {
+            // Drops the future: its sockets close on a dead kernel (no-ops).
+            cell.as_mut().finish_with(JoinError::cancelled(id));
+            let unclaimed = {
+                let mut core = self.core.borrow_mut();
+                if core.tasks[key].has_handle {
+                    core.tasks[key].cell = Some(cell);
+                    None
+                } else {
+                    core.tasks.remove(key);
+                    Some(cell)
+                }
+            };
+            drop(unclaimed);
+            self.observe(Observation::Finished { task: id });
+            if let Some(w) = join_waker {
+                w.wake();
+            }
+        }
+    }
+
+    /// Boots `host` again and spawns its entry point. A no-op on a host
+    /// that is not stopped.
+    fn start_host(&self, host: HostId) {
+        let (net_id, entry) = {
+            let mut core = self.core.borrow_mut();
+            let h = &mut core.hosts[host.index()];
+            if !h.stopped {
+                return;
+            }
+            h.stopped = false;
+            (h.net_id, h.entry.clone())
+        };
+        self.net_op(|net, now| net.start_host(net_id, now));
+        self.observe(Observation::HostStarted { host });
+        if let Some(entry) = entry {
+            let (key, id) = self.spawn(entry(), Some(host), Origin::HostEntry);
+            self.release_handle(key, id);
+        }
+    }
+
+    /// Pauses (`true`) or resumes `host`: while paused its tasks are not
+    /// polled (their wakes wait), but its kernel keeps receiving packets.
+    pub(crate) fn pause_host(&self, host: HostId, paused: bool) {
+        let requeue = {
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            let h = &mut core.hosts[host.index()];
+            if h.stopped || h.paused == paused {
+                return;
+            }
+            h.paused = paused;
+            if paused {
+                // Runnable tasks of the host wait too.
+                let mut i = 0;
+                while i < core.enabled.len() {
+                    let key = core.enabled_keys[i];
+                    let slot = (key != MAIN_KEY && key != DELIVER_KEY).then(|| &core.tasks[key]);
+                    match (core.enabled[i], slot) {
+                        (Event::Poll(id), Some(s)) if s.host == host => {
+                            core.hosts[host.index()].deferred.push(WakeRecord {
+                                key,
+                                id,
+                                by: None,
+                            });
+                            core.enabled.swap_remove(i);
+                            core.enabled_keys.swap_remove(i);
+                        }
+                        _ => i += 1,
+                    }
+                }
+                Vec::new()
+            } else {
+                std::mem::take(&mut h.deferred)
+            }
+        };
+        self.observe(Observation::HostPaused { host, paused });
+        if !requeue.is_empty() {
+            self.wakes
+                .queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(requeue);
+        }
+    }
+
+    pub(crate) fn host_state(&self, host: HostId) -> (bool, bool) {
+        let core = self.core.borrow();
+        let h = &core.hosts[host.index()];
+        (h.stopped, h.paused)
+    }
+
+    pub(crate) fn net_host(&self, host: HostId) -> sim_net::HostId {
+        self.core.borrow().hosts[host.index()].net_id
+    }
+
+    pub(crate) fn host_count(&self) -> usize {
+        self.core.borrow().hosts.len()
     }
 
     // ----- timers ----------------------------------------------------------

@@ -13,13 +13,6 @@ use crate::runtime::context;
 use crate::runtime::world::{Origin, World};
 use crate::scheduler::HostId;
 
-/// The simulation with id `runtime`, if reachable from this thread.
-fn world_of(runtime: u64) -> Option<Rc<World>> {
-    context::try_current()
-        .filter(|w| w.id == runtime)
-        .or_else(|| context::lookup(runtime))
-}
-
 /// Simulated [`tokio::task::JoinHandle`]: an owned permission to join a task.
 ///
 /// Awaiting it gives the task's output, or a [`JoinError`] when the task was
@@ -72,7 +65,7 @@ impl<T: 'static> JoinHandle<T> {
 
 impl<T> JoinHandle<T> {
     fn world(&self) -> Option<Rc<World>> {
-        world_of(self.runtime)
+        context::world_of(self.runtime)
     }
 
     /// Aborts the task: it is cancelled the next time it would be polled, and
@@ -144,7 +137,7 @@ pub struct AbortHandle {
 
 impl AbortHandle {
     fn world(&self) -> Option<Rc<World>> {
-        world_of(self.runtime)
+        context::world_of(self.runtime)
     }
 
     /// Aborts the task (see [`JoinHandle::abort`]).

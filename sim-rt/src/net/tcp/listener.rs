@@ -1,0 +1,229 @@
+//! Simulated [`tokio::net::TcpListener`]: a listening socket of the task's
+//! host in the network model.
+//!
+//! The model's kernel completes handshakes on its own and queues the new
+//! connections; `accept` only takes the oldest one, waiting on the
+//! listener's `READABLE` readiness while the queue is empty.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll};
+
+use sim_net::{Endpoint, ListenerId, Readiness};
+
+use super::{checked_ttl, TcpStream, DEFAULT_TTL};
+use crate::net::addr::each_addr;
+use crate::net::io::NetIo;
+use crate::net::ToSocketAddrs;
+
+/// Simulated [`tokio::net::TcpListener`]: a TCP socket server, listening
+/// for connections.
+///
+/// [`accept`](TcpListener::accept) takes the next connection. The socket is
+/// closed when the value is dropped: connections that completed their
+/// handshake but were never accepted are then reset, as a kernel does.
+///
+/// # Errors
+///
+/// Accepting can fail, and not every failure is fatal; a server loop should
+/// decide per error whether to continue. In a simulation, `accept` fails
+/// with `NotConnected` once the listener's host has been stopped or reset.
+///
+/// # Examples
+///
+/// ```
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use sim_rt::net::{TcpListener, TcpStream};
+///
+/// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+/// let client = TcpStream::connect("localhost:8080").await?;
+/// let (_socket, peer) = listener.accept().await?;
+/// assert_eq!(peer, client.local_addr()?);
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+///
+/// # Differences from tokio
+///
+/// - The listener belongs to the host of the task that binds it, and only
+///   that host's addresses (and loopback) can be bound.
+/// - `from_std`, `into_std`, `TryFrom<std::net::TcpListener>` and the raw
+///   file descriptor traits are not provided: there is no OS socket.
+pub struct TcpListener {
+    io: NetIo,
+    id: ListenerId,
+    /// The stored `IP_TTL`; it has no effect on the model.
+    ttl: AtomicU32,
+}
+
+impl TcpListener {
+    /// Simulated [`tokio::net::TcpListener::bind`]: creates a listener
+    /// bound to `addr`, ready to accept connections.
+    ///
+    /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
+    /// tells which. If `addr` resolves to several addresses, each is tried
+    /// in turn until one binds; if none does, the error of the last attempt
+    /// is returned.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::net::TcpListener;
+    ///
+    /// let listener = TcpListener::bind("127.0.0.1:0").await?;
+    /// assert_eq!(listener.local_addr()?, "127.0.0.1:49152".parse().unwrap());
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `AddrInUse` if a listener of the host already holds the port on an
+    /// overlapping address; `AddrNotAvailable` if the host does not own the
+    /// address; name resolution errors as [`ToSocketAddrs`].
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None. As with tokio on Unix, which sets `SO_REUSEADDR`, a port held
+    /// only by connections (not by a listener) can be bound again.
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<TcpListener> {
+        each_addr(addr, |addr| async move { TcpListener::bind_addr(addr) }).await
+    }
+
+    fn bind_addr(addr: SocketAddr) -> io::Result<TcpListener> {
+        let (world, io, host) = NetIo::current();
+        let id = world.net_op(|net, _| net.tcp_listen(host, addr))?;
+        Ok(TcpListener {
+            io,
+            id,
+            ttl: AtomicU32::new(DEFAULT_TTL),
+        })
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::Listener(self.id)
+    }
+
+    /// Simulated [`tokio::net::TcpListener::accept`]: waits for a new
+    /// connection and returns it with the peer's address.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing (for
+    /// example as the losing branch of [`select!`](crate::select)), no
+    /// connection was taken from the queue.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:80").await?;
+    /// sim_rt::spawn(TcpStream::connect("localhost:80"));
+    /// let (socket, peer) = listener.accept().await?;
+    /// assert_eq!(socket.peer_addr()?, peer);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
+        poll_fn(|cx| self.poll_accept(cx)).await
+    }
+
+    /// Simulated [`tokio::net::TcpListener::poll_accept`]: accepts a
+    /// connection if one is queued, else registers the task to be woken
+    /// when one arrives and returns `Poll::Pending`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Every task that polled and got `Pending` is woken, not only the one
+    /// that polled last; a spurious wake is allowed by the contract either
+    /// way.
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        let id = self.id;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
+                net.tcp_accept(id)
+            })
+            .map_ok(|(conn, peer)| {
+                // Like Linux, the new socket starts with the listener's
+                // options.
+                let ttl = self.ttl.load(Ordering::Relaxed);
+                (TcpStream::new(self.io, conn, ttl), peer)
+            })
+    }
+
+    /// Simulated [`tokio::net::TcpListener::local_addr`]: the address the
+    /// listener is bound to, with the port actually bound.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the listener's host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        let id = self.id;
+        self.io
+            .query(self.endpoint(), |net| net.tcp_listener_addr(id))
+    }
+
+    /// Simulated [`tokio::net::TcpListener::ttl`]: the value of the `IP_TTL`
+    /// option (64, Linux's default, until [`set_ttl`](Self::set_ttl)).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is only stored; see [`set_ttl`](Self::set_ttl).
+    pub fn ttl(&self) -> io::Result<u32> {
+        Ok(self.ttl.load(Ordering::Relaxed))
+    }
+
+    /// Simulated [`tokio::net::TcpListener::set_ttl`]: sets the `IP_TTL`
+    /// option, the time-to-live of every packet sent from this socket.
+    /// Streams accepted afterwards start with this value.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for 0 or a value above 255, as Linux rejects them
+    /// (`u32::MAX` restores the default, as -1 does there).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is stored and reported by [`ttl`](Self::ttl), but the
+    /// simulated network has no hop limit, so it has no other effect.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl fmt::Debug for TcpListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpListener")
+            .field("id", &self.id)
+            .field("host", &self.io.host())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TcpListener {
+    /// Closes the listener; connections still queued are reset.
+    fn drop(&mut self) {
+        let id = self.id;
+        self.io
+            .close(self.endpoint(), |net, now| net.tcp_close_listener(id, now));
+    }
+}

@@ -1,0 +1,783 @@
+//! Simulated [`tokio::net::TcpStream`]: one end of a connection in the
+//! network model.
+//!
+//! Reads, writes and peeks are the model's non-blocking calls; on
+//! `WouldBlock` the task waits for the endpoint's `READABLE` or `WRITABLE`
+//! readiness (see `net/io.rs`). A connect starts the handshake at once and
+//! waits for `WRITABLE`, which the model reports when the SYN-ACK (or an
+//! RST) arrives, exactly as a non-blocking `connect` under mio does.
+//!
+//! The socket options (`TCP_NODELAY`, `IP_TTL`, `SO_LINGER`) live in the
+//! handle. Only linger has an effect: a zero linger turns the close on drop
+//! into an abort (RST), as it does in a kernel.
+
+use std::fmt;
+use std::future::poll_fn;
+use std::io;
+use std::net::{Shutdown, SocketAddr};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::task::{ready, Context, Poll};
+use std::time::Duration;
+
+use bytes::BufMut;
+use sim_net::{ConnId, Endpoint, Net, Readiness};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::split::{split, ReadHalf, WriteHalf};
+use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
+use super::{checked_ttl, DEFAULT_TTL};
+use crate::net::addr::each_addr;
+use crate::net::io::NetIo;
+use crate::net::ToSocketAddrs;
+
+/// Simulated [`tokio::net::TcpStream`]: a TCP stream between a local and a
+/// remote socket.
+///
+/// A stream comes from [`connect`](TcpStream::connect) or from
+/// [`TcpListener::accept`](crate::net::TcpListener::accept). It implements
+/// tokio's own [`AsyncRead`] and [`AsyncWrite`], so the helpers of
+/// [`AsyncReadExt`](crate::io::AsyncReadExt) and
+/// [`AsyncWriteExt`](crate::io::AsyncWriteExt) work on it.
+///
+/// [`shutdown()`](crate::io::AsyncWriteExt::shutdown) closes the write
+/// direction only: the peer reads the remaining bytes and then end of
+/// stream (`Ok(0)`), and can still send. Dropping the stream closes it: the
+/// bytes already written are still delivered, then the peer reads end of
+/// stream, unless bytes were left unread here, in which case the peer sees
+/// `ConnectionReset`, as with a kernel.
+///
+/// # Examples
+///
+/// ```
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+/// use sim_rt::net::{TcpListener, TcpStream};
+///
+/// sim_rt::sim::host("server").start(|| async {
+///     let listener = TcpListener::bind("0.0.0.0:8080").await?;
+///     let (mut socket, _) = listener.accept().await?;
+///     let mut request = String::new();
+///     socket.read_to_string(&mut request).await?;
+///     socket.write_all(request.to_uppercase().as_bytes()).await
+/// });
+///
+/// let mut stream = TcpStream::connect("server:8080").await?;
+/// stream.write_all(b"hello world!").await?;
+/// stream.shutdown().await?;
+/// let mut reply = String::new();
+/// stream.read_to_string(&mut reply).await?;
+/// assert_eq!(reply, "HELLO WORLD!");
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+///
+/// # Differences from tokio
+///
+/// - `ready(Interest)`, `try_io` and `async_io` are not provided (tokio's
+///   `Interest` needs its real reactor); [`readable`](Self::readable) and
+///   [`writable`](Self::writable) are. `take_error`, `quickack` and
+///   `set_quickack` are not provided either.
+/// - `from_std`, `into_std`, `TryFrom<std::net::TcpStream>` and the raw
+///   file descriptor traits are not provided: there is no OS socket.
+/// - Every task that waits on the stream is woken when it becomes ready,
+///   not only the one that polled last (tokio keeps one waker per
+///   direction for the `poll_*` methods); a spurious wake is allowed by
+///   the contract either way.
+pub struct TcpStream {
+    io: NetIo,
+    conn: ConnId,
+    /// `TCP_NODELAY`: stored, no effect (the model never delays a write).
+    nodelay: AtomicBool,
+    /// `IP_TTL`: stored, no effect (the model has no hop limit).
+    ttl: AtomicU32,
+    /// `SO_LINGER`: `Some(ZERO)` makes the drop abort the connection.
+    linger: Mutex<Option<Duration>>,
+}
+
+impl TcpStream {
+    /// A handle for `conn`, a connection endpoint of `io`'s host, created
+    /// by a connect or an accept, with `IP_TTL` set to `ttl`.
+    pub(super) fn new(io: NetIo, conn: ConnId, ttl: u32) -> TcpStream {
+        TcpStream {
+            io,
+            conn,
+            nodelay: AtomicBool::new(false),
+            ttl: AtomicU32::new(ttl),
+            linger: Mutex::new(None),
+        }
+    }
+
+    /// Simulated [`tokio::net::TcpStream::connect`]: opens a TCP connection
+    /// to `addr`.
+    ///
+    /// If `addr` resolves to several addresses, each is tried in turn until
+    /// one connects; if none does, the error of the last attempt is
+    /// returned (so a later attempt's error can hide an earlier one).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::AsyncWriteExt;
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let mut stream = TcpStream::connect("localhost:8080").await?;
+    /// stream.write_all(b"hello world!").await?;
+    ///
+    /// // Nobody listens on port 8081.
+    /// let refused = TcpStream::connect("localhost:8081").await.unwrap_err();
+    /// assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+    /// # drop(listener);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `ConnectionRefused` when nothing listens on the port, the listener's
+    /// backlog is full, or no host owns the address; `AddrNotAvailable`
+    /// when the host has no address of the destination's family or no free
+    /// ephemeral port; name resolution errors as [`ToSocketAddrs`].
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    ///
+    /// # Differences from tokio
+    ///
+    /// - A connect to a partitioned or stopped host waits until the path
+    ///   opens, as a kernel retransmitting its SYN would, but without the
+    ///   kernel's eventual timeout; wrap it in
+    ///   [`timeout`](crate::time::timeout) to give up.
+    /// - A connect to an address no host owns fails at once with
+    ///   `ConnectionRefused`, where Linux would report `EHOSTUNREACH`
+    ///   (`HostUnreachable`) or time out.
+    pub async fn connect<A: ToSocketAddrs>(addr: A) -> io::Result<TcpStream> {
+        each_addr(addr, TcpStream::connect_addr).await
+    }
+
+    /// Connects to one address: starts the handshake, then waits for it.
+    /// Dropping the future drops the half-open stream, which closes it.
+    async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
+        let stream = TcpStream::start_connect(addr)?;
+        let conn = stream.conn;
+        poll_fn(|cx| {
+            stream
+                .io
+                .poll_op(cx, stream.endpoint(), Readiness::WRITABLE, |net, _| {
+                    net.tcp_finish_connect(conn)
+                })
+        })
+        .await?;
+        Ok(stream)
+    }
+
+    /// Sends the SYN. Kept out of `connect_addr` so that the `Rc<World>`
+    /// is never held across an await (the future must stay `Send`).
+    fn start_connect(addr: SocketAddr) -> io::Result<TcpStream> {
+        let (world, io, host) = NetIo::current();
+        let conn = world.net_op(|net, now| net.tcp_connect(host, addr, now))?;
+        Ok(TcpStream::new(io, conn, DEFAULT_TTL))
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::Conn(self.conn)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::local_addr`]: the local address
+    /// of the stream.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the stream's host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        let conn = self.conn;
+        self.io
+            .query(self.endpoint(), |net| net.tcp_local_addr(conn))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::peer_addr`]: the remote address
+    /// the stream is connected to.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the connection was reset, as `getpeername`
+    /// reports it, or once the stream's host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        let conn = self.conn;
+        self.io
+            .query(self.endpoint(), |net| net.tcp_peer_addr(conn))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::poll_peek`]: copies received
+    /// bytes into `buf` without removing them from the receive buffer, or
+    /// registers the task to be woken when there are some.
+    ///
+    /// Returns `Poll::Ready(Ok(n))` with the number of bytes peeked (0 at
+    /// end of stream or when `buf` has no room), `Poll::Pending` when no
+    /// data is there yet, or an error.
+    ///
+    /// # Errors
+    ///
+    /// The connection's pending error (`ConnectionReset`...), which, unlike
+    /// a read, a peek does not consume; `NotConnected` once the stream's
+    /// host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// See the type's docs about wakers.
+    pub fn poll_peek(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<usize>> {
+        let conn = self.conn;
+        let n = ready!(self
+            .io
+            .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
+                net.tcp_peek(conn, buf.initialize_unfilled())
+            }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(n))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::readable`]: waits until the
+    /// stream is readable (data, end of stream or an error to report).
+    ///
+    /// Usually paired with [`try_read`](Self::try_read). The stream may
+    /// stop being readable before the next `try_read` (another task read
+    /// first), which then returns `WouldBlock`.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::AsyncWriteExt;
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    /// server.write_all(b"hi").await?;
+    ///
+    /// let mut msg = [0; 16];
+    /// let n = loop {
+    ///     stream.readable().await?;
+    ///     match stream.try_read(&mut msg) {
+    ///         Ok(n) => break n,
+    ///         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+    ///         Err(e) => return Err(e),
+    ///     }
+    /// };
+    /// assert_eq!(&msg[..n], b"hi");
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_read_ready(cx)).await
+    }
+
+    /// Simulated [`tokio::net::TcpStream::poll_read_ready`]: `Ready` once
+    /// the stream is readable, else registers the task to be woken when it
+    /// becomes so.
+    ///
+    /// # Differences from tokio
+    ///
+    /// See the type's docs about wakers.
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::try_read`]: reads the bytes
+    /// already received into `buf`, without waiting.
+    ///
+    /// Returns the number of bytes read: `Ok(0)` means end of stream (or an
+    /// empty `buf`).
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when nothing has been received; the connection's error
+    /// (`ConnectionReset`...), reported once; `NotConnected` once the
+    /// stream's host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let conn = self.conn;
+        self.io
+            .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::try_read_vectored`]: like
+    /// [`try_read`](Self::try_read), filling the buffers in order.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        let mut data = vec![0; bufs.iter().map(|b| b.len()).sum()];
+        let n = self.try_read(&mut data)?;
+        let mut rest = &data[..n];
+        for buf in bufs.iter_mut() {
+            let k = buf.len().min(rest.len());
+            buf[..k].copy_from_slice(&rest[..k]);
+            rest = &rest[k..];
+        }
+        Ok(n)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::try_read_buf`]: like
+    /// [`try_read`](Self::try_read), appending to `buf` and advancing its
+    /// cursor. Reads at most what `buf`'s current chunk holds (a `Vec`
+    /// grows a chunk when it is full).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_read_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let n = self.try_read(&mut data)?;
+        buf.put_slice(&data[..n]);
+        Ok(n)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::writable`]: waits until the
+    /// stream is writable (send buffer space, or an error to report).
+    ///
+    /// Usually paired with [`try_write`](Self::try_write).
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_write_ready(cx)).await
+    }
+
+    /// Simulated [`tokio::net::TcpStream::poll_write_ready`]: `Ready` once
+    /// the stream is writable, else registers the task to be woken when it
+    /// becomes so.
+    ///
+    /// # Differences from tokio
+    ///
+    /// See the type's docs about wakers.
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::try_write`]: writes as much of
+    /// `buf` as the send buffer takes, without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when the send buffer is full; the connection's error
+    /// (`ConnectionReset`...), reported once; `BrokenPipe` after
+    /// [`shutdown`](crate::io::AsyncWriteExt::shutdown) or once the
+    /// connection is reset; `NotConnected` once the stream's host has been
+    /// stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        let conn = self.conn;
+        self.io
+            .try_op(self.endpoint(), |net, now| net.tcp_write(conn, buf, now))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::try_write_vectored`]: like
+    /// [`try_write`](Self::try_write) with the buffers concatenated.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let conn = self.conn;
+        self.io.try_op(self.endpoint(), |net, now| {
+            net.tcp_write(conn, &gather(net, bufs), now)
+        })
+    }
+
+    /// Simulated [`tokio::net::TcpStream::peek`]: waits for received bytes
+    /// and copies them into `buf` without removing them, so the next read
+    /// returns them again.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// peek happened and `buf` is untouched.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let mut stream = TcpStream::connect("localhost:8080").await?;
+    /// listener.accept().await?.0.write_all(b"hello").await?;
+    ///
+    /// let mut b1 = [0; 10];
+    /// let mut b2 = [0; 10];
+    /// let n = stream.peek(&mut b1).await?;
+    /// assert_eq!(n, stream.read(&mut b2[..n]).await?);
+    /// assert_eq!(&b1[..n], &b2[..n]);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut buf = ReadBuf::new(buf);
+        poll_fn(|cx| self.poll_peek(cx, &mut buf)).await
+    }
+
+    /// Shuts down the write direction (`Shutdown::Write`: FIN after the
+    /// bytes already written). Like tokio, `NotConnected` (the connection
+    /// is already reset or gone) counts as success.
+    pub(super) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
+        let conn = self.conn;
+        match self
+            .io
+            .try_op(self.endpoint(), |net, now| net.tcp_shutdown(conn, how, now))
+        {
+            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
+            r => r,
+        }
+    }
+
+    /// Simulated [`tokio::net::TcpStream::nodelay`]: the value of the
+    /// `TCP_NODELAY` option (initially `false`).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is only stored; see [`set_nodelay`](Self::set_nodelay).
+    pub fn nodelay(&self) -> io::Result<bool> {
+        Ok(self.nodelay.load(Ordering::Relaxed))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::set_nodelay`]: sets the
+    /// `TCP_NODELAY` option, which turns off Nagle's algorithm (coalescing
+    /// small writes into fewer segments).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is stored and reported by [`nodelay`](Self::nodelay), but
+    /// has no effect: the simulated network never delays a write, so every
+    /// stream behaves as if `TCP_NODELAY` were set.
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.nodelay.store(nodelay, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::TcpStream::linger`]: the value of the
+    /// `SO_LINGER` option (initially `None`).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn linger(&self) -> io::Result<Option<Duration>> {
+        Ok(*self.linger.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::set_linger`]: sets the
+    /// `SO_LINGER` option, what closing does with unsent data.
+    ///
+    /// The option holds whole seconds, so the duration is truncated to
+    /// them, as on Linux: [`linger`](Self::linger) then reports the
+    /// truncated value, and anything under a second is a zero linger.
+    /// With a zero linger (see [`set_zero_linger`](Self::set_zero_linger))
+    /// dropping the stream aborts the connection: unsent bytes are
+    /// discarded and the peer gets an RST (`ConnectionReset`) instead of
+    /// end of stream.
+    ///
+    /// Deprecated in tokio, because a nonzero linger makes the drop block
+    /// the thread until the data is sent or the time runs out.
+    ///
+    /// # Differences from tokio
+    ///
+    /// A nonzero linger does not block: the drop closes gracefully, as with
+    /// `None`, and the bytes already written are still delivered.
+    #[deprecated = "`SO_LINGER` causes the socket to block the thread on drop"]
+    pub fn set_linger(&self, dur: Option<Duration>) -> io::Result<()> {
+        *self.linger.lock().unwrap_or_else(PoisonError::into_inner) =
+            dur.map(|d| Duration::from_secs(d.as_secs()));
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::TcpStream::set_zero_linger`]: sets
+    /// `SO_LINGER` to zero, so that dropping the stream aborts the
+    /// connection ("abortive close"): unsent bytes are discarded and the
+    /// peer gets an RST, which it reports as `ConnectionReset`, instead of
+    /// end of stream.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use sim_rt::io::AsyncReadExt;
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    ///
+    /// stream.set_zero_linger()?;
+    /// assert_eq!(stream.linger()?, Some(Duration::ZERO));
+    /// drop(stream);
+    /// let reset = server.read(&mut [0; 8]).await.unwrap_err();
+    /// assert_eq!(reset.kind(), std::io::ErrorKind::ConnectionReset);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        *self.linger.lock().unwrap_or_else(PoisonError::into_inner) = Some(Duration::ZERO);
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::TcpStream::ttl`]: the value of the `IP_TTL`
+    /// option: 64, Linux's default, for a stream that connected; the
+    /// listener's value for an accepted stream, which Linux copies from it;
+    /// or what [`set_ttl`](Self::set_ttl) set.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is only stored; see [`set_ttl`](Self::set_ttl).
+    pub fn ttl(&self) -> io::Result<u32> {
+        Ok(self.ttl.load(Ordering::Relaxed))
+    }
+
+    /// Simulated [`tokio::net::TcpStream::set_ttl`]: sets the `IP_TTL`
+    /// option, the time-to-live of every packet sent from this socket.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for 0 or a value above 255, as Linux rejects them
+    /// (`u32::MAX` restores the default, as -1 does there).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value is stored and reported by [`ttl`](Self::ttl), but the
+    /// simulated network has no hop limit, so it has no other effect.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::TcpStream::split`]: borrows the stream as a
+    /// read half and a write half, to read and write concurrently (for
+    /// example in the two branches of a [`join!`](crate::join)).
+    ///
+    /// Cheaper than [`into_split`](Self::into_split), but the halves cannot
+    /// be moved into separately spawned tasks.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    // The lifetime is spelled out, as in tokio, so the docs show that the
+    // halves borrow the stream.
+    #[allow(clippy::needless_lifetimes)]
+    pub fn split<'a>(&'a mut self) -> (ReadHalf<'a>, WriteHalf<'a>) {
+        split(self)
+    }
+
+    /// Simulated [`tokio::net::TcpStream::into_split`]: splits the stream
+    /// into owned halves that can move into separate tasks.
+    ///
+    /// **Note:** dropping the write half shuts down the write direction of
+    /// the stream, as [`shutdown()`](crate::io::AsyncWriteExt::shutdown)
+    /// does (unless it is [forgotten](OwnedWriteHalf::forget)). The stream
+    /// is closed when both halves are gone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    ///
+    /// let (mut rd, mut wr) = stream.into_split();
+    /// let writer = sim_rt::spawn(async move { wr.write_all(b"ping").await });
+    /// let mut got = [0; 4];
+    /// server.read_exact(&mut got).await?;
+    /// server.write_all(&got).await?;
+    /// rd.read_exact(&mut got).await?;
+    /// assert_eq!(&got, b"ping");
+    /// writer.await??;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split_owned(self)
+    }
+
+    pub(super) fn poll_read_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let conn = self.conn;
+        let n = ready!(self
+            .io
+            .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, now| {
+                net.tcp_read(conn, buf.initialize_unfilled(), now)
+            }))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
+    pub(super) fn poll_write_priv(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let conn = self.conn;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
+                net.tcp_write(conn, buf, now)
+            })
+    }
+
+    pub(super) fn poll_write_vectored_priv(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let conn = self.conn;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
+                net.tcp_write(conn, &gather(net, bufs), now)
+            })
+    }
+}
+
+/// The bytes of `bufs`, in order, up to what one write can take (the send
+/// buffer's size), so a vectored write is one write of their concatenation.
+fn gather(net: &Net, bufs: &[io::IoSlice<'_>]) -> Vec<u8> {
+    let limit = net.config().send_buffer;
+    let mut data = Vec::with_capacity(bufs.iter().map(|b| b.len()).sum::<usize>().min(limit));
+    for buf in bufs {
+        let room = limit - data.len();
+        if room == 0 {
+            break;
+        }
+        data.extend_from_slice(&buf[..buf.len().min(room)]);
+    }
+    data
+}
+
+impl AsyncRead for TcpStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.poll_read_priv(cx, buf)
+    }
+}
+
+impl AsyncWrite for TcpStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_write_priv(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.poll_write_vectored_priv(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Written bytes are already in the send buffer: nothing to flush.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown_std(Shutdown::Write))
+    }
+}
+
+impl AsRef<Self> for TcpStream {
+    fn as_ref(&self) -> &Self {
+        self
+    }
+}
+
+impl fmt::Debug for TcpStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TcpStream")
+            .field("conn", &self.conn)
+            .field("host", &self.io.host())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for TcpStream {
+    /// Closes the connection: gracefully (FIN after the bytes written, or
+    /// RST if received bytes were left unread), or by an abort (RST) when
+    /// `SO_LINGER` is zero.
+    fn drop(&mut self) {
+        let conn = self.conn;
+        let abort = self
+            .linger
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|d| d.is_zero());
+        self.io.close(self.endpoint(), |net, now| {
+            if abort {
+                net.tcp_abort(conn, now)
+            } else {
+                net.tcp_close(conn, now)
+            }
+        });
+    }
+}

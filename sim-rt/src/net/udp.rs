@@ -1,0 +1,622 @@
+//! Simulated [`tokio::net::UdpSocket`]: a handle on one datagram socket of
+//! the network model.
+//!
+//! Every operation is the model's non-blocking call (`Net::udp_*`) run
+//! through [`NetIo`]: a receive that finds the queue empty registers the
+//! task on the socket's readability and returns `Pending`; the model's
+//! `Ready` event when a datagram arrives wakes it to retry. Sending never
+//! waits: the model has no send buffer to fill, so a send creates its
+//! packet (or drops it, see below) at once and returns.
+//!
+//! What happens to a datagram on the way is the model's and the
+//! scheduler's business (`sim_net`'s `datagram.rs`): each one takes its own
+//! time within the link's latency window, so datagrams reorder; a lossy or
+//! duplicating link asks the scheduler a data choice per datagram; a
+//! partition or a stopped host loses it; a datagram to an address or port
+//! nobody holds vanishes without an error, as real UDP does when ICMP is
+//! ignored. A connected socket only receives from its peer, and a datagram
+//! longer than the receive buffer is truncated, both done by the model.
+//!
+//! # Invariants
+//!
+//! - `id` names a socket the model created for this handle; the handle is
+//!   its only owner and closes it on drop. The model forgets it earlier if
+//!   its host stops, after which every operation reports `NotConnected`
+//!   (`NetIo` checks this before each call).
+//! - The handle holds ids and plain option values only, so it is `Send` and
+//!   `Sync` like tokio's; all state lives in the world.
+
+use std::future::poll_fn;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::task::{ready, Context, Poll};
+
+use sim_net::{Endpoint, Net, Readiness, SocketId};
+
+use super::addr::{each_addr, resolve, ToSocketAddrs};
+use super::io::NetIo;
+use crate::io::ReadBuf;
+
+/// Linux's default `IP_TTL` (`net.ipv4.ip_default_ttl`).
+const DEFAULT_TTL: u32 = 64;
+
+/// Simulated [`tokio::net::UdpSocket`]: a UDP socket on the host of the
+/// task that bound it.
+///
+/// UDP has no connections: a bound socket sends to any address with
+/// [`send_to`](Self::send_to) and receives from anyone with
+/// [`recv_from`](Self::recv_from). [`connect`](Self::connect) fixes a
+/// default peer for [`send`](Self::send) and makes the socket drop
+/// datagrams from every other source. Datagrams may be lost, duplicated
+/// or reordered, depending on the links between hosts (see
+/// [`sim::set_link`](crate::sim::set_link)).
+///
+/// The socket can be shared between tasks (for example in an `Arc`): every
+/// method takes `&self`.
+///
+/// # Examples
+///
+/// A name server on host "dns" and a client on the main host:
+///
+/// ```
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use sim_rt::net::UdpSocket;
+///
+/// sim_rt::sim::host("dns").start(|| async {
+///     let socket = UdpSocket::bind("0.0.0.0:53").await?;
+///     let mut buf = [0; 512];
+///     loop {
+///         let (n, from) = socket.recv_from(&mut buf).await?;
+///         socket.send_to(&buf[..n], from).await?;
+///     }
+///     #[allow(unreachable_code)]
+///     Ok::<(), std::io::Error>(())
+/// });
+///
+/// let socket = UdpSocket::bind("0.0.0.0:0").await.unwrap();
+/// socket.send_to(b"query", "dns:53").await.unwrap();
+/// let mut buf = [0; 512];
+/// let (n, from) = socket.recv_from(&mut buf).await.unwrap();
+/// assert_eq!(&buf[..n], b"query");
+/// assert_eq!(from, "10.0.0.2:53".parse().unwrap());
+/// # });
+/// ```
+///
+/// # Differences from tokio
+///
+/// - Not provided, because they need a real OS socket: `from_std`,
+///   `into_std`, `TryFrom<std::net::UdpSocket>`, `AsRawFd`/`AsFd` (and the
+///   Windows equivalents), `device`/`bind_device`, `tos`/`tclass` options,
+///   the multicast options and `join_multicast_*`/`leave_multicast_*`
+///   (the model has no multicast).
+/// - Not provided: `ready(Interest)`, `try_io` and `async_io` (tokio's
+///   `Interest` is behind its `net` feature); `recv_buf`, `recv_buf_from`
+///   and their `try_` forms (they take a `bytes::BufMut`, which this crate
+///   does not depend on).
+/// - [`set_ttl`](Self::set_ttl) and [`set_broadcast`](Self::set_broadcast)
+///   are stored and read back but change nothing: the model has no hop
+///   count and no broadcast addresses.
+/// - No ICMP errors: a datagram to a port nobody holds vanishes, and a later
+///   receive on a connected socket never fails with `ConnectionRefused`.
+///   [`take_error`](Self::take_error) always finds nothing.
+/// - [`send`](Self::send) on a socket that is not connected fails with
+///   `NotConnected` (Linux reports `EDESTADDRREQ`, which std has no
+///   `ErrorKind` for).
+/// - Readiness is exact: [`readable`](Self::readable) completes only when a
+///   datagram is queued, never spuriously. Every task that polls a
+///   `poll_*` method is woken, not only the most recent one.
+/// - Once the socket's host is stopped or reset, every operation fails
+///   with `NotConnected`: its sockets are gone, as after a reboot.
+#[derive(Debug)]
+pub struct UdpSocket {
+    io: NetIo,
+    id: SocketId,
+    /// `IP_TTL`, stored only. Always in `1..=255`.
+    ttl: AtomicU32,
+    /// `SO_BROADCAST`, stored only.
+    broadcast: AtomicBool,
+}
+
+impl UdpSocket {
+    /// Simulated [`tokio::net::UdpSocket::bind`]: creates a socket on the
+    /// current task's host, bound to `addr`.
+    ///
+    /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
+    /// tells which. When `addr` resolves to several addresses, each is
+    /// tried in turn and the first that binds is used.
+    ///
+    /// # Errors
+    ///
+    /// `AddrInUse` if a socket of the host holds the port on an overlapping
+    /// address; `AddrNotAvailable` if the host does not own the address; a
+    /// name that does not resolve fails like a DNS miss. With several
+    /// addresses, the last one's error.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    pub async fn bind<A: ToSocketAddrs>(addr: A) -> io::Result<UdpSocket> {
+        // The world is an `Rc`: keep it out of the future so the future is
+        // `Send`, as tokio's is.
+        let (io, host) = {
+            let (_world, io, host) = NetIo::current();
+            (io, host)
+        };
+        each_addr(addr, |addr| async move {
+            let id = io.world()?.net_op(|net, _| net.udp_bind(host, addr))?;
+            Ok(UdpSocket {
+                io,
+                id,
+                ttl: AtomicU32::new(DEFAULT_TTL),
+                broadcast: AtomicBool::new(false),
+            })
+        })
+        .await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::local_addr`]: the address the
+    /// socket is bound to, with the port actually assigned.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the socket's host was stopped.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        let id = self.id;
+        self.io.query(self.endpoint(), |net| net.udp_local_addr(id))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::peer_addr`]: the address the
+    /// socket is connected to.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` if it is not connected (or its host was stopped).
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        let id = self.id;
+        self.io.query(self.endpoint(), |net| net.udp_peer_addr(id))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::connect`]: sets the destination
+    /// of [`send`](Self::send) and, from now on, receives only datagrams
+    /// sent from `addr`.
+    ///
+    /// No packet is sent: connecting only sets the socket's peer, so it
+    /// succeeds whether or not anyone listens there. When `addr` resolves
+    /// to several addresses, each is tried in turn. Datagrams from other
+    /// sources queued before the call stay queued, as on Linux.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for an address the socket cannot reach (an IPv6
+    /// address from an IPv4 socket, an off-host address from a socket
+    /// bound to loopback); a name that does not resolve fails like a DNS
+    /// miss. With several addresses, the last one's error.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    pub async fn connect<A: ToSocketAddrs>(&self, addr: A) -> io::Result<()> {
+        let (io, id) = (self.io, self.id);
+        each_addr(addr, |peer| async move {
+            io.try_op(Endpoint::Socket(id), |net, _| net.udp_connect(id, peer))
+        })
+        .await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::writable`]: waits until the
+    /// socket can send, which in the model is always.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn writable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_send_ready(cx)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_send_ready`]: `Ready` when
+    /// the socket can send, which in the model is always.
+    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::send`]: sends `buf` as one
+    /// datagram to the connected peer; returns its length.
+    ///
+    /// Sending never waits in the model: the datagram leaves at once (or is
+    /// dropped, see the type's docs) and the call completes on its first
+    /// poll.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` without [`connect`](Self::connect); `InvalidInput`
+    /// for a payload over 65,507 bytes.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if it is cancelled, nothing was sent.
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_send(cx, buf)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_send`]: sends `buf` to the
+    /// connected peer; never `Pending` in the model.
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let id = self.id;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
+                net.udp_send(id, buf, now)
+            })
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_send`]: sends `buf` to the
+    /// connected peer without waiting (the model never returns
+    /// `WouldBlock` for a send).
+    ///
+    /// # Errors
+    ///
+    /// As [`send`](Self::send).
+    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        let id = self.id;
+        self.io
+            .try_op(self.endpoint(), |net, now| net.udp_send(id, buf, now))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::readable`]: waits until a
+    /// datagram is queued, usually before [`try_recv`](Self::try_recv).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn readable(&self) -> io::Result<()> {
+        poll_fn(|cx| self.poll_recv_ready(cx)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_ready`]: `Ready` when a
+    /// datagram is queued; otherwise registers the task and returns
+    /// `Pending`.
+    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::recv`]: waits for a datagram and
+    /// copies it into `buf`; returns the number of bytes copied.
+    ///
+    /// A datagram longer than `buf` is truncated and the rest of it is
+    /// lost. On a connected socket only the peer's datagrams arrive; on an
+    /// unconnected one this receives from anyone, as `recv(2)` does on
+    /// Linux.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if it is cancelled, no datagram was taken.
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_recv_into(cx, buf)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_recv`]: receives a datagram
+    /// into the unfilled part of `buf`, truncating it to fit.
+    pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let n = ready!(self.poll_recv_into(cx, buf.initialize_unfilled()))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_recv`]: takes a queued
+    /// datagram into `buf` without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when none is queued.
+    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_recv_from(buf).map(|(n, _)| n)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::send_to`]: sends `buf` as one
+    /// datagram to `addr`; returns its length.
+    ///
+    /// When `addr` resolves to several addresses, only the first is used.
+    /// A datagram to an address or port nobody holds is sent all the same
+    /// and vanishes.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` for a payload over 65,507 bytes, port 0, a name that
+    /// resolves to nothing, or an address the socket cannot reach (an IPv6
+    /// address from an IPv4 socket, an off-host address from a socket bound
+    /// to loopback); a name that does not resolve fails like a DNS miss.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if it is cancelled, nothing was sent.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    pub async fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], addr: A) -> io::Result<usize> {
+        let Some(&target) = resolve(&addr)?.first() else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no addresses to send data to",
+            ));
+        };
+        poll_fn(|cx| self.poll_send_to(cx, buf, target)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_send_to`]: sends `buf` to
+    /// `target`; never `Pending` in the model.
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`](Self::send_to).
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        let id = self.id;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
+                net.udp_send_to(id, target, buf, now)
+            })
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_send_to`]: sends `buf` to
+    /// `target` without waiting (the model never returns `WouldBlock` for a
+    /// send).
+    ///
+    /// # Errors
+    ///
+    /// As [`send_to`](Self::send_to).
+    pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
+        let id = self.id;
+        self.io.try_op(self.endpoint(), |net, now| {
+            net.udp_send_to(id, target, buf, now)
+        })
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::recv_from`]: waits for a datagram,
+    /// copies it into `buf` (truncating it to fit) and returns the number
+    /// of bytes copied and the sender's address.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if it is cancelled, no datagram was taken.
+    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| self.poll_recv_from_into(cx, buf)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_from`]: receives a
+    /// datagram into the unfilled part of `buf`, truncating it to fit;
+    /// returns the sender's address.
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let (n, from) = ready!(self.poll_recv_from_into(cx, buf.initialize_unfilled()))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_recv_from`]: takes a queued
+    /// datagram into `buf` without waiting; returns its copied length and
+    /// sender.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when none is queued.
+    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let id = self.id;
+        self.io
+            .try_op(self.endpoint(), |net, _| net.udp_recv_from(id, buf))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::peek`]: like
+    /// [`recv`](Self::recv), but the datagram stays queued.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.poll_peek_from_into(cx, buf).map_ok(|(n, _)| n)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_peek`]: like
+    /// [`poll_recv`](Self::poll_recv), but the datagram stays queued.
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        self.poll_peek_from(cx, buf).map_ok(drop)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_peek`]: like
+    /// [`try_recv`](Self::try_recv), but the datagram stays queued.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when none is queued.
+    pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_peek_from(buf).map(|(n, _)| n)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::peek_from`]: like
+    /// [`recv_from`](Self::recv_from), but the datagram stays queued: the
+    /// next receive returns it again.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        poll_fn(|cx| self.poll_peek_from_into(cx, buf)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_from`]: like
+    /// [`poll_recv_from`](Self::poll_recv_from), but the datagram stays
+    /// queued.
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let (n, from) = ready!(self.poll_peek_from_into(cx, buf.initialize_unfilled()))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_peek_from`]: like
+    /// [`try_recv_from`](Self::try_recv_from), but the datagram stays
+    /// queued.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when none is queued.
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        let id = self.id;
+        self.io
+            .try_op(self.endpoint(), |net, _| net.udp_peek_from(id, buf))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::peek_sender`]: waits for a
+    /// datagram and returns its sender, leaving it queued.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe.
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        poll_fn(|cx| self.poll_peek_sender(cx)).await
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`]: the sender of
+    /// the oldest queued datagram, leaving it queued.
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.poll_peek_from_into(cx, &mut [])
+            .map_ok(|(_, from)| from)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::try_peek_sender`]: the sender of
+    /// the oldest queued datagram, without waiting.
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` when none is queued.
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.try_peek_from(&mut []).map(|(_, from)| from)
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::broadcast`]: the stored
+    /// `SO_BROADCAST` value (initially `false`).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The option is stored only: the model has no broadcast addresses.
+    pub fn broadcast(&self) -> io::Result<bool> {
+        Ok(self.broadcast.load(Ordering::Relaxed))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::set_broadcast`]: stores
+    /// `SO_BROADCAST`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Broadcast is not simulated: a datagram to a broadcast address goes
+    /// nowhere whether or not this is set (a real kernel refuses it with
+    /// `PermissionDenied` unless set, and broadcasts it if set).
+    pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
+        self.broadcast.store(on, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::ttl`]: the stored `IP_TTL` value
+    /// (initially 64, Linux's default).
+    pub fn ttl(&self) -> io::Result<u32> {
+        Ok(self.ttl.load(Ordering::Relaxed))
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::set_ttl`]: stores `IP_TTL`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` outside `1..=255`, as Linux answers `EINVAL`; like
+    /// Linux, `u32::MAX` (which the kernel sees as -1) restores the default.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The value changes nothing: the model has no hop count.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        let ttl = match ttl {
+            u32::MAX => DEFAULT_TTL,
+            1..=255 => ttl,
+            _ => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("IP_TTL must be in 1..=255, not {ttl}"),
+                ))
+            }
+        };
+        self.ttl.store(ttl, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::take_error`]: the pending
+    /// `SO_ERROR`, which in the model is always none (it carries no ICMP
+    /// errors).
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the socket's host was stopped.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.query(self.endpoint(), |_| Ok(None))
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint::Socket(self.id)
+    }
+
+    /// Receives into a plain slice: what `recv`, `poll_recv` share.
+    fn poll_recv_into(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.poll_recv_from_into(cx, buf).map_ok(|(n, _)| n)
+    }
+
+    fn poll_recv_from_into(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_read(cx, |net, id| net.udp_recv_from(id, buf))
+    }
+
+    fn poll_peek_from_into(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.poll_read(cx, |net, id| net.udp_peek_from(id, buf))
+    }
+
+    /// A receive-side model call; waits for readability on `WouldBlock`.
+    fn poll_read<R>(
+        &self,
+        cx: &mut Context<'_>,
+        op: impl FnOnce(&mut Net, SocketId) -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        let id = self.id;
+        self.io
+            .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
+                op(net, id)
+            })
+    }
+}
+
+impl Drop for UdpSocket {
+    /// Closes the socket: queued datagrams are discarded and later ones to
+    /// its address vanish.
+    fn drop(&mut self) {
+        let id = self.id;
+        self.io
+            .close(self.endpoint(), move |net, _| net.udp_close(id));
+    }
+}

@@ -1,0 +1,127 @@
+//! The built-in fault injector: host resets and partitions as data choices.
+//!
+//! When a runtime is built with
+//! [`Builder::fault_injector`](super::Builder::fault_injector), before every
+//! step the runtime asks its scheduler one [`ChoiceKind::Fault`] data
+//! choice. Option 0 (the default) does nothing; the others are, in order:
+//!
+//! 1. reset host `h`, for every host other than the main one that is
+//!    running and has an entry point (while resets remain in the budget);
+//! 2. partition hosts `a` and `b` both ways, for every such pair that is not
+//!    already partitioned (while partitions remain in the budget);
+//! 3. heal a partition the injector made (always offered, free).
+//!
+//! With no option but the default there is no choice, and nothing is
+//! recorded. So an explorer meets faults like any other deviation (each
+//! costs one delay), and the default scheduler injects one with the
+//! configured probability per step.
+//!
+//! # Determinism
+//!
+//! The options are listed in host-id order, from state that depends only on
+//! the execution so far.
+
+use crate::scheduler::{ChoiceKind, HostId};
+use crate::sim::FaultInjector;
+
+use super::world::{HostOp, World, MAIN_HOST};
+
+/// The injector's state during one run.
+#[derive(Debug, Clone)]
+pub(crate) struct Injector {
+    config: FaultInjector,
+    resets: u32,
+    partitions: u32,
+    /// Partitions the injector made and has not healed, in creation order.
+    active: Vec<(HostId, HostId)>,
+}
+
+impl Injector {
+    pub(crate) fn new(config: FaultInjector) -> Injector {
+        Injector {
+            config,
+            resets: 0,
+            partitions: 0,
+            active: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    Reset(HostId),
+    Partition(HostId, HostId),
+    Heal(usize),
+}
+
+impl World {
+    /// Asks the scheduler whether to inject a fault before the next step,
+    /// and injects it. See the module docs.
+    pub(crate) fn inject_fault(&self) {
+        let (options, probability) = {
+            let core = self.core.borrow();
+            let Some(inj) = core.injector.as_ref() else {
+                return;
+            };
+            let mut options = Vec::new();
+            let candidates: Vec<HostId> = core
+                .hosts
+                .iter()
+                .enumerate()
+                .skip(MAIN_HOST.index() + 1)
+                .filter(|(_, h)| !h.stopped && h.entry.is_some())
+                .map(|(i, _)| HostId(i as u32))
+                .collect();
+            if inj.resets < inj.config.max_resets {
+                options.extend(candidates.iter().map(|h| Fault::Reset(*h)));
+            }
+            if inj.partitions < inj.config.max_partitions {
+                let hosts: Vec<HostId> = (MAIN_HOST.index() + 1..core.hosts.len())
+                    .map(|i| HostId(i as u32))
+                    .collect();
+                for (i, a) in hosts.iter().enumerate() {
+                    for b in &hosts[i + 1..] {
+                        if !inj.active.contains(&(*a, *b)) {
+                            options.push(Fault::Partition(*a, *b));
+                        }
+                    }
+                }
+            }
+            options.extend((0..inj.active.len()).map(Fault::Heal));
+            (options, inj.config.probability)
+        };
+        if options.is_empty() {
+            return;
+        }
+        let pick = self.choose(ChoiceKind::Fault { probability }, options.len() + 1);
+        if pick == 0 {
+            return;
+        }
+        let fault = options[pick - 1];
+        tracing::debug!(?fault, "fault injector");
+        match fault {
+            Fault::Reset(h) => {
+                self.with_injector(|inj| inj.resets += 1);
+                self.host_op(h, HostOp::Reset);
+            }
+            Fault::Partition(a, b) => {
+                self.with_injector(|inj| {
+                    inj.partitions += 1;
+                    inj.active.push((a, b));
+                });
+                self.set_partitioned(a, b, true);
+                self.set_partitioned(b, a, true);
+            }
+            Fault::Heal(i) => {
+                let (a, b) = self.with_injector(|inj| inj.active.remove(i));
+                self.set_partitioned(a, b, false);
+                self.set_partitioned(b, a, false);
+            }
+        }
+    }
+
+    fn with_injector<R>(&self, f: impl FnOnce(&mut Injector) -> R) -> R {
+        let mut core = self.core.borrow_mut();
+        f(core.injector.as_mut().expect("the injector is configured"))
+    }
+}

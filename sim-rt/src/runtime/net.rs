@@ -1,0 +1,263 @@
+//! The world's network: the `sim_net` model, the tasks waiting on its
+//! endpoints, and the glue that turns its events into wakes, observations
+//! and data choices.
+//!
+//! # How a socket operation runs
+//!
+//! A socket (`sim_rt::net`) calls [`World::net_op`] with a closure over the
+//! model and the current time. The closure runs with the model borrowed;
+//! then, with nothing borrowed, the runtime drains the model's events:
+//!
+//! - `Ready(endpoint, readiness)` wakes the tasks registered on that
+//!   endpoint for that readiness ([`World::net_register`]);
+//! - `Sent(packet)` is observed, and for a datagram on a lossy or
+//!   duplicating link the scheduler is asked the loss and duplication data
+//!   choices (option 0, the default, delivers it once);
+//! - `Discarded(packet)` is observed as lost.
+//!
+//! A `Deliver` step runs the same way, through `World::deliver`.
+//!
+//! # Invariants
+//!
+//! - `deliverable` is what `net.deliverable(now)` returns whenever `dirty`
+//!   is false; every call that can change the model or the clock sets
+//!   `dirty`.
+//! - No `RefCell` of the world is borrowed while a waker is woken.
+//!
+//! # Determinism
+//!
+//! Waiters are kept per endpoint in registration order and looked up, never
+//! iterated across endpoints; the model's events come in call order.
+
+use std::task::Waker;
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+use sim_net::{Endpoint, Net, NetConfig, PacketId, Readiness};
+
+use super::world::World;
+use crate::scheduler::{ChoiceKind, HostId, Observation};
+
+/// Tasks waiting on one endpoint.
+#[derive(Default)]
+struct Waiters {
+    read: Vec<Waker>,
+    write: Vec<Waker>,
+}
+
+/// The network part of a world. See the module docs.
+pub(crate) struct NetState {
+    pub(crate) net: Net,
+    waiters: FxHashMap<Endpoint, Waiters>,
+    /// `net.deliverable(now)`, valid while `!dirty`.
+    deliverable: Vec<PacketId>,
+    dirty: bool,
+    /// Reused buffer for drained events.
+    events: Vec<sim_net::Event>,
+}
+
+impl NetState {
+    pub(crate) fn new(config: NetConfig) -> NetState {
+        NetState {
+            net: Net::new(config),
+            waiters: FxHashMap::default(),
+            deliverable: Vec::new(),
+            dirty: false,
+            events: Vec::new(),
+        }
+    }
+
+    /// The packets deliverable at `now` (cached between changes).
+    pub(crate) fn deliverable(&mut self, now: Duration) -> &[PacketId] {
+        if self.dirty {
+            self.dirty = false;
+            self.deliverable.clear();
+            if self.net.packet_count() > 0 {
+                self.deliverable.extend(self.net.deliverable(now));
+            }
+        }
+        &self.deliverable
+    }
+
+    /// Marks the cached answers stale (the model or the clock changed).
+    pub(crate) fn touch(&mut self) {
+        self.dirty = true;
+    }
+
+    /// The next instant a packet's window opens after `now`, and the latest
+    /// instant by which some packet in flight must be delivered.
+    pub(crate) fn next_due(&self, now: Duration) -> (Option<Duration>, Option<Duration>) {
+        if self.net.packet_count() == 0 {
+            return (None, None);
+        }
+        (self.net.next_deliverable_at(now), self.net.latest_arrival())
+    }
+}
+
+/// Converts between the runtime's and the model's host ids (both dense, in
+/// creation order, created together).
+pub(crate) fn sim_host(h: sim_net::HostId) -> HostId {
+    HostId(h.as_u64() as u32)
+}
+
+impl World {
+    /// Runs a socket operation on the model at the current time, then
+    /// handles what it caused (see the module docs).
+    pub(crate) fn net_op<R>(&self, f: impl FnOnce(&mut Net, Duration) -> R) -> R {
+        let now = self.core.borrow().now;
+        let r = {
+            let mut st = self.net.borrow_mut();
+            st.dirty = true;
+            f(&mut st.net, now)
+        };
+        self.net_events();
+        r
+    }
+
+    /// Reads the model.
+    pub(crate) fn net_ref<R>(&self, f: impl FnOnce(&Net) -> R) -> R {
+        f(&self.net.borrow().net)
+    }
+
+    /// Wakes `waker` the next time `endpoint` reports `interest`.
+    pub(crate) fn net_register(&self, endpoint: Endpoint, interest: Readiness, waker: &Waker) {
+        let mut st = self.net.borrow_mut();
+        let w = st.waiters.entry(endpoint).or_default();
+        let add = |list: &mut Vec<Waker>| {
+            if !list.iter().any(|x| x.will_wake(waker)) {
+                list.push(waker.clone());
+            }
+        };
+        if interest.is_readable() {
+            add(&mut w.read);
+        }
+        if interest.is_writable() {
+            add(&mut w.write);
+        }
+    }
+
+    /// Forgets the waiters of an endpoint whose handle is gone.
+    pub(crate) fn net_forget(&self, endpoint: Endpoint) {
+        let removed = self.net.borrow_mut().waiters.remove(&endpoint);
+        drop(removed); // wakers dropped outside the borrow
+    }
+
+    /// Delivers a packet the scheduler picked.
+    pub(crate) fn deliver(&self, packet: PacketId) {
+        let to = self.net_op(|net, now| {
+            let to = net.packet(packet).map(|p| sim_host(p.dst_host()));
+            net.deliver(packet, now);
+            to
+        });
+        if let Some(to) = to {
+            self.observe(Observation::Delivered { packet, to });
+        }
+    }
+
+    /// Drains the model's events until it has none: wakes, observations,
+    /// fault choices (which may cause more events).
+    pub(crate) fn net_events(&self) {
+        let mut wakers: Vec<Waker> = Vec::new();
+        loop {
+            let mut events = {
+                let mut st = self.net.borrow_mut();
+                let mut buf = std::mem::take(&mut st.events);
+                buf.extend(st.net.drain_events());
+                buf
+            };
+            if events.is_empty() {
+                self.net.borrow_mut().events = events;
+                break;
+            }
+            for e in events.drain(..) {
+                match e {
+                    sim_net::Event::Ready {
+                        endpoint,
+                        readiness,
+                    } => {
+                        let mut st = self.net.borrow_mut();
+                        if let Some(w) = st.waiters.get_mut(&endpoint) {
+                            if readiness.is_readable() {
+                                wakers.append(&mut w.read);
+                            }
+                            if readiness.is_writable() {
+                                wakers.append(&mut w.write);
+                            }
+                        }
+                    }
+                    sim_net::Event::Sent { packet } => self.on_sent(packet),
+                    sim_net::Event::Discarded { packet, .. } => {
+                        self.observe(Observation::Lost { packet })
+                    }
+                }
+            }
+            self.net.borrow_mut().events = events;
+            for w in wakers.drain(..) {
+                w.wake();
+            }
+        }
+    }
+
+    /// A packet was created: observe it and resolve its faults.
+    fn on_sent(&self, packet: PacketId) {
+        let info = {
+            let st = self.net.borrow();
+            st.net
+                .packet(packet)
+                .map(|p| (sim_host(p.src_host()), sim_host(p.dst_host())))
+                .map(|(from, to)| (from, to, st.net.faults(packet)))
+        };
+        let Some((from, to, faults)) = info else {
+            return; // discarded at once; a Discarded event follows
+        };
+        let by = self.current().map(|c| c.id);
+        self.observe(Observation::Sent {
+            packet,
+            by,
+            from,
+            to,
+        });
+        if faults.is_none() {
+            return;
+        }
+        if faults.loss > 0.0
+            && self.choose(
+                ChoiceKind::Loss {
+                    probability: faults.loss,
+                },
+                2,
+            ) == 1
+        {
+            self.net.borrow_mut().net.drop_packet(packet);
+            self.observe(Observation::Lost { packet });
+            return;
+        }
+        if faults.duplicate > 0.0
+            && self.choose(
+                ChoiceKind::Duplicate {
+                    probability: faults.duplicate,
+                },
+                2,
+            ) == 1
+        {
+            let copy = self.net.borrow_mut().net.duplicate_packet(packet);
+            self.observe(Observation::Duplicated { packet, copy });
+        }
+    }
+}
+
+impl World {
+    /// Partitions (or heals) the link from `from` to `to`.
+    pub(crate) fn set_partitioned(&self, from: HostId, to: HostId, partitioned: bool) {
+        let (a, b) = (self.net_host(from), self.net_host(to));
+        self.net_op(|net, now| net.set_partitioned(a, b, partitioned, now));
+        self.observe(Observation::LinkChanged { from, to });
+    }
+
+    /// Replaces the settings of the link from `from` to `to`.
+    pub(crate) fn set_link(&self, from: HostId, to: HostId, config: sim_net::LinkConfig) {
+        let (a, b) = (self.net_host(from), self.net_host(to));
+        self.net_op(|net, now| net.set_link(a, b, config, now));
+        self.observe(Observation::LinkChanged { from, to });
+    }
+}
