@@ -43,7 +43,9 @@ pub struct Net {
     pub(crate) links: Links,
     pub(crate) ids: IdGen,
     /// Every packet in flight or held, by id (= send order).
-    pub(crate) packets: BTreeMap<PacketId, Packet>,
+    /// Boxed: a `BTreeMap` shifts its values within a node on every insert
+    /// and removal, and a packet is large.
+    pub(crate) packets: BTreeMap<PacketId, Box<Packet>>,
     /// Stream segments per sending endpoint, oldest first.
     pub(crate) flows: BTreeMap<ConnId, VecDeque<PacketId>>,
     pub(crate) conns: BTreeMap<ConnId, Conn>,
@@ -95,7 +97,7 @@ impl Net {
 
     /// A packet in flight or held, if it is still in the network.
     pub fn packet(&self, id: PacketId) -> Option<&Packet> {
-        self.packets.get(&id)
+        self.packets.get(&id).map(|p| &**p)
     }
 
     /// How many packets are in the network (in flight or held).
@@ -105,7 +107,7 @@ impl Net {
 
     /// Every packet in the network (in flight or held), in send order.
     pub fn packets(&self) -> impl Iterator<Item = (PacketId, &Packet)> + '_ {
-        self.packets.iter().map(|(id, p)| (*id, p))
+        self.packets.iter().map(|(id, p)| (*id, &**p))
     }
 
     /// The packets that may be delivered at `now`, in send order: in
@@ -113,11 +115,47 @@ impl Net {
     /// undelivered segment of its direction. Each is a `Deliver` event for
     /// the scheduler.
     pub fn deliverable(&self, now: Duration) -> Vec<PacketId> {
-        self.packets
-            .iter()
-            .filter(|(id, p)| p.window.is_some_and(|w| w.earliest <= now) && self.is_head(**id, p))
-            .map(|(id, _)| *id)
-            .collect()
+        let mut out = Vec::new();
+        self.deliverable_into(now, &mut out);
+        out
+    }
+
+    /// [`Net::deliverable`], appended to `out` (no allocation once `out`
+    /// has grown).
+    pub fn deliverable_into(&self, now: Duration, out: &mut Vec<PacketId>) {
+        out.extend(
+            self.packets
+                .iter()
+                .filter(|(id, p)| {
+                    p.window.is_some_and(|w| w.earliest <= now) && self.is_head(**id, p)
+                })
+                .map(|(id, _)| *id),
+        );
+    }
+
+    /// [`Net::deliverable`] (appended to `out`),
+    /// [`Net::next_deliverable_at`] and [`Net::latest_arrival`] in one pass
+    /// over the packets: what a runtime asks at every step.
+    pub fn schedule_into(
+        &self,
+        now: Duration,
+        out: &mut Vec<PacketId>,
+    ) -> (Option<Duration>, Option<Duration>) {
+        let mut next: Option<Duration> = None;
+        let mut latest: Option<Duration> = None;
+        for (id, p) in &self.packets {
+            let Some(w) = p.window else { continue };
+            latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
+            if !self.is_head(*id, p) {
+                continue;
+            }
+            if w.earliest <= now {
+                out.push(*id);
+            } else {
+                next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
+            }
+        }
+        (next, latest)
     }
 
     /// The earliest instant after `now` at which a packet that is not
@@ -336,7 +374,7 @@ impl Net {
         if let Some(f) = p.flow() {
             self.flows.entry(f).or_default().push_back(id);
         }
-        self.packets.insert(id, p);
+        self.packets.insert(id, Box::new(p));
         id
     }
 
@@ -398,7 +436,7 @@ impl Net {
                 c.in_flight -= p.payload().len();
             }
         }
-        p
+        *p
     }
 
     /// Removes a packet undelivered and reports why.

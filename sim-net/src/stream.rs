@@ -70,6 +70,23 @@ use crate::addr::{effective_dst, Proto};
 use crate::packet::Segment;
 use crate::{error, ConnId, Endpoint, HostId, Net, Readiness};
 
+/// Copies the first `out.len()` bytes of `q` into `out`.
+fn copy_front(q: &VecDeque<u8>, out: &mut [u8]) {
+    let (a, b) = q.as_slices();
+    let n = out.len();
+    let from_a = n.min(a.len());
+    out[..from_a].copy_from_slice(&a[..from_a]);
+    out[from_a..].copy_from_slice(&b[..n - from_a]);
+}
+
+/// Removes the first `n` bytes of `q` as one buffer.
+fn take_front(q: &mut VecDeque<u8>, n: usize) -> Bytes {
+    let mut v = vec![0u8; n];
+    copy_front(q, &mut v);
+    q.drain(..n);
+    Bytes::from(v)
+}
+
 /// Connection state of one endpoint, as far as its user can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ConnState {
@@ -282,9 +299,8 @@ impl Net {
         }
         if !c.recv_buf.is_empty() {
             let n = buf.len().min(c.recv_buf.len());
-            for (dst, b) in buf.iter_mut().zip(c.recv_buf.drain(..n)) {
-                *dst = b;
-            }
+            copy_front(&c.recv_buf, &mut buf[..n]);
+            c.recv_buf.drain(..n);
             if let Some(peer) = c.peer {
                 self.pump(peer, now);
             }
@@ -447,20 +463,21 @@ impl Net {
         };
         let mut window = free.saturating_sub(c.in_flight);
         let mss = self.config.mss;
-        let c = self.conns.get_mut(&conn).expect("looked up above");
-        let mut segments = Vec::new();
+        let mut c = self.conns.get_mut(&conn).expect("looked up above");
+        let (src, dst, peer) = ((c.host, c.local), (c.remote_host, c.remote), c.peer);
         while window > 0 && !c.unsent.is_empty() {
             let n = mss.min(window).min(c.unsent.len());
-            segments.push(Bytes::from(c.unsent.drain(..n).collect::<Vec<u8>>()));
+            let data = take_front(&mut c.unsent, n);
             c.in_flight += n;
             window -= n;
+            self.send_segment(now, src, dst, conn, peer, Segment::Data(data));
+            c = self
+                .conns
+                .get_mut(&conn)
+                .expect("sending keeps the endpoint");
         }
         let fin = c.fin_pending && !c.fin_sent && c.unsent.is_empty();
         c.fin_sent |= fin;
-        let (src, dst, peer) = ((c.host, c.local), (c.remote_host, c.remote), c.peer);
-        for data in segments {
-            self.send_segment(now, src, dst, conn, peer, Segment::Data(data));
-        }
         if fin {
             self.send_segment(now, src, dst, conn, peer, Segment::Fin);
         }

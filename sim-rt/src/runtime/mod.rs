@@ -316,6 +316,12 @@ impl Builder {
     }
 
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
+    ///
+    /// The trace holds the seed and the choices, not the rest of the
+    /// configuration: build the replaying runtime with the same settings
+    /// ([`network`](Self::network), [`fault_injector`](Self::fault_injector),
+    /// limits) as the recorded one, or the replay diverges at the first
+    /// question the two ask differently.
     pub fn replay(&mut self, trace: Trace) -> &mut Self {
         self.seed = Some(trace.seed());
         self.scheduler(move |_| Replay::new(trace.clone()))

@@ -19,8 +19,8 @@
 //!
 //! # Invariants
 //!
-//! - `deliverable` is what `net.deliverable(now)` returns whenever `dirty`
-//!   is false; every call that can change the model or the clock sets
+//! - `deliverable` and `due` are what the model answers for `now` whenever
+//!   `dirty` is false; every call that can change the model or the clock sets
 //!   `dirty`.
 //! - No `RefCell` of the world is borrowed while a waker is woken.
 //!
@@ -51,6 +51,8 @@ pub(crate) struct NetState {
     waiters: FxHashMap<Endpoint, Waiters>,
     /// `net.deliverable(now)`, valid while `!dirty`.
     deliverable: Vec<PacketId>,
+    /// The next window opening and the latest arrival, valid while `!dirty`.
+    due: (Option<Duration>, Option<Duration>),
     dirty: bool,
     /// Reused buffer for drained events.
     events: Vec<sim_net::Event>,
@@ -62,35 +64,34 @@ impl NetState {
             net: Net::new(config),
             waiters: FxHashMap::default(),
             deliverable: Vec::new(),
+            due: (None, None),
             dirty: false,
             events: Vec::new(),
         }
     }
 
-    /// The packets deliverable at `now` (cached between changes).
-    pub(crate) fn deliverable(&mut self, now: Duration) -> &[PacketId] {
+    /// The packets deliverable at `now`, the next instant a packet's window
+    /// opens after `now`, and the latest instant by which some packet in
+    /// flight must be delivered (cached between changes).
+    pub(crate) fn schedule(
+        &mut self,
+        now: Duration,
+    ) -> (&[PacketId], Option<Duration>, Option<Duration>) {
         if self.dirty {
             self.dirty = false;
             self.deliverable.clear();
-            if self.net.packet_count() > 0 {
-                self.deliverable.extend(self.net.deliverable(now));
-            }
+            self.due = if self.net.packet_count() > 0 {
+                self.net.schedule_into(now, &mut self.deliverable)
+            } else {
+                (None, None)
+            };
         }
-        &self.deliverable
+        (&self.deliverable, self.due.0, self.due.1)
     }
 
     /// Marks the cached answers stale (the model or the clock changed).
     pub(crate) fn touch(&mut self) {
         self.dirty = true;
-    }
-
-    /// The next instant a packet's window opens after `now`, and the latest
-    /// instant by which some packet in flight must be delivered.
-    pub(crate) fn next_due(&self, now: Duration) -> (Option<Duration>, Option<Duration>) {
-        if self.net.packet_count() == 0 {
-            return (None, None);
-        }
-        (self.net.next_deliverable_at(now), self.net.latest_arrival())
     }
 }
 

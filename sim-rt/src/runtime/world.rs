@@ -552,14 +552,14 @@ impl World {
         let polls = core.enabled.len();
         let now = core.now;
         let mut net = self.net.borrow_mut();
-        for p in net.deliverable(now) {
+        let (deliverable, window, latest) = net.schedule(now);
+        for p in deliverable {
             core.enabled.push(Event::Deliver(*p));
             core.enabled_keys.push(DELIVER_KEY);
         }
         if polls == 0 {
             // Nothing can run: time may move to the next timer deadline or
             // window opening, unless a packet must arrive before then.
-            let (window, latest) = net.next_due(now);
             let target = match (core.timers.next_deadline(), window) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
