@@ -16,6 +16,10 @@
 //!
 //! - The root, [`ROOT`], is always a directory here.
 //! - An inode is in at most one of `files` and `dirs`.
+//! - Every entry names an inode this layer holds: a durable name always has
+//!   durable content (empty if its data was never synced). So whatever frees
+//!   inodes here ([`Durable::retain`]) must keep everything a kept directory
+//!   names, as [`Durable::reachable_from`] and [`Durable::fsck`] do.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ffi::OsString;
@@ -146,9 +150,20 @@ impl Durable {
         (seen, extra_dir_links)
     }
 
-    /// Inodes reachable from the root.
-    pub(crate) fn reachable(&self) -> BTreeSet<Ino> {
-        self.walk().0
+    /// `roots` and every inode reachable from one of them through entries
+    /// of this layer. A root this layer does not hold (an inode never made
+    /// durable) is included but leads nowhere.
+    pub(crate) fn reachable_from(&self, roots: impl IntoIterator<Item = Ino>) -> BTreeSet<Ino> {
+        let mut seen: BTreeSet<Ino> = roots.into_iter().collect();
+        let mut stack: Vec<Ino> = seen.iter().copied().collect();
+        while let Some(ino) = stack.pop() {
+            for &child in self.dirs.get(&ino).into_iter().flat_map(|e| e.values()) {
+                if seen.insert(child) {
+                    stack.push(child);
+                }
+            }
+        }
+        seen
     }
 
     /// Repairs the tree as fsck would after a crash: a directory reached a
@@ -165,10 +180,44 @@ impl Durable {
         self.retain(|ino| reachable.contains(&ino));
     }
 
-    /// Frees every inode for which `keep` is false (never the root).
+    /// Frees every inode for which `keep` is false (never the root). `keep`
+    /// must hold for everything a kept directory names (see the module
+    /// invariants).
     pub(crate) fn retain(&mut self, keep: impl Fn(Ino) -> bool) {
         self.files.retain(|&ino, _| keep(ino));
         self.dirs.retain(|&ino, _| ino == ROOT || keep(ino));
+        debug_assert!(
+            self.dangling_entry().is_none(),
+            "retain keeps everything a kept directory names"
+        );
+    }
+
+    /// An entry `(dir, name, ino)` naming an inode this layer does not hold,
+    /// if any (there is none while the invariants hold).
+    fn dangling_entry(&self) -> Option<(Ino, &OsString, Ino)> {
+        self.dirs.iter().find_map(|(&dir, entries)| {
+            entries
+                .iter()
+                .find(|(_, ino)| !self.files.contains_key(ino) && !self.dirs.contains_key(ino))
+                .map(|(name, &ino)| (dir, name, ino))
+        })
+    }
+
+    /// Checks the module invariants; panics naming the one broken.
+    pub(crate) fn check_invariants(&self) {
+        assert!(
+            self.dirs.contains_key(&ROOT),
+            "the durable root is a directory"
+        );
+        if let Some(ino) = self.files.keys().find(|ino| self.dirs.contains_key(ino)) {
+            panic!("durable inode {ino} is both a file and a directory");
+        }
+        if let Some((dir, name, ino)) = self.dangling_entry() {
+            panic!(
+                "durable entry {dir}/{name:?} names inode {ino}, which has no durable \
+                 content: a durable entry always names a durable inode"
+            );
+        }
     }
 
     /// The volatile inode table this layer turns into after a crash: every
@@ -223,9 +272,10 @@ mod tests {
         // A file synced into a directory whose own entry is not durable.
         d.add_entry(5, "f".into(), 6, FileType::File);
         d.write(6, 0, b"x");
-        assert_eq!(d.reachable(), BTreeSet::from([ROOT]));
+        assert_eq!(d.reachable_from([ROOT]), BTreeSet::from([ROOT]));
+        assert_eq!(d.reachable_from([ROOT, 5]), BTreeSet::from([ROOT, 5, 6]));
         d.add_entry(ROOT, "d".into(), 5, FileType::Dir);
-        assert_eq!(d.reachable(), BTreeSet::from([ROOT, 5, 6]));
+        assert_eq!(d.reachable_from([ROOT]), BTreeSet::from([ROOT, 5, 6]));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! [`Fs`]: one host's disk, and the operations a program makes on it.
 //!
-//! The operations are split by what they act on: [`file`] holds those on an
-//! open handle (open, read, write, seek, set_len, sync, close), [`dir`] those
-//! on paths (metadata, directories, rename, links, copy), and
+//! The operations are split by what they act on: [`file`](mod@file) holds
+//! those on an open handle (open, read, write, seek, set_len, sync, close),
+//! [`dir`] those on paths (metadata, directories, rename, links, copy), and
 //! [`crate::crash`] the crash. This module holds the state and path
 //! resolution they share.
 //!
@@ -299,19 +299,27 @@ impl Fs {
         }
     }
 
-    /// Frees durable data and unsynced writes that no crash outcome can
-    /// reach any more: inodes that are not reachable in the durable tree,
-    /// not live in the volatile one, and not named by a pending entry
-    /// operation.
+    /// Frees durable data and unsynced writes that no crash outcome, now or
+    /// after later syncs, can reach: inodes that are not live in the
+    /// volatile view, not named by a pending entry operation, and not
+    /// reachable through durable entries from the root or from such an
+    /// inode.
+    ///
+    /// The last part matters: a durable directory whose own entry is still
+    /// pending (so it is unreachable in the durable tree now) becomes
+    /// reachable when its parent is synced, and brings back every durable
+    /// entry in it, including one naming an inode the volatile view has
+    /// since freed (the old target of a rename over it, say).
     fn collect_garbage(&mut self) {
-        let mut referenced: BTreeSet<Ino> = self.durable.reachable();
-        referenced.extend(self.inodes.iter().map(|(ino, _)| ino));
-        referenced.extend(
-            self.log
-                .iter()
-                .filter(|op| !op.is_data())
-                .map(PendingOp::ino),
-        );
+        let roots = std::iter::once(ROOT)
+            .chain(self.inodes.iter().map(|(ino, _)| ino))
+            .chain(
+                self.log
+                    .iter()
+                    .filter(|op| !op.is_data())
+                    .map(PendingOp::ino),
+            );
+        let referenced = self.durable.reachable_from(roots);
         self.durable.retain(|ino| referenced.contains(&ino));
         self.log.retain(|op| referenced.contains(&op.ino()));
     }
@@ -375,6 +383,8 @@ impl Fs {
                 "inode {ino}: open counts the descriptions on it"
             );
         }
+        // Durable layer: every entry names an inode with durable content.
+        self.durable.check_invariants();
         // Log: replaying it over the durable layer gives the volatile view.
         let mut replayed = self.durable.clone();
         for op in &self.log {
@@ -404,5 +414,75 @@ impl Fs {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::{DefaultChooser, Fs, OpenOptions, TreeEntry};
+
+    fn sync(fs: &mut Fs, path: &str) {
+        let fd = fs.open(path, &OpenOptions::for_open()).unwrap();
+        fs.sync_all(fd, &mut DefaultChooser).unwrap();
+        fs.close(fd);
+    }
+
+    /// The case `model_reference` found: `/d2/c` is durable in `/d2`, whose
+    /// own entry is not yet; a rename replaces `/d2/c` (freeing its old
+    /// inode in the volatile view) and an unrelated directory sync collects
+    /// garbage. The old inode is unreachable in the durable tree *now*, but
+    /// syncing the root makes `/d2` reachable, and with it the old `/d2/c`.
+    #[test]
+    fn garbage_collection_keeps_what_a_durable_directory_names() {
+        let d = &mut DefaultChooser;
+        let mut fs = Fs::default();
+        fs.create_dir("/d2").unwrap();
+        fs.create_dir("/d1").unwrap();
+        fs.write_file("/d2/c", b"a", d).unwrap();
+        let old = fs.metadata("/d2/c").unwrap().ino();
+        sync(&mut fs, "/d2");
+        fs.write_file("/c", b"a", d).unwrap();
+        fs.write_file("/a", b"a", d).unwrap();
+        fs.rename("/c", "/d2/c").unwrap();
+        sync(&mut fs, "/d1");
+        fs.check_invariants();
+        sync(&mut fs, "/");
+        fs.check_invariants();
+        let empty = TreeEntry::File(Vec::new());
+        let expected = [
+            ("/a", empty.clone()),
+            ("/d1", TreeEntry::Dir),
+            ("/d2", TreeEntry::Dir),
+            ("/d2/c", empty.clone()),
+        ];
+        let expected = expected
+            .map(|(p, e)| (Path::new(p).to_path_buf(), e))
+            .into();
+        assert_eq!(
+            fs.durable_tree(),
+            expected,
+            "/d2/c is still the old, never-synced file: /d2's half of the rename is pending"
+        );
+        assert!(fs.durable.file(old).is_some(), "the old /d2/c is kept");
+
+        // Once /d2's half of the rename is durable, the old inode is garbage.
+        sync(&mut fs, "/d2");
+        fs.check_invariants();
+        assert_eq!(
+            fs.durable_tree(),
+            expected,
+            "the new /d2/c's data is not synced"
+        );
+        assert!(fs.durable.file(old).is_none(), "the old /d2/c is freed");
+        assert!(
+            fs.log.iter().all(|op| op.ino() != old),
+            "and its pending write"
+        );
+
+        fs.crash(d);
+        assert_eq!(fs.tree(), expected);
+        fs.check_invariants();
     }
 }
