@@ -116,21 +116,8 @@ impl Net {
     /// the scheduler.
     pub fn deliverable(&self, now: Duration) -> Vec<PacketId> {
         let mut out = Vec::new();
-        self.deliverable_into(now, &mut out);
+        self.schedule_into(now, &mut out);
         out
-    }
-
-    /// [`Net::deliverable`], appended to `out` (no allocation once `out`
-    /// has grown).
-    pub fn deliverable_into(&self, now: Duration, out: &mut Vec<PacketId>) {
-        out.extend(
-            self.packets
-                .iter()
-                .filter(|(id, p)| {
-                    p.window.is_some_and(|w| w.earliest <= now) && self.is_head(**id, p)
-                })
-                .map(|(id, _)| *id),
-        );
     }
 
     /// [`Net::deliverable`] (appended to `out`),
