@@ -368,30 +368,31 @@ impl Net {
     pub(crate) fn send_segment(
         &mut self,
         now: Duration,
-        (src_host, src): (HostId, SocketAddr),
-        (dst_host, dst): (HostId, SocketAddr),
+        src: (HostId, SocketAddr),
+        dst: (HostId, SocketAddr),
         from: ConnId,
         to: Option<ConnId>,
         seg: Segment,
     ) -> PacketId {
-        let p = Packet {
-            src_host,
-            dst_host,
-            src,
-            dst,
-            sent_at: now,
-            body: Body::Segment { from, to, seg },
-            window: None,
-        };
-        self.enqueue(now, p)
+        self.send(now, src, dst, Body::Segment { from, to, seg })
     }
 
     pub(crate) fn send_datagram(
         &mut self,
         now: Duration,
+        src: (HostId, SocketAddr),
+        dst: (HostId, SocketAddr),
+        data: Bytes,
+    ) -> PacketId {
+        self.send(now, src, dst, Body::Datagram(data))
+    }
+
+    fn send(
+        &mut self,
+        now: Duration,
         (src_host, src): (HostId, SocketAddr),
         (dst_host, dst): (HostId, SocketAddr),
-        data: Bytes,
+        body: Body,
     ) -> PacketId {
         let p = Packet {
             src_host,
@@ -399,7 +400,7 @@ impl Net {
             src,
             dst,
             sent_at: now,
-            body: Body::Datagram(data),
+            body,
             window: None,
         };
         self.enqueue(now, p)
