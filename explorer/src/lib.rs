@@ -1,16 +1,84 @@
 //! Systematic search over the executions of a `sim_rt` simulation.
 //!
-//! This crate will hold the delaying explorers (run-to-completion,
-//! round-robin, randomized round-robin), the random-walk and PCT baselines,
-//! stratified exhaustive search and stratified sampling, replay tokens and
-//! failure reports (see the project's DESIGN.md). It talks to the runtime only
-//! through [`sim_rt::scheduler::Scheduler`].
+//! A test states a property as an async closure and an exploration budget;
+//! the explorer runs it as many simulations, each with different choices,
+//! and stops at the first that fails, printing one command that replays it:
 //!
-//! Nothing is implemented yet: the crate exports no items, so nothing can be
-//! mistaken for a working explorer. Until it lands, a simulation's choices
-//! come from the seeded [`sim_rt::scheduler::RandomScheduler`], and a run is
-//! reproduced with `SIM_SEED` or replayed with
-//! [`sim_rt::runtime::Builder::replay`].
+//! ```
+//! use explorer::{Explorer, Exhaustive, RoundRobin};
+//!
+//! let report = Explorer::new()
+//!     .explorer(RoundRobin::default())
+//!     .search(Exhaustive::new(2))
+//!     .executions(1_000)
+//!     .run(|| async {
+//!         use std::sync::atomic::{AtomicBool, Ordering};
+//!         let flag = std::sync::Arc::new(AtomicBool::new(false));
+//!         let f = flag.clone();
+//!         let t = sim_rt::spawn(async move { f.store(true, Ordering::SeqCst) });
+//!         sim_rt::task::yield_now().await;
+//!         let seen = flag.load(Ordering::SeqCst);
+//!         t.await.unwrap();
+//!         // Fails when the main task runs on before the spawned one.
+//!         assert!(seen, "the spawned task has not run yet");
+//!     });
+//! assert!(report.failed());
+//! println!("{report}");
+//! ```
+//!
+//! # Map
+//!
+//! - [`explorers`]: the [`DelayingExplorer`] interface and the built-ins,
+//!   run-to-completion ([`Rtc`]), round-robin ([`RoundRobin`]), randomized
+//!   round-robin ([`RandomizedRoundRobin`]), and the baselines [`Random`]
+//!   and [`Pct`].
+//! - [`search`]: stratified exhaustive search ([`Exhaustive`]), stratified
+//!   sampling ([`Sampling`]) and random walks ([`Walk`]).
+//! - [`Explorer`]: the user's entry point; [`Report`]: what it found.
+//! - [`token`]: replay tokens.
+//!
+//! The explorer talks to the runtime only through
+//! [`sim_rt::scheduler::Scheduler`]: it is one more scheduler.
+//!
+//! # Environment
+//!
+//! | variable | values |
+//! |---|---|
+//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
+//! | `SIM_SEARCH` | `ses`, `ss`, `walk` |
+//! | `SIM_MAX_DELAYS` | the delay bound of `ses` and `ss` |
+//! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
+//! | `SIM_SEED` | the base seed, decimal or `0x` hex; for `ss` and `walk`, the first sample's seed (so a sample's seed alone reproduces it) |
+//! | `SIM_REPLAY` | a replay token from a failure report |
+//! | `SIM_JOBS` | threads for `ss` and `walk`, at least 1 (default: all cores) |
+//! | `SIM_SHARD` | `i/n`: shard `i` (from 0) of `n` of an `ss` or `walk` search |
+//!
+//! # Determinism
+//!
+//! An exploration is a function of its settings and the program: the same
+//! seed gives the same executions, in the same order, with the same result,
+//! whatever `SIM_JOBS` is.
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
+#![forbid(unsafe_code)]
+
+mod env;
+mod exec;
+pub mod explorers;
+mod guided;
+mod harness;
+mod progress;
+mod report;
+mod schedule;
+pub mod search;
+pub mod token;
+
+pub use crate::exec::TestOutcome;
+pub use crate::explorers::{
+    DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,
+};
+pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
+pub use crate::report::{FoundFailure, Report};
+pub use crate::search::{Exhaustive, Sampling, Search, Walk};
+pub use crate::token::{ReplayToken, TokenError};

@@ -28,6 +28,14 @@ macro_rules! id {
             pub fn as_u64(self) -> u64 {
                 self.0
             }
+
+            /// An identifier with number `n`, for tests of code that
+            /// consumes identifiers (an explorer's unit tests); a model never
+            /// needs it.
+            #[doc(hidden)]
+            pub fn __from_u64(n: u64) -> Self {
+                $name(n)
+            }
         }
 
         impl fmt::Display for $name {

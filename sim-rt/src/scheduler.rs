@@ -232,6 +232,15 @@ pub enum Observation {
         /// The receiving side.
         to: HostId,
     },
+    /// The program reported the state of a host with
+    /// [`sim::report_state`](crate::sim::report_state), for explorers that
+    /// cache visited states.
+    State {
+        /// The host whose state it is.
+        host: HostId,
+        /// A hash of that state (a fixed function, the same in every run).
+        hash: u64,
+    },
 }
 
 /// The choice-point interface between the runtime and a search strategy.
@@ -272,9 +281,33 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
     }
 }
 
-/// Derives an independent stream from a seed (SplitMix64), so the scheduler's
-/// generator and the world's generator never share draws.
-pub(crate) fn derive_seed(seed: u64, stream: u64) -> u64 {
+/// Identifiers for unit tests of schedulers and explorers, which feed them
+/// made-up events; a simulation hands out its own.
+#[doc(hidden)]
+pub mod __testing {
+    use super::{HostId, Id, PacketId};
+
+    /// Host `n` (0 is the main host).
+    pub fn host(n: u32) -> HostId {
+        HostId(n)
+    }
+
+    /// Task id `n` (n >= 1).
+    pub fn task(n: u64) -> Id {
+        Id::from_u64(n)
+    }
+
+    /// Packet id `n`.
+    pub fn packet(n: u64) -> PacketId {
+        PacketId::__from_u64(n)
+    }
+}
+
+/// Derives an independent seed from `seed` for stream number `stream`
+/// (SplitMix64 finalizer), so generators seeded from one simulation seed
+/// never share draws: the world uses stream 0, [`RandomScheduler`] stream 1,
+/// and explorers their own.
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
     let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -283,7 +316,11 @@ pub(crate) fn derive_seed(seed: u64, stream: u64) -> u64 {
 
 /// Uniform index in `0..n` from a generator, without modulo bias worth
 /// speaking of for the `n` a simulation sees (Lemire's multiply-shift).
-pub(crate) fn uniform(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+///
+/// # Panics
+///
+/// In debug builds, when `n` is 0.
+pub fn uniform(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
     debug_assert!(n > 0, "uniform over an empty range");
     ((rng.next_u64() as u128 * n as u128) >> 64) as usize
 }

@@ -55,6 +55,40 @@ pub fn current_host() -> HostId {
     })
 }
 
+/// Reports the state of the current host, for searches that cache visited
+/// states (the explorer's stratified exhaustive search with a state cache).
+///
+/// Call it whenever the host's state changes, with everything that decides
+/// what the host does next (its variables, not its sockets or timers). The
+/// explorer combines the latest report of every host with the runtime's own
+/// picture (time, runnable tasks, packets in flight) into the program state;
+/// two executions that reach the same program state are explored once. A
+/// host that is reset has no state until it reports again.
+///
+/// `state` is hashed with a fixed function (the same in every run and
+/// process of one build). Outside a simulation it does nothing.
+///
+/// ```
+/// # let rt = sim_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let votes: Vec<u32> = vec![1, 2];
+/// sim_rt::sim::report_state(&votes);
+/// # });
+/// ```
+pub fn report_state<T: std::hash::Hash + ?Sized>(state: &T) {
+    use std::hash::Hasher;
+    // `DefaultHasher::new` has fixed keys: the same hash in every run.
+    let mut h = std::hash::DefaultHasher::new();
+    state.hash(&mut h);
+    let hash = h.finish();
+    let _ = context::try_with(|w| {
+        let host = w
+            .current()
+            .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
+        w.observe(crate::scheduler::Observation::State { host, hash });
+    });
+}
+
 /// The name of `host`.
 #[track_caller]
 pub fn host_name(host: HostId) -> String {

@@ -172,3 +172,38 @@ fn a_failed_runtime_refuses_to_run_again() {
         .unwrap_or_else(|| second.downcast_ref::<&str>().unwrap().to_string());
     assert!(msg.contains("this simulation already failed"), "{msg}");
 }
+
+/// `try_block_on` returns the failure instead of panicking: its kind, the
+/// panic message, the host, the step; the report has no reproduction line
+/// (the caller adds its own), and the runtime cannot be reused.
+#[test]
+fn try_block_on_returns_the_failure() {
+    use sim_rt::runtime::FailureKind;
+    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    let failure = rt
+        .try_block_on(async {
+            sim_rt::sim::host("worker").start(|| async {
+                if sim_rt::sim::seed() == 5 {
+                    panic!("worker gave up");
+                }
+            });
+            sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::TaskPanic);
+    assert_eq!(failure.message(), Some("worker gave up"));
+    assert_eq!(failure.host(), Some("worker"));
+    assert_eq!(failure.seed(), 5);
+    assert!(failure.step() > 0);
+    let text = failure.to_string();
+    assert!(text.contains("a task panicked: worker gave up"), "{text}");
+    assert!(!text.contains("reproduce"), "{text}");
+
+    let rt = Builder::new_current_thread().build().unwrap();
+    let out = rt.try_block_on(async { 7 });
+    assert_eq!(out.unwrap(), 7);
+    let rt = Builder::new_current_thread().build().unwrap();
+    let deadlock = rt.try_block_on(std::future::pending::<()>()).unwrap_err();
+    assert_eq!(deadlock.kind(), FailureKind::Deadlock);
+    assert_eq!(deadlock.host(), None);
+}

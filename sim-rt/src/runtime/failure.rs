@@ -28,8 +28,9 @@ impl fmt::Display for TaskInfo {
     }
 }
 
+/// What went wrong, with the details the report prints.
 #[derive(Debug, Clone)]
-pub(crate) enum FailureKind {
+pub(crate) enum Cause {
     /// A spawned task panicked and the runtime is set to shut down on it.
     TaskPanic { message: String, task: TaskInfo },
     /// The future passed to `block_on` panicked.
@@ -48,14 +49,93 @@ pub(crate) enum FailureKind {
     },
 }
 
-/// A failed simulation, ready to be printed.
+/// The kind of a [`Failure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A spawned task panicked and the runtime shuts down on unhandled
+    /// panics (the default).
+    TaskPanic,
+    /// The future passed to `block_on` panicked.
+    MainPanic,
+    /// A host's entry point returned an error.
+    HostError,
+    /// Nothing can happen and the main future is unfinished.
+    Deadlock,
+    /// The step limit was reached.
+    StepLimit,
+    /// The next event lies past the simulated-time limit.
+    TimeLimit,
+}
+
+/// Why a simulation stopped without finishing: what
+/// [`Runtime::try_block_on`](crate::runtime::Runtime::try_block_on) returns,
+/// and what [`Runtime::block_on`](crate::runtime::Runtime::block_on) panics
+/// with.
+///
+/// Its `Display` is the report: what went wrong, where (host, task,
+/// simulated time, step) and, for deadlocks and limits, the live tasks. It
+/// does not include a reproduction line, which depends on how the run was
+/// made (`block_on` adds `SIM_SEED=...`; the explorer adds `SIM_REPLAY=...`).
 #[derive(Debug, Clone)]
-pub(crate) struct Failure {
-    pub(crate) kind: FailureKind,
+pub struct Failure {
+    pub(crate) cause: Box<Cause>,
     pub(crate) elapsed: Duration,
     pub(crate) step: u64,
     pub(crate) seed: u64,
 }
+
+impl Failure {
+    /// The kind of failure.
+    pub fn kind(&self) -> FailureKind {
+        match *self.cause {
+            Cause::TaskPanic { .. } => FailureKind::TaskPanic,
+            Cause::MainPanic { .. } => FailureKind::MainPanic,
+            Cause::HostError { .. } => FailureKind::HostError,
+            Cause::Deadlock { .. } => FailureKind::Deadlock,
+            Cause::StepLimit { .. } => FailureKind::StepLimit,
+            Cause::TimeLimit { .. } => FailureKind::TimeLimit,
+        }
+    }
+
+    /// The panic message or the entry point's error, for failures that have
+    /// one.
+    pub fn message(&self) -> Option<&str> {
+        match &*self.cause {
+            Cause::TaskPanic { message, .. }
+            | Cause::MainPanic { message, .. }
+            | Cause::HostError { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The host of the task that failed, for failures of one task.
+    pub fn host(&self) -> Option<&str> {
+        match &*self.cause {
+            Cause::TaskPanic { task, .. }
+            | Cause::MainPanic { task, .. }
+            | Cause::HostError { task, .. } => Some(&task.host),
+            _ => None,
+        }
+    }
+
+    /// The number of steps the simulation had taken when it failed.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Simulated time elapsed since the start when it failed.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// The simulation's seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+impl std::error::Error for Failure {}
 
 /// `SIM_SEED=<seed> cargo test ...`: see [`crate::sim::cargo_test_command`].
 pub(crate) fn reproduce_line(seed: u64) -> String {
@@ -83,18 +163,18 @@ impl fmt::Display for Failure {
                 self.elapsed, self.step, self.seed
             )
         };
-        match &self.kind {
-            FailureKind::TaskPanic { message, task } => {
+        match &*self.cause {
+            Cause::TaskPanic { message, task } => {
                 writeln!(f, "simulation failed: a task panicked: {message}")?;
                 writeln!(f, "  in {task}")?;
                 at(f)?;
             }
-            FailureKind::MainPanic { message, task } => {
+            Cause::MainPanic { message, task } => {
                 writeln!(f, "simulation failed: the main future panicked: {message}")?;
                 writeln!(f, "  in {task}")?;
                 at(f)?;
             }
-            FailureKind::HostError { message, task } => {
+            Cause::HostError { message, task } => {
                 writeln!(
                     f,
                     "simulation failed: host \"{}\" entry point returned an error: {message}",
@@ -103,7 +183,7 @@ impl fmt::Display for Failure {
                 writeln!(f, "  in {task}")?;
                 at(f)?;
             }
-            FailureKind::Deadlock { tasks } => {
+            Cause::Deadlock { tasks } => {
                 writeln!(
                     f,
                     "simulation failed: deadlock: the main future is unfinished, no task can run \
@@ -112,7 +192,7 @@ impl fmt::Display for Failure {
                 at(f)?;
                 list(f, "blocked tasks", tasks)?;
             }
-            FailureKind::StepLimit { limit, tasks } => {
+            Cause::StepLimit { limit, tasks } => {
                 writeln!(
                     f,
                     "simulation failed: step limit of {limit} steps reached with the main future \
@@ -123,7 +203,7 @@ impl fmt::Display for Failure {
                 at(f)?;
                 list(f, "live tasks", tasks)?;
             }
-            FailureKind::TimeLimit { limit, next, tasks } => {
+            Cause::TimeLimit { limit, next, tasks } => {
                 writeln!(
                     f,
                     "simulation failed: simulated-time limit of {limit:?} reached with the main \
@@ -136,7 +216,7 @@ impl fmt::Display for Failure {
                 list(f, "live tasks", tasks)?;
             }
         }
-        write!(f, "  reproduce: {}", reproduce_line(self.seed))
+        Ok(())
     }
 }
 

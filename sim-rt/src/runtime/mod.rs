@@ -38,6 +38,7 @@ pub(crate) mod timer;
 mod trace;
 pub(crate) mod world;
 
+pub use self::failure::{Failure, FailureKind};
 pub use self::trace::{Step, Trace};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
@@ -124,6 +125,8 @@ pub struct Builder {
     scheduler: Option<SchedulerFactory>,
     net: sim_net::NetConfig,
     faults: Option<crate::sim::FaultInjector>,
+    /// Set by `exact_seed`: `SIM_SEED` is not read.
+    exact_seed: bool,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -157,6 +160,7 @@ impl Builder {
             scheduler: None,
             net: sim_net::NetConfig::default(),
             faults: None,
+            exact_seed: false,
         }
     }
 
@@ -265,6 +269,15 @@ impl Builder {
         self
     }
 
+    /// The simulation's seed, whatever `SIM_SEED` says: for harnesses that
+    /// read `SIM_SEED` themselves and seed many simulations from it (the
+    /// explorer). Tests use [`seed`](Self::seed).
+    pub fn exact_seed(&mut self, seed: u64) -> &mut Self {
+        self.seed = Some(seed);
+        self.exact_seed = true;
+        self
+    }
+
     /// The simulation's seed. The `SIM_SEED` environment variable, when set,
     /// takes precedence so that a failure's reproduction line works whatever
     /// the test set. Without either, [`DEFAULT_SEED`].
@@ -333,7 +346,12 @@ impl Builder {
     ///
     /// When `SIM_SEED` is set but is not an unsigned 64-bit integer.
     pub fn build(&mut self) -> io::Result<Runtime> {
-        let seed = match seed_from_env() {
+        let from_env = if self.exact_seed {
+            None
+        } else {
+            seed_from_env()
+        };
+        let seed = match from_env {
             Some(seed) => seed,
             None => self.seed.unwrap_or(DEFAULT_SEED),
         };
@@ -433,6 +451,28 @@ impl Runtime {
         }
         __private::warn_if_determinism_check_unavailable();
         self.world.block_on(future)
+    }
+
+    /// Like [`block_on`](Self::block_on), but a failed simulation is
+    /// returned instead of panicking: for harnesses (the explorer) that run
+    /// many simulations and report failures themselves.
+    ///
+    /// A panic in the future or in a task is still printed by the panic
+    /// hook when it happens; the [`Failure`] holds its message.
+    ///
+    /// # Panics
+    ///
+    /// When called from inside a simulation.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Simulation only; tokio has no such method.
+    #[track_caller]
+    pub fn try_block_on<F: Future>(&self, future: F) -> Result<F::Output, Failure> {
+        if context::driving() {
+            panic!("{NESTED_BLOCK_ON}");
+        }
+        self.world.try_block_on(future)
     }
 
     /// Simulated [`tokio::runtime::Runtime::spawn`]: the task runs on the

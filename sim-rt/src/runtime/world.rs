@@ -42,7 +42,7 @@ use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use slab::Slab;
 
-use super::failure::{panic_message, Failure, FailureKind, TaskInfo};
+use super::failure::{panic_message, Cause, Failure, TaskInfo};
 use super::net::NetState;
 use super::task::{Stage, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
@@ -464,6 +464,18 @@ impl World {
     /// Runs `fut` as the main task until it completes, driving every other
     /// task meanwhile. Panics with a report if the simulation fails.
     pub(crate) fn block_on<F: Future>(self: &Rc<Self>, fut: F) -> F::Output {
+        match self.try_block_on(fut) {
+            Ok(out) => out,
+            Err(failure) => panic!(
+                "{failure}\n  reproduce: {}",
+                super::failure::reproduce_line(failure.seed)
+            ),
+        }
+    }
+
+    /// Runs `fut` as the main task until it completes or the simulation
+    /// fails; on failure every task has been dropped.
+    pub(crate) fn try_block_on<F: Future>(self: &Rc<Self>, fut: F) -> Result<F::Output, Failure> {
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
         let mut fut = std::pin::pin!(fut);
@@ -473,7 +485,7 @@ impl World {
             self.inject_fault();
             let next = match self.next_event() {
                 Ok(next) => next,
-                Err(failure) => self.fail(*failure),
+                Err(failure) => return Err(self.fail(*failure)),
             };
             match next {
                 Next::Main => {
@@ -493,15 +505,15 @@ impl World {
                         Ok(Poll::Ready(out)) => {
                             self.core.borrow_mut().main = None;
                             self.observe(Observation::Finished { task: main_id });
-                            return out;
+                            return Ok(out);
                         }
                         Ok(Poll::Pending) => self.observe(Observation::Blocked { task: main_id }),
                         Err(payload) => {
-                            let failure = self.failure(FailureKind::MainPanic {
+                            let failure = self.failure(Cause::MainPanic {
                                 message: panic_message(&*payload),
                                 task: self.task_info_main(main_id),
                             });
-                            self.fail(failure)
+                            return Err(self.fail(failure));
                         }
                     }
                 }
@@ -572,7 +584,7 @@ impl World {
                     let tasks = self.task_infos(core);
                     return Err(Box::new(self.failure_in(
                         core,
-                        FailureKind::TimeLimit {
+                        Cause::TimeLimit {
                             limit,
                             next: t - core.start,
                             tasks,
@@ -590,9 +602,7 @@ impl World {
             if core.enabled.is_empty() {
                 drop(net);
                 let tasks = self.task_infos(core);
-                return Err(Box::new(
-                    self.failure_in(core, FailureKind::Deadlock { tasks }),
-                ));
+                return Err(Box::new(self.failure_in(core, Cause::Deadlock { tasks })));
             }
         }
         drop(net);
@@ -602,7 +612,7 @@ impl World {
             let tasks = self.task_infos(core);
             let limit = core.config.max_steps;
             return Err(Box::new(
-                self.failure_in(core, FailureKind::StepLimit { limit, tasks }),
+                self.failure_in(core, Cause::StepLimit { limit, tasks }),
             ));
         }
         let n = core.enabled.len();
@@ -733,7 +743,7 @@ impl World {
                         };
                         drop(payload);
                         drop(cell);
-                        let failure = self.failure(FailureKind::TaskPanic { message, task });
+                        let failure = self.failure(Cause::TaskPanic { message, task });
                         self.core.borrow_mut().failure = Some(failure);
                     }
                 }
@@ -810,7 +820,7 @@ impl World {
                 .expect("the running task has a slot");
             Self::task_info(&core, slot)
         };
-        let failure = self.failure(FailureKind::HostError { message, task });
+        let failure = self.failure(Cause::HostError { message, task });
         let mut core = self.core.borrow_mut();
         if core.failure.is_none() {
             core.failure = Some(failure);
@@ -1021,26 +1031,25 @@ impl World {
 
     // ----- failures --------------------------------------------------------
 
-    fn failure(&self, kind: FailureKind) -> Failure {
+    fn failure(&self, kind: Cause) -> Failure {
         let core = self.core.borrow();
         self.failure_in(&core, kind)
     }
 
-    fn failure_in(&self, core: &Core, kind: FailureKind) -> Failure {
+    fn failure_in(&self, core: &Core, kind: Cause) -> Failure {
         Failure {
-            kind,
+            cause: Box::new(kind),
             elapsed: core.now - core.start,
             step: core.step,
             seed: core.config.seed,
         }
     }
 
-    /// Marks the simulation failed, drops every task, and panics with the
-    /// report.
-    fn fail(&self, failure: Failure) -> ! {
+    /// Marks the simulation failed and drops every task.
+    fn fail(&self, failure: Failure) -> Failure {
         self.core.borrow_mut().failed = true;
         self.shutdown();
-        panic!("{failure}");
+        failure
     }
 
     fn task_info(core: &Core, slot: &TaskSlot) -> TaskInfo {

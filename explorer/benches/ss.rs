@@ -1,0 +1,106 @@
+//! Exploration throughput: executions per second of stratified sampling on
+//! a small protocol.
+//!
+//! The protocol: a key-value server on host "server" and two clients on
+//! hosts "c1" and "c2", each client sending 3 writes and reading the key
+//! back over one TCP connection (about 40 scheduling steps and 20 packet
+//! deliveries per execution). The search is stratified sampling with the
+//! run-to-completion explorer, up to 3 delays, so each execution is a fresh
+//! simulation: runtime, hosts, connections.
+//!
+//! - `ss_rtc_1_job`: one thread.
+//! - `ss_rtc_2_jobs`: two threads (the machine's cores).
+//!
+//! Run with `cargo bench -p explorer --bench ss`.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use explorer::{Explorer, Rtc, Sampling};
+use sim_rt::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use sim_rt::net::{TcpListener, TcpStream};
+use sim_rt::sim;
+
+const EXECUTIONS: u64 = 1_000;
+
+async fn server() {
+    let l = TcpListener::bind("0.0.0.0:7").await.unwrap();
+    let value = std::sync::Arc::new(std::sync::Mutex::new(0u64));
+    loop {
+        let (s, _) = l.accept().await.unwrap();
+        let value = value.clone();
+        sim_rt::spawn(async move {
+            let (r, mut w) = s.into_split();
+            let mut lines = BufReader::new(r).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let reply = match line.strip_prefix("set ") {
+                    Some(v) => {
+                        *value.lock().unwrap() = v.parse().unwrap();
+                        "ok\n".to_string()
+                    }
+                    None => format!("{}\n", value.lock().unwrap()),
+                };
+                if w.write_all(reply.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}
+
+async fn client(id: u64) -> u64 {
+    let s = TcpStream::connect("server:7").await.unwrap();
+    let (r, mut w) = s.into_split();
+    let mut lines = BufReader::new(r).lines();
+    for i in 0..3 {
+        w.write_all(format!("set {}\n", id * 10 + i).as_bytes())
+            .await
+            .unwrap();
+        lines.next_line().await.unwrap();
+    }
+    w.write_all(b"get\n").await.unwrap();
+    lines.next_line().await.unwrap().unwrap().parse().unwrap()
+}
+
+async fn protocol() {
+    sim::host("server").start(server);
+    let (tx, mut rx) = sim_rt::sync::mpsc::channel(2);
+    for (name, id) in [("c1", 1), ("c2", 2)] {
+        let tx = tx.clone();
+        sim::host(name).start(move || {
+            let tx = tx.clone();
+            async move {
+                let _ = tx.send(client(id).await).await;
+            }
+        });
+    }
+    for _ in 0..2 {
+        let v = rx.recv().await.unwrap();
+        assert!(v % 10 <= 2, "a value some client wrote");
+    }
+}
+
+fn explore(jobs: usize) -> u64 {
+    let report = Explorer::new()
+        .explorer(Rtc::default())
+        .search(Sampling::new(3))
+        .executions(EXECUTIONS)
+        .jobs(jobs)
+        .progress(false)
+        .run(protocol);
+    assert!(!report.failed(), "{report}");
+    report.executions
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("explore");
+    g.throughput(Throughput::Elements(EXECUTIONS))
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    g.bench_function("ss_rtc_1_job", |b| b.iter(|| explore(1)));
+    g.bench_function("ss_rtc_2_jobs", |b| b.iter(|| explore(2)));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

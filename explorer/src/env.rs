@@ -1,0 +1,124 @@
+//! The `SIM_*` environment overrides, parsed with errors that say what was
+//! wrong and what would be right.
+//!
+//! | variable | values |
+//! |---|---|
+//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
+//! | `SIM_SEARCH` | `ses`, `ss`, `walk` |
+//! | `SIM_MAX_DELAYS` | the delay bound of `ses`/`ss` |
+//! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
+//! | `SIM_SEED` | the base seed, decimal or `0x` hex |
+//! | `SIM_REPLAY` | a replay token from a failure report |
+//! | `SIM_JOBS` | threads for `ss`/`walk`, at least 1 (default: all cores) |
+//! | `SIM_SHARD` | `i/n`: run shard `i` (from 0) of `n` of an `ss`/`walk` search |
+
+/// A `SIM_*` variable's value, if set and not blank.
+pub(crate) fn var(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => Some(v.trim().to_string()),
+        Ok(_) => None,
+        Err(std::env::VarError::NotPresent) => None,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            panic!("{name} is not valid UTF-8; unset it or give it a plain ASCII value")
+        }
+    }
+}
+
+/// A count like `20000` or `20_000`.
+pub(crate) fn parse_count(name: &str, raw: &str, what: &str) -> Result<u64, String> {
+    match raw.replace('_', "").parse::<u64>() {
+        Ok(0) => Err(format!("{name}=0: {what} must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "{name}={raw:?} is not a number: {what} is a positive integer, e.g. {name}=20000"
+        )),
+    }
+}
+
+/// A seed in decimal or `0x` hex.
+pub(crate) fn parse_seed(raw: &str) -> Result<u64, String> {
+    let s = raw.trim();
+    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    };
+    parsed.ok_or_else(|| {
+        format!(
+            "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
+             decimal (SIM_SEED=42) or hex (SIM_SEED=0x2a)"
+        )
+    })
+}
+
+/// `i/n` with `i < n`.
+pub(crate) fn parse_shard(raw: &str) -> Result<(u32, u32), String> {
+    let bad = || {
+        format!(
+            "SIM_SHARD={raw:?} is not a shard: write i/n to run shard i (counting from 0) of n, \
+             e.g. SIM_SHARD=0/4 .. SIM_SHARD=3/4 on four machines"
+        )
+    };
+    let (i, n) = raw.split_once('/').ok_or_else(bad)?;
+    let i: u32 = i.trim().parse().map_err(|_| bad())?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 {
+        return Err(format!(
+            "SIM_SHARD={raw:?}: the number of shards must be at least 1"
+        ));
+    }
+    if i >= n {
+        return Err(format!(
+            "SIM_SHARD={raw:?}: shards are numbered from 0, so shard {i} of {n} does not exist \
+             (use 0/{n} .. {}/{n})",
+            n - 1
+        ));
+    }
+    Ok((i, n))
+}
+
+/// Which search `SIM_SEARCH` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SearchName {
+    Ses,
+    Ss,
+    Walk,
+}
+
+pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
+    match raw.to_ascii_lowercase().as_str() {
+        "ses" => Ok(SearchName::Ses),
+        "ss" => Ok(SearchName::Ss),
+        "walk" => Ok(SearchName::Walk),
+        _ => Err(format!(
+            "SIM_SEARCH={raw:?} is not a search: use ses (stratified exhaustive search), ss \
+             (stratified sampling) or walk (independent random executions)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_seeds_and_shards_parse_or_explain() {
+        assert_eq!(parse_count("SIM_JOBS", "4", "jobs"), Ok(4));
+        assert_eq!(parse_count("SIM_EXECUTIONS", "20_000", "x"), Ok(20_000));
+        assert!(parse_count("SIM_JOBS", "0", "the number of jobs")
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(parse_count("SIM_JOBS", "four", "jobs")
+            .unwrap_err()
+            .contains("not a number"));
+        assert_eq!(parse_seed("42"), Ok(42));
+        assert_eq!(parse_seed("0x2a"), Ok(42));
+        assert!(parse_seed("-1").unwrap_err().contains("not a valid seed"));
+        assert_eq!(parse_shard("1/3"), Ok((1, 3)));
+        assert_eq!(parse_shard(" 0 / 1 "), Ok((0, 1)));
+        assert!(parse_shard("3/3").unwrap_err().contains("does not exist"));
+        assert!(parse_shard("1/0").unwrap_err().contains("at least 1"));
+        assert!(parse_shard("half").unwrap_err().contains("i/n"));
+        assert_eq!(parse_search("SES"), Ok(SearchName::Ses));
+        assert!(parse_search("bfs").unwrap_err().contains("ses"));
+    }
+}

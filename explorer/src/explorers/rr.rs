@@ -1,0 +1,552 @@
+//! Round robin: units in a queue in creation order (Desai, Qadeer & Seshia,
+//! FSE 2015, section 2, "round robin explorer").
+//!
+//! New units (a task spawned, a packet sent, a duplicate made) join the
+//! tail; a task that blocks and the clock once it has advanced go back to
+//! the tail. [`next`](DelayingExplorer::next) runs the first enabled unit in
+//! the queue, so a task keeps running until it blocks, then the next one in
+//! creation order gets its turn. [`delay`](DelayingExplorer::delay) moves the
+//! unit `next` would run to the tail. Finished tasks and delivered or lost
+//! packets leave the queue.
+//!
+//! Enabled units the explorer was never told about (the main task is never
+//! announced with `Spawned`) join the tail when first seen, in [`Unit`]
+//! order when several are new at once.
+//!
+//! The queue itself ([`Queue`]) is shared: it is parameterised by a
+//! [`Placement`], the policy that says where a unit seen for the first time
+//! goes. Round robin places at the tail; the randomized round robin
+//! ([`super::RandomizedRoundRobin`]) at a random position; run-to-completion
+//! ([`super::Rtc`]) on top; PCT ([`super::Pct`]) at a random position above
+//! the demoted units. All of them read the head of the queue as the highest
+//! priority and delay by moving the first enabled unit to the tail.
+//!
+//! # Invariants
+//!
+//! - No unit is in the queue twice (checked when one is added).
+//! - After [`Queue::head`], every enabled unit is in the queue: that is
+//!   what lets the first enabled unit always be found.
+//!
+//! # Soundness
+//!
+//! A delay moves the first enabled unit to the tail and leaves every other
+//! unit in place, so it rotates the enabled units' relative order by one:
+//! `k = 0..m` delays name each of the `m` enabled events once, and `k = m`
+//! restores the order.
+//!
+//! # Determinism
+//!
+//! The queue depends only on the observations and on the *set* of enabled
+//! units at each step: new units are placed in `Unit` order, and `head`
+//! looks units up, never positions.
+
+use std::fmt;
+
+use sim_rt::scheduler::{Event, Observation};
+
+use super::{DelayingExplorer, Unit};
+
+/// Where a unit the queue has not seen yet goes.
+pub(super) trait Placement: fmt::Debug + Clone {
+    /// A position in `0..=len` (0 is the head) for `unit`, in a queue of
+    /// `len` units.
+    fn place(&mut self, unit: Unit, len: usize) -> usize;
+}
+
+/// Round robin's placement: at the tail, in creation order.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct AtTail;
+
+impl Placement for AtTail {
+    fn place(&mut self, _unit: Unit, len: usize) -> usize {
+        len
+    }
+}
+
+/// Units in priority order, head first; the data structure of the
+/// queue-shaped explorers. See the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Queue<P> {
+    /// Every unit known, head (highest priority) first; no unit twice.
+    units: Vec<Unit>,
+    /// Where units seen for the first time go.
+    pub(super) placement: P,
+    /// Scratch for [`Queue::head`]: enabled units not in `units`; kept so
+    /// that a step does not allocate.
+    fresh: Vec<Unit>,
+}
+
+impl<P: Placement> Queue<P> {
+    /// An empty queue.
+    pub(super) fn new(placement: P) -> Self {
+        Queue {
+            units: Vec::new(),
+            placement,
+            fresh: Vec::new(),
+        }
+    }
+
+    /// The units, head first.
+    pub(super) fn units(&self) -> &[Unit] {
+        &self.units
+    }
+
+    /// Forgets every unit.
+    pub(super) fn clear(&mut self) {
+        self.units.clear();
+    }
+
+    /// Learns the enabled units not seen yet, then returns the index in
+    /// `enabled` (never empty) and the position in the queue of the first
+    /// enabled unit.
+    pub(super) fn head(&mut self, enabled: &[Event]) -> (usize, usize) {
+        self.fresh.clear();
+        self.fresh.extend(
+            enabled
+                .iter()
+                .map(|e| Unit::of(*e))
+                .filter(|u| !self.units.contains(u)),
+        );
+        if !self.fresh.is_empty() {
+            // In `Unit` order, so that the result does not depend on the
+            // order of the slice.
+            self.fresh.sort_unstable();
+            self.fresh.dedup();
+            for k in 0..self.fresh.len() {
+                let unit = self.fresh[k];
+                self.insert(unit);
+            }
+        }
+        self.units
+            .iter()
+            .enumerate()
+            .find_map(|(at, u)| {
+                let i = enabled.iter().position(|e| Unit::of(*e) == *u)?;
+                Some((i, at))
+            })
+            .expect("every enabled unit is in the queue once head() has learned them")
+    }
+
+    /// Adds `unit` where the placement says, unless it is known already.
+    pub(super) fn add(&mut self, unit: Unit) {
+        if !self.units.contains(&unit) {
+            self.insert(unit);
+        }
+    }
+
+    /// Inserts a unit known to be absent.
+    fn insert(&mut self, unit: Unit) {
+        debug_assert!(!self.units.contains(&unit), "no unit is queued twice");
+        let at = self.placement.place(unit, self.units.len());
+        assert!(
+            at <= self.units.len(),
+            "a placement returns a position in the queue"
+        );
+        self.units.insert(at, unit);
+    }
+
+    /// Removes `unit`, returning where it was.
+    pub(super) fn remove(&mut self, unit: Unit) -> Option<usize> {
+        let at = self.position(unit)?;
+        self.units.remove(at);
+        Some(at)
+    }
+
+    /// Where `unit` is, head at 0.
+    pub(super) fn position(&self, unit: Unit) -> Option<usize> {
+        self.units.iter().position(|u| *u == unit)
+    }
+
+    /// Moves the unit at `at` to the tail.
+    pub(super) fn demote(&mut self, at: usize) {
+        self.units[at..].rotate_left(1);
+    }
+
+    /// Moves `unit` to the tail, adding it there if it is not known.
+    pub(super) fn move_to_tail(&mut self, unit: Unit) {
+        match self.position(unit) {
+            Some(at) => self.demote(at),
+            None => self.units.push(unit),
+        }
+    }
+
+    /// Moves `unit` to the head, adding it there if it is not known.
+    pub(super) fn move_to_head(&mut self, unit: Unit) {
+        match self.position(unit) {
+            Some(at) => self.units[..=at].rotate_right(1),
+            None => self.units.insert(0, unit),
+        }
+    }
+
+    /// The index in `enabled` of the first enabled unit.
+    pub(super) fn next(&mut self, enabled: &[Event]) -> usize {
+        self.head(enabled).0
+    }
+
+    /// Moves the first enabled unit to the tail.
+    pub(super) fn delay(&mut self, enabled: &[Event]) {
+        let (_, at) = self.head(enabled);
+        self.demote(at);
+    }
+
+    /// Round robin's reaction to `observation`: new units are placed,
+    /// blocked tasks and the clock go to the tail, finished tasks and
+    /// delivered or lost packets leave.
+    pub(super) fn step(&mut self, observation: &Observation) {
+        match *observation {
+            Observation::Spawned { task, .. } => self.add(Unit::Task(task)),
+            Observation::Sent { packet, .. } => self.add(Unit::Packet(packet)),
+            Observation::Duplicated { copy, .. } => self.add(Unit::Packet(copy)),
+            Observation::Blocked { task } => self.move_to_tail(Unit::Task(task)),
+            Observation::Advanced { .. } => self.move_to_tail(Unit::Clock),
+            Observation::Finished { task } => {
+                self.remove(Unit::Task(task));
+            }
+            Observation::Delivered { packet, .. } | Observation::Lost { packet } => {
+                self.remove(Unit::Packet(packet));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Round robin over tasks, packets and the clock, in creation order
+/// (Desai, Qadeer & Seshia, FSE 2015).
+///
+/// Units wait in a queue: new ones (spawned, sent, duplicated, or enabled
+/// without having been announced, several at once in [`Unit`] order) join
+/// the tail; a task that blocks, and the clock when it advances, go back to
+/// the tail. `next` runs the first enabled unit in the queue; `delay` moves
+/// that unit to the tail.
+///
+/// Named "rr". Deterministic.
+#[derive(Debug, Clone, Default)]
+pub struct RoundRobin {
+    queue: Queue<AtTail>,
+}
+
+impl RoundRobin {
+    /// A round robin explorer with an empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl DelayingExplorer for RoundRobin {
+    fn name(&self) -> String {
+        "rr".into()
+    }
+
+    fn start(&mut self, _seed: u64) {
+        self.queue.clear();
+    }
+
+    fn next(&mut self, enabled: &[Event]) -> usize {
+        self.queue.next(enabled)
+    }
+
+    fn delay(&mut self, enabled: &[Event]) {
+        self.queue.delay(enabled);
+    }
+
+    fn step(&mut self, observation: &Observation) {
+        self.queue.step(observation);
+    }
+}
+
+/// Shared by the explorers' tests: random executions to drive an explorer
+/// through, checking soundness and slice-order independence on the way.
+#[cfg(test)]
+pub(super) mod tests {
+    use std::time::Duration;
+
+    use proptest::prelude::*;
+    use sim_rt::scheduler::__testing::{host, packet, task};
+
+    use super::*;
+
+    /// One step of a made-up execution. Observations are drawn regardless
+    /// of what was picked: an explorer must cope with any sequence.
+    #[derive(Debug, Clone)]
+    pub(in crate::explorers) struct Step {
+        observations: Vec<Observation>,
+        /// Possibly empty: then nothing is picked at this step.
+        enabled: Vec<Event>,
+        /// How many delays precede `next`.
+        delays: usize,
+        /// Whether to check soundness and order independence here.
+        check: bool,
+    }
+
+    const TASKS: u64 = 6;
+    const PACKETS: u64 = 6;
+
+    fn observation() -> impl Strategy<Value = Observation> {
+        let t = (1..=TASKS).prop_map(task);
+        let p = (0..PACKETS).prop_map(packet);
+        prop_oneof![
+            t.clone().prop_map(|task| Observation::Spawned {
+                task,
+                parent: None,
+                host: host(0)
+            }),
+            t.clone()
+                .prop_map(|task| Observation::Woken { task, by: None }),
+            t.clone().prop_map(|task| Observation::Blocked { task }),
+            t.prop_map(|task| Observation::Finished { task }),
+            p.clone().prop_map(|packet| Observation::Sent {
+                packet,
+                by: None,
+                from: host(0),
+                to: host(1)
+            }),
+            p.clone().prop_map(|packet| Observation::Delivered {
+                packet,
+                to: host(1)
+            }),
+            p.clone().prop_map(|packet| Observation::Lost { packet }),
+            (p.clone(), p).prop_map(|(packet, copy)| Observation::Duplicated { packet, copy }),
+            (0..100u64).prop_map(|s| Observation::Advanced {
+                to: Duration::from_secs(s)
+            }),
+            Just(Observation::HostStopped { host: host(1) }),
+        ]
+    }
+
+    /// A random subset of every task, packet and the clock, shuffled.
+    fn enabled() -> impl Strategy<Value = Vec<Event>> {
+        let pool: Vec<Event> = (1..=TASKS)
+            .map(|n| Event::Poll(task(n)))
+            .chain((0..PACKETS).map(|n| Event::Deliver(packet(n))))
+            .chain([Event::Advance])
+            .collect();
+        let len = pool.len();
+        proptest::sample::subsequence(pool, 0..=len).prop_shuffle()
+    }
+
+    /// Random executions of up to 40 steps.
+    pub(in crate::explorers) fn scenario() -> impl Strategy<Value = Vec<Step>> {
+        let step = (
+            prop::collection::vec(observation(), 0..4),
+            enabled(),
+            0..4usize,
+            any::<bool>(),
+        )
+            .prop_map(|(observations, enabled, delays, check)| Step {
+                observations,
+                enabled,
+                delays,
+                check,
+            });
+        prop::collection::vec(step, 1..40)
+    }
+
+    /// The unit `explorer` picks after `k` delays, on a clone.
+    fn after_delays<E: DelayingExplorer + Clone>(
+        explorer: &E,
+        enabled: &[Event],
+        k: usize,
+    ) -> Unit {
+        let mut e = explorer.clone();
+        for _ in 0..k {
+            e.delay(enabled);
+        }
+        let i = e.next(enabled);
+        assert!(i < enabled.len(), "next returned {i} of {}", enabled.len());
+        Unit::of(enabled[i])
+    }
+
+    /// Soundness as the searches rely on it: `k = 0..m` delays give `m`
+    /// distinct events, `k = m` the first again.
+    pub(in crate::explorers) fn assert_cycles<E: DelayingExplorer + Clone>(
+        explorer: &E,
+        enabled: &[Event],
+    ) {
+        let m = enabled.len();
+        let answers: Vec<Unit> = (0..=m)
+            .map(|k| after_delays(explorer, enabled, k))
+            .collect();
+        let mut distinct = answers[..m].to_vec();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            m,
+            "delays 0..{m} repeat an event: {answers:?}"
+        );
+        assert_eq!(
+            answers[m], answers[0],
+            "{m} delays do not come back to the first: {answers:?}"
+        );
+    }
+
+    /// The same set of enabled events in another order gives the same
+    /// units, for every number of delays.
+    fn assert_order_independent<E: DelayingExplorer + Clone>(explorer: &E, enabled: &[Event]) {
+        let mut reversed = enabled.to_vec();
+        reversed.reverse();
+        for k in 0..enabled.len() {
+            assert_eq!(
+                after_delays(explorer, enabled, k),
+                after_delays(explorer, &reversed, k),
+                "the answer after {k} delays depends on the slice order"
+            );
+        }
+    }
+
+    /// Drives `explorer` through `steps`, checking soundness and order
+    /// independence where a step asks for it; returns the picked units.
+    pub(in crate::explorers) fn drive<E: DelayingExplorer + Clone>(
+        mut explorer: E,
+        steps: &[Step],
+    ) -> Vec<Unit> {
+        let mut picked = Vec::new();
+        for step in steps {
+            for o in &step.observations {
+                explorer.step(o);
+            }
+            if step.enabled.is_empty() {
+                continue;
+            }
+            if step.check {
+                assert_cycles(&explorer, &step.enabled);
+                assert_order_independent(&explorer, &step.enabled);
+            }
+            for _ in 0..step.delays {
+                explorer.delay(&step.enabled);
+            }
+            let i = explorer.next(&step.enabled);
+            assert!(i < step.enabled.len());
+            picked.push(Unit::of(step.enabled[i]));
+        }
+        picked
+    }
+
+    /// The units `explorer` would run at this step, in order: the answers
+    /// for `k = 0..m` delays.
+    pub(in crate::explorers) fn cycle<E: DelayingExplorer + Clone>(
+        explorer: &E,
+        enabled: &[Event],
+    ) -> Vec<Unit> {
+        (0..enabled.len())
+            .map(|k| after_delays(explorer, enabled, k))
+            .collect()
+    }
+
+    /// Task `n` spawned on host 0 by the runtime.
+    pub(in crate::explorers) fn spawned(n: u64) -> Observation {
+        Observation::Spawned {
+            task: task(n),
+            parent: None,
+            host: host(0),
+        }
+    }
+
+    /// Polling task `n`.
+    pub(in crate::explorers) fn poll(n: u64) -> Event {
+        Event::Poll(task(n))
+    }
+
+    /// Task `n` as a unit.
+    pub(in crate::explorers) fn t(n: u64) -> Unit {
+        Unit::Task(task(n))
+    }
+
+    proptest! {
+        #[test]
+        fn delays_cycle_through_enabled(steps in scenario()) {
+            drive(RoundRobin::new(), &steps);
+        }
+
+        #[test]
+        fn same_inputs_same_answers(steps in scenario()) {
+            prop_assert_eq!(drive(RoundRobin::new(), &steps), drive(RoundRobin::new(), &steps));
+        }
+    }
+
+    /// Three tasks enabled in scrambled slice order take turns in creation
+    /// order, each running until it blocks: 1, 2, 3, 1.
+    #[test]
+    fn tasks_take_turns_in_creation_order() {
+        let mut rr = RoundRobin::new();
+        for n in 1..=3 {
+            rr.step(&spawned(n));
+        }
+        let enabled = [poll(3), poll(1), poll(2)];
+        let mut order = Vec::new();
+        for _ in 0..4 {
+            let u = Unit::of(enabled[rr.next(&enabled)]);
+            order.push(u);
+            let Unit::Task(task) = u else { unreachable!() };
+            rr.step(&Observation::Blocked { task });
+        }
+        assert_eq!(order, [t(1), t(2), t(3), t(1)]);
+    }
+
+    /// A task that does not block keeps running; a delay hands the turn to
+    /// the next one in creation order.
+    #[test]
+    fn delay_moves_the_head_to_the_tail() {
+        let mut rr = RoundRobin::new();
+        for n in 1..=3 {
+            rr.step(&spawned(n));
+        }
+        let enabled = [poll(2), poll(3), poll(1)];
+        assert_eq!(Unit::of(enabled[rr.next(&enabled)]), t(1));
+        assert_eq!(Unit::of(enabled[rr.next(&enabled)]), t(1));
+        assert_eq!(cycle(&rr, &enabled), [t(1), t(2), t(3)]);
+        rr.delay(&enabled);
+        assert_eq!(cycle(&rr, &enabled), [t(2), t(3), t(1)]);
+    }
+
+    /// Units never announced join the tail in `Unit` order, behind the
+    /// announced ones; the clock goes back to the tail when it advances.
+    #[test]
+    fn unknown_units_join_the_tail_in_unit_order() {
+        let mut rr = RoundRobin::new();
+        rr.step(&spawned(5));
+        let enabled = [
+            Event::Advance,
+            poll(2),
+            Event::Deliver(packet(0)),
+            poll(5),
+            poll(1),
+        ];
+        let p0 = Unit::Packet(packet(0));
+        assert_eq!(cycle(&rr, &enabled), [t(5), t(1), t(2), p0, Unit::Clock]);
+        assert_eq!(Unit::of(enabled[rr.next(&enabled)]), t(5));
+        rr.step(&spawned(6));
+        rr.step(&Observation::Finished { task: task(5) });
+        rr.step(&Observation::Advanced {
+            to: Duration::from_secs(1),
+        });
+        assert_eq!(rr.queue.units(), [t(1), t(2), p0, t(6), Unit::Clock]);
+    }
+
+    /// Sent packets and duplicates join the tail; delivered and lost ones
+    /// leave, so the queue holds only live units.
+    #[test]
+    fn packets_join_and_leave() {
+        let mut rr = RoundRobin::new();
+        rr.step(&spawned(1));
+        rr.step(&Observation::Sent {
+            packet: packet(0),
+            by: Some(task(1)),
+            from: host(0),
+            to: host(1),
+        });
+        rr.step(&Observation::Duplicated {
+            packet: packet(0),
+            copy: packet(1),
+        });
+        let (p0, p1) = (Unit::Packet(packet(0)), Unit::Packet(packet(1)));
+        assert_eq!(rr.queue.units(), [t(1), p0, p1]);
+        rr.step(&Observation::Delivered {
+            packet: packet(0),
+            to: host(1),
+        });
+        rr.step(&Observation::Lost { packet: packet(1) });
+        rr.step(&Observation::Finished { task: task(1) });
+        assert!(rr.queue.units().is_empty());
+    }
+}

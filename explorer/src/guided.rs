@@ -1,0 +1,226 @@
+//! The scheduler a search hands to the runtime: a delaying explorer driven
+//! by a schedule of deviations, recording what later searches need.
+//!
+//! At each choice point `p` the runtime asks, [`Guided`] looks up the
+//! schedule: at a `pick` it applies the scheduled number of delays (0 when
+//! none) and returns the explorer's `next`; at a data `choose` it returns
+//! the scheduled option (0 when none) — or, for random walks, draws it with
+//! the configured fault probabilities. Every observation goes to the
+//! explorer's `step`.
+//!
+//! From a given choice point on ([`Record::from`]) it records each point
+//! with more than one option (so a search can place deviations there) and,
+//! when state caching is on, the program state before each pick.
+//!
+//! # Determinism
+//!
+//! Everything recorded is a function of the execution: the runtime's
+//! questions, in order, and the explorer's answers.
+
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+
+use crate::explorers::DelayingExplorer;
+use crate::schedule::Deviation;
+
+/// A choice point with at least two options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Branch {
+    /// The choice point's number.
+    pub(crate) at: u32,
+    /// How many options it had (enabled events, or data options).
+    pub(crate) options: u32,
+    /// Whether it was a pick (a deviation costs one delay per delay) or a
+    /// data choice (any non-default option costs one delay).
+    pub(crate) pick: bool,
+}
+
+/// What an execution leaves behind for the search.
+#[derive(Debug, Default)]
+pub(crate) struct Record {
+    /// Record branches and states at choice points `>= from`.
+    pub(crate) from: u32,
+    /// Branching choice points, in order.
+    pub(crate) branches: Vec<Branch>,
+    /// When caching: the program state before each pick `>= from`.
+    pub(crate) states: Vec<(u32, u64)>,
+    /// Choice points asked in all.
+    pub(crate) points: u32,
+}
+
+/// How data choices without a scheduled deviation are resolved.
+pub(crate) enum Data {
+    /// Option 0 (the systematic searches).
+    Default,
+    /// Drawn like the default scheduler does, with the fault probabilities
+    /// (random walks).
+    Random(RandomScheduler),
+}
+
+/// The program state as the runtime and the program report it: the latest
+/// [`Observation::State`] of every host, and the simulated time.
+#[derive(Debug, Default)]
+struct StateTracker {
+    hosts: Vec<Option<u64>>,
+    now: u128,
+    scratch: Vec<u64>,
+}
+
+impl StateTracker {
+    fn observe(&mut self, o: &Observation) {
+        match *o {
+            Observation::State { host, hash } => {
+                let i = host.index();
+                if self.hosts.len() <= i {
+                    self.hosts.resize(i + 1, None);
+                }
+                self.hosts[i] = Some(hash);
+            }
+            Observation::HostStopped { host } => {
+                if let Some(h) = self.hosts.get_mut(host.index()) {
+                    *h = None;
+                }
+            }
+            Observation::Advanced { to } => self.now = to.as_nanos(),
+            _ => {}
+        }
+    }
+
+    /// The state before a pick among `enabled`: every host's report, the
+    /// time, the runnable tasks (by id) and how many packets can be
+    /// delivered.
+    fn hash(&mut self, enabled: &[Event]) -> u64 {
+        let mut h = std::hash::DefaultHasher::new();
+        self.hosts.hash(&mut h);
+        self.now.hash(&mut h);
+        self.scratch.clear();
+        let mut deliveries = 0u32;
+        for e in enabled {
+            match e {
+                Event::Poll(id) => self.scratch.push(id.as_u64()),
+                Event::Deliver(_) => deliveries += 1,
+                _ => {}
+            }
+        }
+        self.scratch.sort_unstable();
+        self.scratch.hash(&mut h);
+        deliveries.hash(&mut h);
+        h.finish()
+    }
+}
+
+/// A delaying explorer under a schedule, as a runtime [`Scheduler`].
+pub(crate) struct Guided {
+    explorer: Box<dyn DelayingExplorer>,
+    schedule: Vec<Deviation>,
+    next_deviation: usize,
+    point: u32,
+    data: Data,
+    record: Rc<RefCell<Record>>,
+    states: Option<StateTracker>,
+}
+
+impl Guided {
+    pub(crate) fn new(
+        mut explorer: Box<dyn DelayingExplorer>,
+        seed: u64,
+        schedule: Vec<Deviation>,
+        data: Data,
+        record: Rc<RefCell<Record>>,
+        cache_states: bool,
+    ) -> Guided {
+        explorer.start(seed);
+        Guided {
+            explorer,
+            schedule,
+            next_deviation: 0,
+            point: 0,
+            data,
+            record,
+            states: cache_states.then(StateTracker::default),
+        }
+    }
+
+    /// The scheduled action at the current choice point, and advances.
+    fn action(&mut self) -> (u32, u32) {
+        let p = self.point;
+        self.point += 1;
+        let action = match self.schedule.get(self.next_deviation) {
+            Some(&(at, action)) if at == p => {
+                self.next_deviation += 1;
+                action
+            }
+            _ => 0,
+        };
+        (p, action)
+    }
+}
+
+impl Scheduler for Guided {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        let (p, delays) = self.action();
+        let m = enabled.len();
+        {
+            let mut rec = self.record.borrow_mut();
+            rec.points = self.point;
+            if p >= rec.from {
+                if m >= 2 {
+                    rec.branches.push(Branch {
+                        at: p,
+                        options: m as u32,
+                        pick: true,
+                    });
+                }
+                if let Some(states) = &mut self.states {
+                    rec.states.push((p, states.hash(enabled)));
+                }
+            }
+        }
+        for _ in 0..delays {
+            self.explorer.delay(enabled);
+        }
+        let i = self.explorer.next(enabled);
+        assert!(
+            i < m,
+            "explorer {:?} answered next() = {i} with only {m} events enabled; next must return \
+             an index into the enabled slice",
+            self.explorer.name()
+        );
+        i
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        let (p, action) = self.action();
+        {
+            let mut rec = self.record.borrow_mut();
+            rec.points = self.point;
+            if p >= rec.from && n >= 2 {
+                rec.branches.push(Branch {
+                    at: p,
+                    options: n as u32,
+                    pick: false,
+                });
+            }
+        }
+        if action > 0 {
+            // A schedule made for this execution names a valid option; one
+            // that outlived a program change may not: wrap rather than
+            // panic, the replay's hash check reports the divergence.
+            return 1 + (action as usize - 1) % (n - 1).max(1);
+        }
+        match &mut self.data {
+            Data::Default => 0,
+            Data::Random(r) => r.choose(kind, n),
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        if let Some(states) = &mut self.states {
+            states.observe(observation);
+        }
+        self.explorer.step(observation);
+    }
+}

@@ -1,0 +1,531 @@
+//! The user's entry point: [`Explorer`], a property checked over many
+//! executions.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use sim_rt::runtime::Builder;
+
+use crate::env::{self, SearchName};
+use crate::exec::{run_test, Configure, Program, Target, TestOutcome};
+use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
+use crate::progress::Progress;
+use crate::report::Report;
+use crate::search::replay::Replayed;
+use crate::search::{self, Ctx, Exhaustive, Sampling, Search, Walk};
+use crate::token::ReplayToken;
+
+/// Checks a property of a simulated program over many executions chosen by
+/// a delaying explorer and a search.
+///
+/// ```
+/// use explorer::{Explorer, Rtc, Sampling};
+///
+/// Explorer::new()
+///     .explorer(Rtc::default())
+///     .search(Sampling::new(2))
+///     .executions(200)
+///     .check(|| async {
+///         let (tx, rx) = sim_rt::sync::oneshot::channel();
+///         sim_rt::spawn(async move { tx.send(1).unwrap() });
+///         assert_eq!(rx.await.unwrap(), 1);
+///     });
+/// ```
+///
+/// Each execution is a fresh simulation (a new runtime with the settings of
+/// [`runtime`](Self::runtime)) running the future the closure makes; it
+/// fails when the future or a task panics, a host's entry point returns an
+/// error, the future returns `Err`, or it deadlocks or hits a step or time
+/// limit. [`check`](Self::check) panics with a report naming the test, the
+/// explorer, the search, the delays, the seed, the failing step and host,
+/// and one command that replays the failure:
+///
+/// ```text
+/// SIM_REPLAY=sr1... cargo test -p my-crate my_test -- --exact
+/// ```
+///
+/// # Environment
+///
+/// These override the settings in code, so a failure found in CI can be
+/// explored further or replayed without editing the test: `SIM_EXPLORER`,
+/// `SIM_SEARCH`, `SIM_MAX_DELAYS`, `SIM_EXECUTIONS`, `SIM_SEED`,
+/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD` (see the crate docs for their
+/// values). A value that does not parse is a panic saying what is wrong.
+#[must_use = "an Explorer does nothing until `check` or `run`"]
+pub struct Explorer {
+    make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
+    explorer_name: String,
+    randomized: bool,
+    search: Search,
+    executions: u64,
+    seed: u64,
+    jobs: Option<usize>,
+    shard: Option<(u32, u32)>,
+    configure: Arc<dyn Fn(&mut Builder) + Send + Sync>,
+    replay: Option<String>,
+    progress: bool,
+    name: Option<String>,
+}
+
+impl std::fmt::Debug for Explorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Explorer")
+            .field("explorer", &self.explorer_name)
+            .field("search", &self.search)
+            .field("executions", &self.executions)
+            .field("seed", &self.seed)
+            .field("jobs", &self.jobs)
+            .field("shard", &self.shard)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Explorer {
+    fn default() -> Self {
+        Explorer::new()
+    }
+}
+
+/// The default execution budget.
+pub const DEFAULT_EXECUTIONS: u64 = 10_000;
+
+impl Explorer {
+    /// Run-to-completion explorer, stratified sampling up to 4 delays,
+    /// [`DEFAULT_EXECUTIONS`] executions, seed 0, all cores.
+    pub fn new() -> Explorer {
+        let mut e = Explorer {
+            make: Arc::new(|| Box::new(Rtc::default())),
+            explorer_name: String::new(),
+            randomized: false,
+            search: Search::Sampling(Sampling::default()),
+            executions: DEFAULT_EXECUTIONS,
+            seed: 0,
+            jobs: None,
+            shard: None,
+            configure: Arc::new(|_| {}),
+            replay: None,
+            progress: true,
+            name: None,
+        };
+        e.set_explorer(Rtc::default());
+        e
+    }
+
+    fn set_explorer<E: DelayingExplorer + Clone + Sync + 'static>(&mut self, explorer: E) {
+        self.explorer_name = explorer.name();
+        self.randomized = explorer.is_randomized();
+        self.make = Arc::new(move || Box::new(explorer.clone()));
+    }
+
+    /// The delaying explorer: a built-in ([`Rtc`], [`RoundRobin`],
+    /// [`RandomizedRoundRobin`], [`Random`], [`Pct`]) or your own. It is
+    /// cloned for each execution.
+    pub fn explorer<E: DelayingExplorer + Clone + Sync + 'static>(mut self, explorer: E) -> Self {
+        self.set_explorer(explorer);
+        self
+    }
+
+    /// The search: [`Exhaustive`], [`Sampling`] or [`Walk`].
+    pub fn search(mut self, search: impl Into<Search>) -> Self {
+        self.search = search.into();
+        self
+    }
+
+    /// The execution budget (default [`DEFAULT_EXECUTIONS`]).
+    pub fn executions(mut self, executions: u64) -> Self {
+        assert!(
+            executions > 0,
+            "an exploration needs at least one execution"
+        );
+        self.executions = executions;
+        self
+    }
+
+    /// The search's base seed (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Threads for sampling and walks (default: all cores). Results do not
+    /// depend on it.
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        assert!(jobs > 0, "an exploration needs at least one job");
+        self.jobs = Some(jobs);
+        self
+    }
+
+    /// Runs only shard `index` (from 0) of `count` of a sampling or walk
+    /// search; the shards together run exactly the unsharded search's
+    /// samples.
+    pub fn shard(mut self, index: u32, count: u32) -> Self {
+        assert!(index < count, "shard {index} of {count} does not exist");
+        self.shard = Some((index, count));
+        self
+    }
+
+    /// Configures each execution's runtime: network, fault injector,
+    /// limits. The explorer sets the seed and the scheduler.
+    pub fn runtime(mut self, configure: impl Fn(&mut Builder) + Send + Sync + 'static) -> Self {
+        self.configure = Arc::new(configure);
+        self
+    }
+
+    /// Replays the execution of a token (as `SIM_REPLAY` does).
+    pub fn replay(mut self, token: impl Into<String>) -> Self {
+        self.replay = Some(token.into());
+        self
+    }
+
+    /// Whether to print progress lines (at most one a second, after the
+    /// first second) on stderr (default on).
+    pub fn progress(mut self, on: bool) -> Self {
+        self.progress = on;
+        self
+    }
+
+    /// The test's name in reports and tokens (default: the name of the
+    /// running test, which libtest gives its thread).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Explores, and panics with the report if an execution failed.
+    ///
+    /// # Panics
+    ///
+    /// On a failure (the message is the [`Report`]), a replay that does
+    /// not reproduce its execution, or a malformed `SIM_*` variable.
+    #[track_caller]
+    pub fn check<F, Fut>(&self, test: F)
+    where
+        F: Fn() -> Fut + Sync,
+        Fut: Future,
+        Fut::Output: TestOutcome,
+    {
+        let report = self.run(test);
+        if report.failed() {
+            panic!("{report}");
+        }
+    }
+
+    /// Explores and returns the report, failure or not.
+    ///
+    /// # Panics
+    ///
+    /// On a replay that does not reproduce its execution, or a malformed
+    /// `SIM_*` variable.
+    pub fn run<F, Fut>(&self, test: F) -> Report
+    where
+        F: Fn() -> Fut + Sync,
+        Fut: Future,
+        Fut::Output: TestOutcome,
+    {
+        let started = Instant::now();
+        let test_name = self.name.clone().unwrap_or_else(|| {
+            std::thread::current()
+                .name()
+                .filter(|n| *n != "main")
+                .unwrap_or("")
+                .to_string()
+        });
+        let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
+        let settings = self.resolve(&test_name);
+        let configure: &Configure = &*self.configure;
+        let program: &Program<'_> = &program;
+        match settings {
+            Resolved::Search {
+                search,
+                make,
+                explorer,
+                executions,
+                seed,
+                seed_explicit,
+                jobs,
+                shard,
+                env_prefix,
+            } => {
+                let ctx = Ctx {
+                    target: Target {
+                        program,
+                        configure,
+                        explorer: &*make,
+                    },
+                    test: test_name.clone(),
+                    command: sim_rt::sim::cargo_test_command(),
+                    env_prefix,
+                    explorer: explorer.clone(),
+                    search: search.name(),
+                    executions,
+                    seed,
+                    seed_explicit,
+                    jobs,
+                    shard,
+                    progress: Progress::new(
+                        self.progress,
+                        format!("explorer {test_name} ({}, {explorer})", search.name()),
+                    ),
+                    started,
+                };
+                search::run(&ctx, &search)
+            }
+            Resolved::Replay { token, make } => {
+                let ctx = Ctx {
+                    target: Target {
+                        program,
+                        configure,
+                        explorer: &*make,
+                    },
+                    test: test_name.clone(),
+                    command: sim_rt::sim::cargo_test_command(),
+                    env_prefix: String::new(),
+                    explorer: token.explorer.clone(),
+                    search: match token.search.as_str() {
+                        "ses" => "ses",
+                        "walk" => "walk",
+                        _ => "ss",
+                    },
+                    executions: 1,
+                    seed: token.seed,
+                    seed_explicit: true,
+                    jobs: 1,
+                    shard: None,
+                    progress: Progress::new(false, String::new()),
+                    started,
+                };
+                match search::replay::run(&ctx, &token) {
+                    Replayed::Same(report) => report,
+                    Replayed::Diverged {
+                        report,
+                        steps,
+                        hash,
+                    } => {
+                        let what = match &report.failure {
+                            None => "it ran to the end without failing".to_string(),
+                            Some(f) => format!(
+                                "it failed differently ({} steps, trace hash {hash:016x}, \
+                                 instead of {} steps, hash {:016x}):\n{}",
+                                steps, token.steps, token.hash, f.failure
+                            ),
+                        };
+                        panic!(
+                            "SIM_REPLAY: the replayed execution of {} is not the recorded one: \
+                             {what}\nThe program changed since the token was made, or it is not \
+                             deterministic (it reads real time, OS randomness, iterates a \
+                             HashMap, or keeps state between executions in statics)",
+                            if test_name.is_empty() {
+                                "this program"
+                            } else {
+                                &test_name
+                            }
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// Applies the environment to the settings in code.
+    fn resolve(&self, test_name: &str) -> Resolved {
+        let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
+        // Replay first: a token carries its own explorer and search.
+        let replay = env::var("SIM_REPLAY").or_else(|| self.replay.clone());
+        if let Some(raw) = replay {
+            let token = ReplayToken::decode(&raw).unwrap_or_else(|e| fail(e.to_string()));
+            if token.test.is_empty() || test_name.is_empty() || token.test == test_name {
+                let make = if token.explorer == self.explorer_name {
+                    self.make.clone()
+                } else {
+                    builtin(&token.explorer).unwrap_or_else(|| {
+                        fail(format!(
+                            "the replay token was made with explorer {:?}, which is neither a \
+                             built-in nor this test's explorer ({:?}); replay it in the test \
+                             that made it",
+                            token.explorer, self.explorer_name
+                        ))
+                    })
+                };
+                return Resolved::Replay { token, make };
+            }
+            eprintln!(
+                "explorer: SIM_REPLAY holds a token for test {:?}; {test_name:?} runs its own \
+                 search",
+                token.test
+            );
+        }
+        let mut env_prefix = String::new();
+        let (mut make, mut explorer, mut randomized) = (
+            self.make.clone(),
+            self.explorer_name.clone(),
+            self.randomized,
+        );
+        if let Some(raw) = env::var("SIM_EXPLORER") {
+            if raw != self.explorer_name {
+                make = builtin(&raw).unwrap_or_else(|| {
+                    fail(format!(
+                        "SIM_EXPLORER={raw:?} is not an explorer: use rtc, rr, prr, random, pct, \
+                         pct:<depth> or pct:<depth>:<steps>{}",
+                        if self.explorer_name.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", or this test's own {:?}", self.explorer_name)
+                        }
+                    ))
+                });
+                let probe = make();
+                explorer = probe.name();
+                randomized = probe.is_randomized();
+            }
+            env_prefix.push_str(&format!("SIM_EXPLORER={raw} "));
+        }
+        let mut search = self.search.clone();
+        let max_delays = match env::var("SIM_MAX_DELAYS") {
+            Some(raw) => {
+                let d = raw.replace('_', "").parse::<u32>().unwrap_or_else(|_| {
+                    fail(format!(
+                        "SIM_MAX_DELAYS={raw:?} is not a number of delays: give a small \
+                         non-negative integer, e.g. SIM_MAX_DELAYS=3"
+                    ))
+                });
+                env_prefix.push_str(&format!("SIM_MAX_DELAYS={d} "));
+                Some(d)
+            }
+            None => None,
+        };
+        if let Some(raw) = env::var("SIM_SEARCH") {
+            let name = env::parse_search(&raw).unwrap_or_else(|e| fail(e));
+            let bound = search.max_delays();
+            search = match (name, &search) {
+                (SearchName::Ses, Search::Exhaustive(_)) => search,
+                (SearchName::Ss, Search::Sampling(_)) => search,
+                (SearchName::Walk, Search::Walk(_)) => search,
+                (SearchName::Ses, _) => Search::Exhaustive(Exhaustive {
+                    max_delays: bound.unwrap_or(Exhaustive::default().max_delays),
+                    ..Exhaustive::default()
+                }),
+                (SearchName::Ss, _) => Search::Sampling(Sampling {
+                    max_delays: bound.unwrap_or(Sampling::default().max_delays),
+                    ..Sampling::default()
+                }),
+                (SearchName::Walk, _) => Search::Walk(Walk),
+            };
+            env_prefix.push_str(&format!("SIM_SEARCH={} ", search.name()));
+        }
+        if let Some(d) = max_delays {
+            match &mut search {
+                Search::Exhaustive(e) => e.max_delays = d,
+                Search::Sampling(s) => s.max_delays = d,
+                Search::Walk(_) => fail(format!(
+                    "SIM_MAX_DELAYS={d} applies to ses and ss; a walk places no delays"
+                )),
+            }
+        }
+        let executions = match env::var("SIM_EXECUTIONS") {
+            Some(raw) => env::parse_count("SIM_EXECUTIONS", &raw, "the execution budget")
+                .unwrap_or_else(|e| fail(e)),
+            None => self.executions,
+        };
+        let (seed, seed_explicit) = match env::var("SIM_SEED") {
+            Some(raw) => (env::parse_seed(&raw).unwrap_or_else(|e| fail(e)), true),
+            None => (self.seed, false),
+        };
+        let jobs = match env::var("SIM_JOBS") {
+            Some(raw) => env::parse_count("SIM_JOBS", &raw, "the number of jobs")
+                .unwrap_or_else(|e| fail(e)) as usize,
+            None => self
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        };
+        let shard = match env::var("SIM_SHARD") {
+            Some(raw) => Some(env::parse_shard(&raw).unwrap_or_else(|e| fail(e))),
+            None => self.shard,
+        };
+        if let Search::Exhaustive(_) = search {
+            if shard.is_some() {
+                fail(
+                    "SIM_SHARD applies to ss and walk; exhaustive search (ses) runs as one \
+                     shard"
+                        .to_string(),
+                );
+            }
+        }
+        if let Search::Walk(_) = search {
+            if !randomized {
+                fail(format!(
+                    "a walk runs independent executions of a randomized explorer, but {explorer} \
+                     is deterministic: every walk would be the same execution. Use \
+                     SIM_EXPLORER=random or pct with walk, or ss/ses with {explorer}"
+                ));
+            }
+        }
+        Resolved::Search {
+            search,
+            make,
+            explorer,
+            executions,
+            seed,
+            seed_explicit,
+            jobs,
+            shard,
+            env_prefix,
+        }
+    }
+}
+
+enum Resolved {
+    Search {
+        search: Search,
+        make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
+        explorer: String,
+        executions: u64,
+        seed: u64,
+        seed_explicit: bool,
+        jobs: usize,
+        shard: Option<(u32, u32)>,
+        env_prefix: String,
+    },
+    Replay {
+        token: ReplayToken,
+        make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
+    },
+}
+
+/// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pct`,
+/// `pct:<depth>`, `pct:<depth>:<steps>`.
+pub(crate) fn builtin(
+    name: &str,
+) -> Option<Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>> {
+    fn make<E: DelayingExplorer + Clone + Sync + 'static>(
+        e: E,
+    ) -> Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync> {
+        Arc::new(move || Box::new(e.clone()))
+    }
+    let lower = name.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "rtc" => make(Rtc::default()),
+        "rr" => make(RoundRobin::default()),
+        "prr" => make(RandomizedRoundRobin::default()),
+        "random" => make(Random::default()),
+        _ => {
+            let rest = lower.strip_prefix("pct")?;
+            let mut parts = rest.split(':').skip(1);
+            if !rest.is_empty() && !rest.starts_with(':') {
+                return None;
+            }
+            let depth = match parts.next() {
+                Some(d) => d.parse().ok().filter(|&d: &usize| d >= 1)?,
+                None => 3,
+            };
+            let pct = match parts.next() {
+                Some(s) => Pct::new(depth).steps(s.parse().ok().filter(|&s: &usize| s >= 1)?),
+                None => Pct::new(depth),
+            };
+            if parts.next().is_some() {
+                return None;
+            }
+            make(pct)
+        }
+    })
+}

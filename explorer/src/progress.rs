@@ -1,0 +1,94 @@
+//! Progress lines for long explorations: at most one a second, on stderr.
+//!
+//! The first line appears after a second of exploring, so short searches
+//! (most tests) print nothing. Progress reads real time, which is fine: it
+//! runs outside any simulation and never changes what is explored.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::report::Report;
+
+/// Counters shared by the threads of one exploration.
+#[derive(Debug)]
+pub(crate) struct Progress {
+    enabled: bool,
+    label: String,
+    start: Instant,
+    last: Mutex<Instant>,
+    executions: AtomicU64,
+    stratum: AtomicU32,
+    deepest: AtomicU32,
+    printed: AtomicBool,
+}
+
+const EVERY: Duration = Duration::from_secs(1);
+
+impl Progress {
+    pub(crate) fn new(enabled: bool, label: String) -> Progress {
+        let now = Instant::now();
+        Progress {
+            enabled,
+            label,
+            start: now,
+            last: Mutex::new(now),
+            executions: AtomicU64::new(0),
+            stratum: AtomicU32::new(0),
+            deepest: AtomicU32::new(0),
+            printed: AtomicBool::new(false),
+        }
+    }
+
+    /// The search is working on samples or entries of `d` delays.
+    pub(crate) fn stratum(&self, d: u32) {
+        self.stratum.store(d, Ordering::Relaxed);
+    }
+
+    /// `n` more executions ran, the last with `delays` delays.
+    pub(crate) fn executed(&self, n: u64, delays: u32) {
+        let total = self.executions.fetch_add(n, Ordering::Relaxed) + n;
+        self.deepest.fetch_max(delays, Ordering::Relaxed);
+        if !self.enabled {
+            return;
+        }
+        let now = Instant::now();
+        let Ok(mut last) = self.last.try_lock() else {
+            return; // another thread is printing
+        };
+        if now.duration_since(*last) < EVERY {
+            return;
+        }
+        *last = now;
+        let secs = now.duration_since(self.start).as_secs_f64();
+        eprintln!(
+            "{}: {total} executions ({:.0}/s), stratum {}, deepest {} delays, 0 failures so far",
+            self.label,
+            total as f64 / secs,
+            self.stratum.load(Ordering::Relaxed),
+            self.deepest.load(Ordering::Relaxed),
+        );
+        self.printed.store(true, Ordering::Relaxed);
+    }
+
+    /// Exhaustive search finished stratum `d`.
+    pub(crate) fn stratum_complete(&self, d: u32, executions: u64) {
+        if self.enabled && self.printed.load(Ordering::Relaxed) {
+            eprintln!(
+                "{}: all executions with at most {d} delays explored ({executions} executions)",
+                self.label
+            );
+        }
+    }
+
+    /// The end: a closing line if progress lines were printed.
+    pub(crate) fn finish(&self, report: &Report) {
+        if self.enabled && self.printed.load(Ordering::Relaxed) {
+            let failures = u32::from(report.failure.is_some());
+            eprintln!(
+                "{}: done: {} executions in {:.1?}, {failures} failure(s)",
+                self.label, report.executions, report.elapsed
+            );
+        }
+    }
+}

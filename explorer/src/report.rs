@@ -1,0 +1,127 @@
+//! What an exploration found, and how it says so.
+
+use std::fmt;
+use std::time::Duration;
+
+use sim_rt::runtime::{Failure, Trace};
+
+use crate::token::ReplayToken;
+
+/// The first failure an exploration found.
+#[derive(Debug, Clone)]
+pub struct FoundFailure {
+    /// The simulation's own report (what went wrong, where).
+    pub failure: Failure,
+    /// Where the panic that failed it happened (`file:line:column`), when
+    /// known.
+    pub location: Option<String>,
+    /// Delays the failing execution used (its stratum).
+    pub delays: u32,
+    /// The failing execution's runtime seed.
+    pub seed: u64,
+    /// Which execution of the search it was (1 is the first).
+    pub execution: u64,
+    /// The token that replays it.
+    pub token: ReplayToken,
+    /// The command that replays it: `SIM_REPLAY=<token> cargo test ...`.
+    pub command: String,
+    /// For stratified sampling and random walks: a command that reproduces
+    /// it from the seed alone.
+    pub seed_command: Option<String>,
+    /// The failing execution's trace, for comparing a replay step by step.
+    pub trace: Trace,
+}
+
+/// The result of an exploration: see [`Explorer::run`](crate::Explorer::run).
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The test's name ("" outside a test).
+    pub test: String,
+    /// The explorer's name ("rtc", "pct:3:1000"...).
+    pub explorer: String,
+    /// The search: "ses", "ss", "walk" or "replay".
+    pub search: String,
+    /// The search's base seed.
+    pub seed: u64,
+    /// Executions run (for a parallel search: those that count, in order,
+    /// up to and including the failing one).
+    pub executions: u64,
+    /// The largest number of delays any execution used.
+    pub max_delays_reached: u32,
+    /// Exhaustive search: the largest `d` such that every execution with at
+    /// most `d` delays was explored (`None` when not even the default run
+    /// finished, or for other searches).
+    pub strata_complete: Option<u32>,
+    /// Exhaustive search: whether every execution within the delay bound
+    /// was explored (the frontier ran dry).
+    pub exhausted: bool,
+    /// Exhaustive search with a state cache: distinct program states seen.
+    pub distinct_states: u64,
+    /// Sampling and walks: the seeds of the samples (walks: executions) this
+    /// run covered, in order.
+    pub samples: Vec<u64>,
+    /// Sampling and walks: `(i, n)` when this run is shard `i` of `n`.
+    pub shard: Option<(u32, u32)>,
+    /// Real time the exploration took.
+    pub elapsed: Duration,
+    /// The first failure, if any.
+    pub failure: Option<FoundFailure>,
+}
+
+impl Report {
+    /// Whether a failure was found.
+    pub fn failed(&self) -> bool {
+        self.failure.is_some()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = if self.test.is_empty() {
+            "exploration"
+        } else {
+            &self.test
+        };
+        match &self.failure {
+            Some(found) => {
+                writeln!(
+                    f,
+                    "{name}: {} with {} found a failure in execution {} ({} delays, seed {})",
+                    self.search, self.explorer, found.execution, found.delays, found.seed
+                )?;
+                let failure = found.failure.to_string();
+                for line in failure.lines() {
+                    writeln!(f, "  {line}")?;
+                }
+                if let Some(at) = &found.location {
+                    writeln!(f, "    panicked at {at}")?;
+                }
+                writeln!(f, "  reproduce: {}", found.command)?;
+                if let Some(cmd) = &found.seed_command {
+                    writeln!(f, "         or: {cmd}")?;
+                }
+                Ok(())
+            }
+            None => {
+                write!(
+                    f,
+                    "{name}: {} with {}: no failure in {} executions",
+                    self.search, self.explorer, self.executions
+                )?;
+                if let Some(d) = self.strata_complete {
+                    write!(f, "; every execution with at most {d} delays explored")?;
+                }
+                if self.exhausted {
+                    write!(f, "; the search space within the delay bound is exhausted")?;
+                }
+                if self.distinct_states > 0 {
+                    write!(f, "; {} distinct states", self.distinct_states)?;
+                }
+                if let Some((i, n)) = self.shard {
+                    write!(f, " (shard {i}/{n})")?;
+                }
+                write!(f, " in {:.1?}", self.elapsed)
+            }
+        }
+    }
+}

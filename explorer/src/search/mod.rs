@@ -1,0 +1,177 @@
+//! The searches: how executions are chosen, one file each.
+//!
+//! - [`Exhaustive`] (`ses.rs`): stratified exhaustive search.
+//! - [`Sampling`] (`ss.rs`): stratified sampling.
+//! - [`Walk`] (`walk.rs`): independent executions of a randomized explorer
+//!   (the random-walk and PCT baselines).
+//! - `replay.rs`: one execution from a replay token.
+//!
+//! Sampling and walks run independent units of work (samples, executions)
+//! on several threads and shards (`pool.rs`).
+
+use std::time::Instant;
+
+use crate::exec::{Ran, Target};
+use crate::progress::Progress;
+use crate::report::{FoundFailure, Report};
+use crate::schedule::Deviation;
+use crate::token::ReplayToken;
+
+mod pool;
+pub(crate) mod replay;
+mod ses;
+mod ss;
+mod walk;
+
+pub use self::ses::Exhaustive;
+pub use self::ss::Sampling;
+pub use self::walk::Walk;
+
+/// Which search an [`Explorer`](crate::Explorer) runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Search {
+    /// Stratified exhaustive search.
+    Exhaustive(Exhaustive),
+    /// Stratified sampling.
+    Sampling(Sampling),
+    /// Independent executions of a randomized explorer.
+    Walk(Walk),
+}
+
+impl Search {
+    /// The short name used in reports, tokens and `SIM_SEARCH`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Search::Exhaustive(_) => "ses",
+            Search::Sampling(_) => "ss",
+            Search::Walk(_) => "walk",
+        }
+    }
+
+    /// The delay bound, for the searches that have one.
+    pub(crate) fn max_delays(&self) -> Option<u32> {
+        match self {
+            Search::Exhaustive(e) => Some(e.max_delays),
+            Search::Sampling(s) => Some(s.max_delays),
+            Search::Walk(_) => None,
+        }
+    }
+}
+
+impl From<Exhaustive> for Search {
+    fn from(s: Exhaustive) -> Search {
+        Search::Exhaustive(s)
+    }
+}
+
+impl From<Sampling> for Search {
+    fn from(s: Sampling) -> Search {
+        Search::Sampling(s)
+    }
+}
+
+impl From<Walk> for Search {
+    fn from(s: Walk) -> Search {
+        Search::Walk(s)
+    }
+}
+
+/// A search's view of the exploration: what to run, with what budget, and
+/// where to put what it found.
+pub(crate) struct Ctx<'a> {
+    pub(crate) target: Target<'a>,
+    pub(crate) test: String,
+    /// `cargo test <name> ...` for this test, without environment.
+    pub(crate) command: String,
+    /// The `SIM_*` overrides in effect other than the seed (`SIM_SEARCH=ss
+    /// SIM_EXPLORER=rr `...), for reproduction lines that need them.
+    pub(crate) env_prefix: String,
+    pub(crate) explorer: String,
+    pub(crate) search: &'static str,
+    /// Execution budget.
+    pub(crate) executions: u64,
+    pub(crate) seed: u64,
+    /// `SIM_SEED` named the seed: sampling walks that sample to the full
+    /// delay bound first, so a sample's seed alone reproduces it.
+    pub(crate) seed_explicit: bool,
+    pub(crate) jobs: usize,
+    pub(crate) shard: Option<(u32, u32)>,
+    pub(crate) progress: Progress,
+    pub(crate) started: Instant,
+}
+
+impl Ctx<'_> {
+    /// An empty report for this exploration.
+    pub(crate) fn report(&self) -> Report {
+        Report {
+            test: self.test.clone(),
+            explorer: self.explorer.clone(),
+            search: self.search.to_string(),
+            seed: self.seed,
+            executions: 0,
+            max_delays_reached: 0,
+            strata_complete: None,
+            exhausted: false,
+            distinct_states: 0,
+            samples: Vec::new(),
+            shard: self.shard,
+            elapsed: self.started.elapsed(),
+            failure: None,
+        }
+    }
+
+    /// The report of a failed execution `ran`, the `execution`-th of the
+    /// search, made with `seed` and `schedule`.
+    pub(crate) fn found(
+        &self,
+        ran: Ran,
+        seed: u64,
+        schedule: &[Deviation],
+        delays: u32,
+        execution: u64,
+    ) -> FoundFailure {
+        let location = ran.location;
+        let failure = ran.failure.expect("only failed executions are reported");
+        let trace = ran.trace.expect("a failed execution keeps its trace");
+        let token = ReplayToken {
+            test: self.test.clone(),
+            explorer: self.explorer.clone(),
+            search: self.search.to_string(),
+            seed,
+            schedule: schedule.to_vec(),
+            steps: trace.len() as u32,
+            hash: trace.hash(),
+        };
+        let command = format!("SIM_REPLAY={token} {}", self.command);
+        let seed_command = match self.search {
+            "ss" | "walk" => Some(format!(
+                "SIM_SEED={seed} {}{}",
+                self.env_prefix, self.command
+            )),
+            _ => None,
+        };
+        FoundFailure {
+            failure,
+            location,
+            delays,
+            seed,
+            execution,
+            token,
+            command,
+            seed_command,
+            trace,
+        }
+    }
+}
+
+/// Runs the configured search.
+pub(crate) fn run(ctx: &Ctx<'_>, search: &Search) -> Report {
+    let mut report = match search {
+        Search::Exhaustive(s) => ses::run(ctx, s),
+        Search::Sampling(s) => ss::run(ctx, s),
+        Search::Walk(s) => walk::run(ctx, s),
+    };
+    report.elapsed = ctx.started.elapsed();
+    ctx.progress.finish(&report);
+    report
+}

@@ -1,0 +1,169 @@
+//! Independent units of work (samples, walk executions) on several threads
+//! and across shards, with results that do not depend on either.
+//!
+//! # The plan
+//!
+//! Units are numbered `0, 1, 2...`; unit `j` has a seed and a delay bound
+//! that depend only on `j` and the search's settings, and a planned cost
+//! (the executions it runs when nothing fails: bound + 1). The budget admits
+//! the longest prefix of units whose planned costs fit, so which units run
+//! never depends on timing. Shard `i` of `n` runs the admitted units with
+//! `j % n == i`: the shards partition the unsharded set.
+//!
+//! # Determinism
+//!
+//! Threads take units in order from a shared counter and may finish them in
+//! any order. The result is defined by unit order alone: the failure
+//! reported is the one of the lowest-numbered failing unit, and executions
+//! are counted over units up to and including it. Units after a known
+//! failure are skipped; units before it always complete. So `SIM_JOBS=1`
+//! and `SIM_JOBS=8` report the same thing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::report::{FoundFailure, Report};
+
+use super::Ctx;
+
+/// Unit `index`'s settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Unit {
+    pub(super) index: u64,
+    pub(super) seed: u64,
+    /// Delay bound (0 for walks).
+    pub(super) bound: u32,
+}
+
+/// What a unit did.
+#[derive(Debug)]
+pub(super) struct Done {
+    pub(super) executions: u64,
+    pub(super) max_delays: u32,
+    /// Its failure; `execution` counts within the unit until the pool
+    /// offsets it.
+    pub(super) found: Option<FoundFailure>,
+}
+
+/// The sequence of units: `strata[k] = (bound, count)` units in order, the
+/// last stratum repeating without end; unit 0's bound may be raised.
+#[derive(Debug, Clone)]
+pub(super) struct Plan {
+    pub(super) strata: Vec<(u32, u64)>,
+    /// Unit 0's bound instead of its stratum's (a sample named by
+    /// `SIM_SEED` runs to the full delay bound).
+    pub(super) first_bound: Option<u32>,
+}
+
+impl Plan {
+    fn bound(&self, j: u64) -> u32 {
+        if j == 0 {
+            if let Some(b) = self.first_bound {
+                return b;
+            }
+        }
+        let mut start = 0u64;
+        for (k, &(bound, count)) in self.strata.iter().enumerate() {
+            if k + 1 == self.strata.len() || j < start.saturating_add(count) {
+                return bound;
+            }
+            start = start.saturating_add(count);
+        }
+        unreachable!("a plan has at least one stratum")
+    }
+
+    /// The number of units whose planned costs fit in `budget` executions.
+    fn admitted(&self, budget: u64) -> u64 {
+        let mut spent = 0u64;
+        let mut j = 0u64;
+        // Walk the finite strata, then divide what is left by the last one's cost.
+        let cost = |j: u64| self.bound(j) as u64 + 1;
+        let finite: u64 = self.strata[..self.strata.len() - 1]
+            .iter()
+            .map(|s| s.1)
+            .sum();
+        while j < finite.max(1) {
+            if spent + cost(j) > budget {
+                return j;
+            }
+            spent += cost(j);
+            j += 1;
+        }
+        let last = self.strata.last().expect("a plan has a stratum").0 as u64 + 1;
+        j + (budget - spent) / last
+    }
+}
+
+/// Seed of unit `j`: the base seed itself for unit 0, so `SIM_SEED=s`
+/// makes `s` the first unit.
+pub(super) fn unit_seed(base: u64, j: u64) -> u64 {
+    if j == 0 {
+        base
+    } else {
+        sim_rt::scheduler::derive_seed(base, 0x5353_0000 + j)
+    }
+}
+
+/// Runs the plan's admitted units of this shard with `work`, on
+/// `ctx.jobs` threads, and fills `report`.
+pub(super) fn run(
+    ctx: &Ctx<'_>,
+    plan: &Plan,
+    report: &mut Report,
+    work: impl Fn(Unit) -> Done + Sync,
+) {
+    let admitted = plan.admitted(ctx.executions);
+    let (shard, shards) = ctx.shard.map_or((0, 1), |(i, n)| (i as u64, n as u64));
+    // Units of this shard: j = shard + k * shards for k < mine.
+    let mine = admitted.saturating_sub(shard).div_ceil(shards);
+    let unit = |k: u64| {
+        let j = shard + k * shards;
+        Unit {
+            index: j,
+            seed: unit_seed(ctx.seed, j),
+            bound: plan.bound(j),
+        }
+    };
+    let next = AtomicU64::new(0);
+    let first_failure = AtomicU64::new(u64::MAX);
+    let results: Mutex<Vec<Option<Done>>> = Mutex::new(Vec::new());
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= mine || k > first_failure.load(Ordering::Acquire) {
+            break;
+        }
+        let done = work(unit(k));
+        if done.found.is_some() {
+            first_failure.fetch_min(k, Ordering::AcqRel);
+        }
+        let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
+        if r.len() <= k as usize {
+            r.resize_with(k as usize + 1, || None);
+        }
+        r[k as usize] = Some(done);
+    };
+    let jobs = ctx.jobs.max(1).min(mine.max(1) as usize);
+    if jobs == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..jobs {
+                s.spawn(worker);
+            }
+            worker();
+        });
+    }
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (k, done) in results.into_iter().enumerate() {
+        let done = done.expect("every unit up to the first failure completes");
+        report.samples.push(unit(k as u64).seed);
+        report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
+        if let Some(mut found) = done.found {
+            found.execution += report.executions;
+            report.executions += done.executions;
+            report.failure = Some(found);
+            return;
+        }
+        report.executions += done.executions;
+    }
+}

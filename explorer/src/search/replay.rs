@@ -1,0 +1,61 @@
+//! Replaying one execution from a [`ReplayToken`].
+//!
+//! The token names the explorer, the seed and the deviations; running them
+//! again gives the same execution, step for step, if the program is
+//! deterministic and unchanged. The token also holds the execution's length
+//! and trace hash, so a replay that went elsewhere is reported as such
+//! instead of passing or failing for an unrelated reason.
+
+use crate::exec::Exec;
+use crate::report::Report;
+use crate::token::ReplayToken;
+
+use super::Ctx;
+
+/// How a replay ended, besides its report.
+#[derive(Debug)]
+pub(crate) enum Replayed {
+    /// The same execution ran again (it may or may not have failed).
+    Same(Report),
+    /// The execution differs from the recorded one.
+    Diverged {
+        report: Report,
+        steps: u32,
+        hash: u64,
+    },
+}
+
+pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
+    let mut report = ctx.report();
+    report.search = "replay".to_string();
+    let ran = ctx.target.run(Exec {
+        seed: token.seed,
+        schedule: token.schedule.clone(),
+        record_from: u32::MAX,
+        random_data: token.search == "walk",
+        cache_states: false,
+        quiet: false,
+    });
+    report.executions = 1;
+    report.samples.push(token.seed);
+    let delays = token.schedule.iter().map(|&(_, a)| a).sum();
+    report.max_delays_reached = delays;
+    let (steps, hash) = match &ran.trace {
+        Some(t) => (t.len() as u32, t.hash()),
+        None => (ran.record.points, 0),
+    };
+    let failed = ran.failure.is_some();
+    if failed {
+        report.failure = Some(ctx.found(ran, token.seed, &token.schedule, delays, 1));
+    }
+    report.elapsed = ctx.started.elapsed();
+    if failed && steps == token.steps && hash == token.hash {
+        Replayed::Same(report)
+    } else {
+        Replayed::Diverged {
+            report,
+            steps,
+            hash,
+        }
+    }
+}
