@@ -2,29 +2,12 @@
 //! own ignored `child` test in a subprocess with the environment under test
 //! and reads what it printed.
 
-use std::process::Command;
-use std::sync::{Arc, Mutex};
+mod common;
+
+use common::lost_update;
 
 use explorer::{Explorer, RoundRobin, Sampling};
-
-/// Two tasks increment a counter with a yield between read and write.
-async fn lost_update() {
-    let counter = Arc::new(Mutex::new(0));
-    let tasks: Vec<_> = (0..2)
-        .map(|_| {
-            let c = counter.clone();
-            sim_rt::spawn(async move {
-                let v = *c.lock().unwrap();
-                sim_rt::task::yield_now().await;
-                *c.lock().unwrap() = v + 1;
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    assert_eq!(*counter.lock().unwrap(), 2, "lost update");
-}
+use std::process::Command;
 
 /// Run by the tests below in a subprocess, with their environment.
 #[test]

@@ -1,32 +1,14 @@
 //! Replay: a failure found by any explorer and search replays from its
 //! token, step for step; bad tokens are rejected clearly.
 
-use std::sync::{Arc, Mutex};
+mod common;
+
+use common::lost_update;
 
 use explorer::{
     Exhaustive, Explorer, Pct, Random, RandomizedRoundRobin, ReplayToken, Report, RoundRobin, Rtc,
     Sampling, Walk,
 };
-
-/// Two tasks increment a counter with a yield between read and write: some
-/// interleavings lose an update.
-async fn lost_update() {
-    let counter = Arc::new(Mutex::new(0));
-    let tasks: Vec<_> = (0..2)
-        .map(|_| {
-            let c = counter.clone();
-            sim_rt::spawn(async move {
-                let v = *c.lock().unwrap();
-                sim_rt::task::yield_now().await;
-                *c.lock().unwrap() = v + 1;
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    assert_eq!(*counter.lock().unwrap(), 2, "lost update");
-}
 
 fn explorers() -> Vec<(&'static str, Explorer)> {
     let base = || Explorer::new().executions(2_000).progress(false);
@@ -87,6 +69,10 @@ fn every_explorer_replays_its_failure_step_for_step() {
         assert_eq!(g.failure.to_string(), f.failure.to_string());
         assert_eq!(g.token, f.token);
         assert_eq!(r.executions, 1);
+        assert_eq!(
+            g.delays, f.delays,
+            "{name}: the replay counts the same delays"
+        );
     }
 }
 

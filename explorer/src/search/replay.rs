@@ -31,14 +31,26 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     let ran = ctx.target.run(Exec {
         seed: token.seed,
         schedule: token.schedule.clone(),
-        record_from: u32::MAX,
+        record_from: 0,
         random_data: token.search == "walk",
         cache_states: false,
         quiet: false,
     });
     report.executions = 1;
     report.samples.push(token.seed);
-    let delays = token.schedule.iter().map(|&(_, a)| a).sum();
+    // A deviation at a pick costs its delays; at a data choice, one.
+    let delays = token
+        .schedule
+        .iter()
+        .map(|&(at, a)| {
+            let pick = ran.record.branches.iter().find(|b| b.at == at);
+            if pick.is_none_or(|b| b.pick) {
+                a
+            } else {
+                1
+            }
+        })
+        .sum();
     report.max_delays_reached = delays;
     let (steps, hash) = match &ran.trace {
         Some(t) => (t.len() as u32, t.hash()),
