@@ -239,3 +239,29 @@ fn state_caching_explores_fewer_executions_and_finds_the_same_bug() {
     }
     assert!(with_cache.executions <= plain.executions);
 }
+
+/// Data choices follow the paper's convention: option 0 is the default and
+/// any other option costs one delay. Two choices among 3 options:
+///
+/// - 0 delays: `(0, 0)`;
+/// - 1 delay: `(1, 0)`, `(2, 0)`, `(0, 1)`, `(0, 2)`;
+/// - 2 delays: `(1, 1)`, `(1, 2)`, `(2, 1)`, `(2, 2)`.
+#[test]
+fn each_non_default_data_option_costs_one_delay() {
+    let run = |d| {
+        let (_, o) = ses(RoundRobin::default(), d, |log| async move {
+            let a = sim_rt::choose(3);
+            let b = sim_rt::choose(3);
+            log.lock().unwrap().push_str(&format!("{a}{b}"));
+        });
+        let mut o = o;
+        o.sort();
+        o
+    };
+    assert_eq!(run(0), ["00"]);
+    assert_eq!(run(1), ["00", "01", "02", "10", "20"]);
+    assert_eq!(
+        run(2),
+        ["00", "01", "02", "10", "11", "12", "20", "21", "22"]
+    );
+}
