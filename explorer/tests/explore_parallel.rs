@@ -92,3 +92,17 @@ fn one_job_and_two_jobs_give_identical_results() {
         }
     }
 }
+
+/// A budget smaller than one sample still runs one sample (the budget is
+/// rounded up to whole samples, never down to nothing).
+#[test]
+fn a_budget_below_one_sample_runs_one() {
+    let r = Explorer::new()
+        .explorer(RoundRobin::default())
+        .search(Sampling::new(3))
+        .executions(1)
+        .progress(false)
+        .run(|| program(false));
+    assert_eq!(r.samples.len(), 1);
+    assert!(r.executions >= 1, "{r}");
+}

@@ -105,7 +105,8 @@ fn run_to_completion_enumerates_exactly_the_listed_executions() {
 /// Randomized round-robin, PCT and the random explorer on [`two_tasks`]:
 /// their default order depends on the seed (0 here), but each is a sound
 /// delaying explorer, so with 2 delays SES reaches all three executions,
-/// each exactly once, with the first being the explorer's default.
+/// each exactly once. (Which one comes first depends on the seed, so the
+/// order is not listed.)
 #[test]
 fn randomized_explorers_enumerate_each_execution_once() {
     for (name, o2) in [

@@ -6,8 +6,8 @@
 //! Units are numbered `0, 1, 2...`; unit `j` has a seed and a delay bound
 //! that depend only on `j` and the search's settings, and a planned cost
 //! (the executions it runs when nothing fails: bound + 1). The budget admits
-//! the longest prefix of units whose planned costs fit, so which units run
-//! never depends on timing. Shard `i` of `n` runs the admitted units with
+//! the longest prefix of units whose planned costs fit (at least one unit),
+//! so which units run never depends on timing. Shard `i` of `n` runs the admitted units with
 //! `j % n == i`: the shards partition the unsharded set.
 //!
 //! # Determinism
@@ -72,8 +72,14 @@ impl Plan {
         unreachable!("a plan has at least one stratum")
     }
 
-    /// The number of units whose planned costs fit in `budget` executions.
+    /// The number of units whose planned costs fit in `budget` executions;
+    /// at least one, so that a budget smaller than one sample still runs
+    /// one (the budget is rounded up to whole units).
     fn admitted(&self, budget: u64) -> u64 {
+        self.fitting(budget).max(1)
+    }
+
+    fn fitting(&self, budget: u64) -> u64 {
         let mut spent = 0u64;
         let mut j = 0u64;
         // Walk the finite strata, then divide what is left by the last one's cost.
