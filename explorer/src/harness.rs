@@ -8,7 +8,7 @@ use std::time::Instant;
 use sim_rt::runtime::Builder;
 
 use crate::env::{self, SearchName};
-use crate::exec::{run_test, Configure, Program, Target, TestOutcome};
+use crate::exec::{run_test, Program, Target, TestOutcome};
 use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
 use crate::progress::Progress;
 use crate::report::Report;
@@ -232,103 +232,67 @@ impl Explorer {
                 .to_string()
         });
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
-        let settings = self.resolve(&test_name);
-        let configure: &Configure = &*self.configure;
-        let program: &Program<'_> = &program;
-        match settings {
-            Resolved::Search {
-                search,
-                make,
-                explorer,
-                executions,
-                seed,
-                seed_explicit,
-                jobs,
-                shard,
-                env_prefix,
-            } => {
-                let ctx = Ctx {
-                    target: Target {
-                        program,
-                        configure,
-                        explorer: &*make,
-                    },
-                    test: test_name.clone(),
-                    command: sim_rt::sim::cargo_test_command(),
-                    env_prefix,
-                    explorer: explorer.clone(),
-                    search: search.name(),
-                    executions,
-                    seed,
-                    seed_explicit,
-                    jobs,
-                    shard,
-                    progress: Progress::new(
-                        self.progress,
-                        format!("explorer {test_name} ({}, {explorer})", search.name()),
-                    ),
-                    started,
-                };
-                search::run(&ctx, &search)
-            }
-            Resolved::Replay { token, make } => {
-                let ctx = Ctx {
-                    target: Target {
-                        program,
-                        configure,
-                        explorer: &*make,
-                    },
-                    test: test_name.clone(),
-                    command: sim_rt::sim::cargo_test_command(),
-                    env_prefix: String::new(),
-                    explorer: token.explorer.clone(),
-                    search: match token.search.as_str() {
-                        "ses" => "ses",
-                        "walk" => "walk",
-                        _ => "ss",
-                    },
-                    executions: 1,
-                    seed: token.seed,
-                    seed_explicit: true,
-                    jobs: 1,
-                    shard: None,
-                    progress: Progress::new(false, String::new()),
-                    started,
-                };
-                match search::replay::run(&ctx, &token) {
-                    Replayed::Same(report) => report,
-                    Replayed::Diverged {
-                        report,
-                        steps,
-                        hash,
-                    } => {
-                        let what = match &report.failure {
-                            None => "it ran to the end without failing".to_string(),
-                            Some(f) => format!(
-                                "it failed differently ({} steps, trace hash {hash:016x}, \
+        let (settings, what) = self.resolve(&test_name);
+        let ctx = Ctx {
+            target: Target {
+                program: &program as &Program<'_>,
+                configure: &*self.configure,
+                explorer: &*settings.make,
+            },
+            test: test_name.clone(),
+            command: sim_rt::sim::cargo_test_command(),
+            env_prefix: settings.env_prefix,
+            explorer: settings.explorer.clone(),
+            search: settings.search,
+            executions: settings.executions,
+            seed: settings.seed,
+            seed_explicit: settings.seed_explicit,
+            jobs: settings.jobs,
+            shard: settings.shard,
+            progress: Progress::new(
+                settings.progress,
+                format!(
+                    "explorer {test_name} ({}, {})",
+                    settings.search, settings.explorer
+                ),
+            ),
+            started,
+        };
+        match what {
+            Resolved::Search(search) => search::run(&ctx, &search),
+            Resolved::Replay(token) => match search::replay::run(&ctx, &token) {
+                Replayed::Same(report) => report,
+                Replayed::Diverged {
+                    report,
+                    steps,
+                    hash,
+                } => {
+                    let what = match &report.failure {
+                        None => "it ran to the end without failing".to_string(),
+                        Some(f) => format!(
+                            "it failed differently ({} steps, trace hash {hash:016x}, \
                                  instead of {} steps, hash {:016x}):\n{}",
-                                steps, token.steps, token.hash, f.failure
-                            ),
-                        };
-                        panic!(
-                            "SIM_REPLAY: the replayed execution of {} is not the recorded one: \
+                            steps, token.steps, token.hash, f.failure
+                        ),
+                    };
+                    panic!(
+                        "SIM_REPLAY: the replayed execution of {} is not the recorded one: \
                              {what}\nThe program changed since the token was made, or it is not \
                              deterministic (it reads real time, OS randomness, iterates a \
                              HashMap, or keeps state between executions in statics)",
-                            if test_name.is_empty() {
-                                "this program"
-                            } else {
-                                &test_name
-                            }
-                        )
-                    }
+                        if test_name.is_empty() {
+                            "this program"
+                        } else {
+                            &test_name
+                        }
+                    )
                 }
-            }
+            },
         }
     }
 
     /// Applies the environment to the settings in code.
-    fn resolve(&self, test_name: &str) -> Resolved {
+    fn resolve(&self, test_name: &str) -> (Settings, Resolved) {
         let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
         // Replay first: a token carries its own explorer and search.
         let replay = env::var("SIM_REPLAY").or_else(|| self.replay.clone());
@@ -347,7 +311,23 @@ impl Explorer {
                         ))
                     })
                 };
-                return Resolved::Replay { token, make };
+                let settings = Settings {
+                    make,
+                    explorer: token.explorer.clone(),
+                    search: match token.search.as_str() {
+                        "ses" => "ses",
+                        "walk" => "walk",
+                        _ => "ss",
+                    },
+                    executions: 1,
+                    seed: token.seed,
+                    seed_explicit: true,
+                    jobs: 1,
+                    shard: None,
+                    env_prefix: String::new(),
+                    progress: false,
+                };
+                return (settings, Resolved::Replay(token));
             }
             eprintln!(
                 "explorer: SIM_REPLAY holds a token for test {:?}; {test_name:?} runs its own \
@@ -460,36 +440,41 @@ impl Explorer {
                 ));
             }
         }
-        Resolved::Search {
-            search,
+        let settings = Settings {
             make,
             explorer,
+            search: search.name(),
             executions,
             seed,
             seed_explicit,
             jobs,
             shard,
             env_prefix,
-        }
+            progress: self.progress,
+        };
+        (settings, Resolved::Search(search))
     }
 }
 
+/// What to run, once the environment is applied.
 enum Resolved {
-    Search {
-        search: Search,
-        make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
-        explorer: String,
-        executions: u64,
-        seed: u64,
-        seed_explicit: bool,
-        jobs: usize,
-        shard: Option<(u32, u32)>,
-        env_prefix: String,
-    },
-    Replay {
-        token: ReplayToken,
-        make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
-    },
+    Search(Search),
+    Replay(ReplayToken),
+}
+
+/// The settings in effect: the test's, overridden by the environment (or
+/// by a replay token).
+struct Settings {
+    make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
+    explorer: String,
+    search: &'static str,
+    executions: u64,
+    seed: u64,
+    seed_explicit: bool,
+    jobs: usize,
+    shard: Option<(u32, u32)>,
+    env_prefix: String,
+    progress: bool,
 }
 
 /// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pct`,

@@ -41,8 +41,8 @@
 //!
 //! # Invariants
 //!
-//! - `frontier[c]` holds only entries of cost `c`, and only `c <=
-//!   max_delays`.
+//! - While stratum `d` is explored, `frontier` holds entries of cost `d`
+//!   and `next_stratum` entries of cost `d + 1 <= max_delays`.
 //! - When stratum `d` is left, every schedule of cost `<= d` (not pruned by
 //!   the cache) has run.
 
@@ -134,16 +134,18 @@ impl std::hash::Hasher for Identity {
 pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
     let mut report = ctx.report();
     let max = cfg.max_delays;
-    let mut frontier: Vec<Vec<Entry>> = (0..=max).map(|_| Vec::new()).collect();
-    frontier[0].push(Entry::Run {
+    // Every entry made while exploring stratum `d` costs `d` or `d + 1`:
+    // only two strata of the frontier are ever live.
+    let mut frontier: Vec<Entry> = vec![Entry::Run {
         node: None,
         cost: 0,
-    });
+    }];
+    let mut next_stratum: Vec<Entry> = Vec::new();
     let mut cache: HashSet<u64, BuildHasherDefault<Identity>> = HashSet::default();
     let mut executions = 0u64;
     'strata: for d in 0..=max {
         ctx.progress.stratum(d);
-        while let Some(entry) = frontier[d as usize].pop() {
+        while let Some(entry) = frontier.pop() {
             let (node, c) = match entry {
                 Entry::Run { node, cost } => (node, cost),
                 Entry::Children {
@@ -154,7 +156,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                 } => {
                     let child = extend(&node, points[next], 1);
                     if next + 1 < points.len() {
-                        frontier[d as usize].push(Entry::Children {
+                        frontier.push(Entry::Children {
                             node,
                             points,
                             next: next + 1,
@@ -164,7 +166,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                     (child, cost)
                 }
             };
-            debug_assert_eq!(c, d, "frontier[d] holds entries of cost d");
+            debug_assert_eq!(c, d, "the frontier holds entries of the current stratum");
             if executions >= ctx.executions {
                 // Budget spent with this stratum unfinished.
                 break 'strata;
@@ -216,11 +218,14 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                 if let Some(b) = here {
                     if n.action + 1 < b.options {
                         let sc = if b.pick { c + 1 } else { c };
-                        if sc <= max {
-                            frontier[sc as usize].push(Entry::Run {
-                                node: with_last_action(n, n.action + 1),
-                                cost: sc,
-                            });
+                        let entry = Entry::Run {
+                            node: with_last_action(n, n.action + 1),
+                            cost: sc,
+                        };
+                        if sc == c {
+                            frontier.push(entry);
+                        } else if sc <= max {
+                            next_stratum.push(entry);
                         }
                     }
                 }
@@ -234,7 +239,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                     .filter(|&p| (node.is_none() || p > q) && p < cut)
                     .collect();
                 if !points.is_empty() {
-                    frontier[c as usize + 1].push(Entry::Children {
+                    next_stratum.push(Entry::Children {
                         node,
                         points,
                         next: 0,
@@ -245,12 +250,13 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
         }
         report.strata_complete = Some(d);
         ctx.progress.stratum_complete(d, executions);
-        if frontier[d as usize + 1..].iter().all(Vec::is_empty) {
+        if next_stratum.is_empty() {
             // Nothing costs more: every execution within the bound ran.
             report.exhausted = true;
             report.strata_complete = Some(max);
             break;
         }
+        std::mem::swap(&mut frontier, &mut next_stratum);
     }
     report.executions = executions;
     report.distinct_states = cache.len() as u64;
