@@ -234,7 +234,7 @@ impl Net {
             }
         }
         let Some((_, sid)) = best else {
-            self.events.push_back(Event::Discarded {
+            self.events.push(Event::Discarded {
                 packet: id,
                 reason: Discard::NoSocket,
             });
@@ -243,7 +243,7 @@ impl Net {
         let limit = self.config.udp_recv_buffer;
         let s = self.sockets.get_mut(&sid).expect("found above");
         if s.queued + data.len() > limit {
-            self.events.push_back(Event::Discarded {
+            self.events.push(Event::Discarded {
                 packet: id,
                 reason: Discard::ReceiveBufferFull,
             });

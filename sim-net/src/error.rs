@@ -35,8 +35,11 @@ pub(crate) fn kind(kind: ErrorKind) -> Error {
     Error::new(kind, msg)
 }
 
+/// `WouldBlock` is the model's most frequent answer (every read that finds
+/// nothing buffered), so it is a simple error: no allocation, like the
+/// kernel's `EAGAIN`.
 pub(crate) fn would_block() -> Error {
-    kind(ErrorKind::WouldBlock)
+    Error::from(ErrorKind::WouldBlock)
 }
 
 pub(crate) fn addr_in_use(addr: SocketAddr) -> Error {

@@ -131,6 +131,27 @@ impl Net {
         self.events.drain(..)
     }
 
+    /// Whether any event is queued.
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// Appends every event queued since the last call to `out`, oldest
+    /// first, like [`Net::drain_events`]; when `out` is empty its buffer is
+    /// swapped in rather than copied (what a runtime draining after every
+    /// step wants). Returns whether any event was taken.
+    pub fn take_events(&mut self, out: &mut Vec<Event>) -> bool {
+        if self.events.is_empty() {
+            return false;
+        }
+        if out.is_empty() {
+            std::mem::swap(&mut self.events, out);
+        } else {
+            out.append(&mut self.events);
+        }
+        true
+    }
+
     /// What `endpoint` is ready for now: an operation of that kind would
     /// not return `WouldBlock`. An unknown (closed, crashed) endpoint is
     /// ready for everything, so that a waiter retries and sees the error.
@@ -168,7 +189,7 @@ impl Net {
     }
 
     pub(crate) fn wake(&mut self, endpoint: Endpoint, readiness: Readiness) {
-        self.events.push_back(Event::Ready {
+        self.events.push(Event::Ready {
             endpoint,
             readiness,
         });

@@ -80,7 +80,7 @@ impl Net {
     pub fn duplicate_packet(&mut self, id: PacketId) -> PacketId {
         let copy = self.datagram(id, "duplicate_packet").clone();
         let new = self.ids.packet();
-        self.packets.insert(new, Box::new(copy));
+        self.packets.insert(new, copy);
         new
     }
 

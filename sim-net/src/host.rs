@@ -159,7 +159,7 @@ impl Net {
             .packets
             .iter()
             .filter(|(_, p)| p.src_host == host && p.window.is_none())
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         for id in lost {
             self.discard(id, crate::Discard::HostDown);

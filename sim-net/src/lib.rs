@@ -165,6 +165,7 @@ mod listener;
 mod net;
 mod packet;
 mod resolve;
+mod store;
 mod stream;
 
 pub use self::config::NetConfig;

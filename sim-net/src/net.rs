@@ -7,14 +7,15 @@
 //! - `now` only grows, and no packet in flight has a window that closed
 //!   before `now` (the runtime delivers every packet before its `latest`;
 //!   checked on every call that takes `now` in debug builds).
-//! - `flows[f]` lists, in send order, exactly the segments in the network
-//!   whose sender is `f`; no flow is empty. Only its front is deliverable.
+//! - The flow of a stream endpoint `f` is the segments in the network whose
+//!   sender is `f`, in send (= id) order; only its oldest is deliverable.
+//!   Its windows are monotonic, and it is either all in flight or all held.
 //! - A stream endpoint's `in_flight` equals the data bytes of its flow.
 //!
 //! [`Net::check_invariants`] checks all of these and those of the stream
 //! endpoints; the tests call it after every step.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ use crate::id::IdGen;
 use crate::link::Links;
 use crate::listener::Listener;
 use crate::packet::{Body, Segment};
+use crate::store::Packets;
 use crate::stream::Conn;
 use crate::{
     ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
@@ -43,15 +45,11 @@ pub struct Net {
     pub(crate) links: Links,
     pub(crate) ids: IdGen,
     /// Every packet in flight or held, by id (= send order).
-    /// Boxed: a `BTreeMap` shifts its values within a node on every insert
-    /// and removal, and a packet is large.
-    pub(crate) packets: BTreeMap<PacketId, Box<Packet>>,
-    /// Stream segments per sending endpoint, oldest first.
-    pub(crate) flows: BTreeMap<ConnId, VecDeque<PacketId>>,
+    pub(crate) packets: Packets,
     pub(crate) conns: BTreeMap<ConnId, Conn>,
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
-    pub(crate) events: VecDeque<Event>,
+    pub(crate) events: Vec<Event>,
 }
 
 impl Default for Net {
@@ -76,12 +74,11 @@ impl Net {
             names: BTreeMap::new(),
             addrs: BTreeMap::new(),
             ids: IdGen::default(),
-            packets: BTreeMap::new(),
-            flows: BTreeMap::new(),
+            packets: Packets::default(),
             conns: BTreeMap::new(),
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
-            events: VecDeque::new(),
+            events: Vec::new(),
         }
     }
 
@@ -97,7 +94,14 @@ impl Net {
 
     /// A packet in flight or held, if it is still in the network.
     pub fn packet(&self, id: PacketId) -> Option<&Packet> {
-        self.packets.get(&id).map(|p| &**p)
+        self.packets.get(id)
+    }
+
+    /// A number that changes whenever a packet enters or leaves the network
+    /// or its window changes; while it and `now` stay the same,
+    /// [`Net::schedule_into`] gives the same answer.
+    pub fn generation(&self) -> u64 {
+        self.packets.generation()
     }
 
     /// How many packets are in the network (in flight or held).
@@ -107,7 +111,7 @@ impl Net {
 
     /// Every packet in the network (in flight or held), in send order.
     pub fn packets(&self) -> impl Iterator<Item = (PacketId, &Packet)> + '_ {
-        self.packets.iter().map(|(id, p)| (*id, &**p))
+        self.packets.iter()
     }
 
     /// The packets that may be delivered at `now`, in send order: in
@@ -130,14 +134,32 @@ impl Net {
     ) -> (Option<Duration>, Option<Duration>) {
         let mut next: Option<Duration> = None;
         let mut latest: Option<Duration> = None;
-        for (id, p) in &self.packets {
+        // The flows met so far: a segment is its flow's head when its flow
+        // was not met before it. A few flows fit on the stack.
+        let mut seen = [ConnId::__from_u64(0); 8];
+        let mut seen_len = 0;
+        let mut seen_more: Vec<ConnId> = Vec::new();
+        for (id, p) in self.packets.iter() {
+            let head = match p.flow() {
+                None => true,
+                Some(f) if seen[..seen_len].contains(&f) || seen_more.contains(&f) => false,
+                Some(f) => {
+                    if seen_len < seen.len() {
+                        seen[seen_len] = f;
+                        seen_len += 1;
+                    } else {
+                        seen_more.push(f);
+                    }
+                    true
+                }
+            };
             let Some(w) = p.window else { continue };
             latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
-            if !self.is_head(*id, p) {
+            if !head {
                 continue;
             }
             if w.earliest <= now {
-                out.push(*id);
+                out.push(id);
             } else {
                 next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
             }
@@ -152,7 +174,7 @@ impl Net {
     pub fn next_deliverable_at(&self, now: Duration) -> Option<Duration> {
         self.packets
             .iter()
-            .filter(|(id, p)| self.is_head(**id, p))
+            .filter(|(id, p)| self.is_head(*id, p))
             .filter_map(|(_, p)| p.window.map(|w| w.earliest))
             .filter(|t| *t > now)
             .min()
@@ -168,25 +190,25 @@ impl Net {
     /// the runtime can always honour it.
     pub fn latest_arrival(&self) -> Option<Duration> {
         self.packets
-            .values()
-            .filter_map(|p| p.window.map(|w| w.latest))
+            .iter()
+            .filter_map(|(_, p)| p.window.map(|w| w.latest))
             .min()
     }
 
     /// Delivers packet `id` at `now`: the receiving kernel processes it,
     /// which may queue data, complete a handshake, send replies and queue
-    /// events.
+    /// events. Returns the receiving host.
     ///
     /// # Panics
     ///
     /// If the packet is not deliverable at `now` (unknown, held, window not
     /// yet open, or not the oldest segment of its stream direction): the
     /// runtime must only deliver what [`Net::deliverable`] returned.
-    pub fn deliver(&mut self, id: PacketId, now: Duration) {
+    pub fn deliver(&mut self, id: PacketId, now: Duration) -> HostId {
         self.observe(now);
         let p = self
             .packets
-            .get(&id)
+            .get(id)
             .unwrap_or_else(|| panic!("deliver({id}): the packet is not in the network"));
         let w = p.window.unwrap_or_else(|| {
             panic!(
@@ -213,28 +235,25 @@ impl Net {
                 self.on_segment(now, (p.src_host, p.src), (p.dst_host, p.dst), from, to, seg)
             }
         }
+        p.dst_host
     }
 
     /// Checks every invariant of the model, panicking with the one that is
     /// broken. Costs time linear in the model's size; meant for tests.
     pub fn check_invariants(&self) {
-        for (f, q) in &self.flows {
-            assert!(!q.is_empty(), "flow {f} is empty but still listed");
+        let mut flows: BTreeMap<ConnId, Vec<PacketId>> = BTreeMap::new();
+        for (id, p) in self.packets.iter() {
+            if let Some(f) = p.flow() {
+                flows.entry(f).or_default().push(id);
+            }
+        }
+        for (f, q) in &flows {
             let mut prev: Option<(PacketId, Option<Window>)> = None;
             let mut data = 0;
             for id in q {
-                let p = self
-                    .packets
-                    .get(id)
-                    .unwrap_or_else(|| panic!("flow {f} lists {id}, which is not in the network"));
-                assert_eq!(
-                    p.flow(),
-                    Some(*f),
-                    "{id} is listed in flow {f} but belongs elsewhere"
-                );
+                let p = self.packets.get(*id).expect("listed from the store");
                 data += p.payload().len();
                 if let Some((pid, pw)) = prev {
-                    assert!(pid < *id, "flow {f} is not in send order");
                     assert_eq!(
                         pw.is_some(),
                         p.window.is_some(),
@@ -253,13 +272,12 @@ impl Net {
                 assert_eq!(c.in_flight, data, "{f}: in_flight does not match its flow");
             }
         }
-        for (id, p) in &self.packets {
-            if let Some(f) = p.flow() {
-                assert!(
-                    self.flows.get(&f).is_some_and(|q| q.contains(id)),
-                    "segment {id} is missing from its flow"
-                );
-            }
+        let ids = self.packets.ids();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "the packet store is not in send order"
+        );
+        for (id, p) in self.packets.iter() {
             if let Some(w) = p.window {
                 assert!(w.earliest <= w.latest, "{id}: empty window");
                 assert!(
@@ -275,7 +293,7 @@ impl Net {
             }
         }
         for (id, c) in &self.conns {
-            if !self.flows.contains_key(id) {
+            if !flows.contains_key(id) {
                 assert_eq!(c.in_flight, 0, "{id}: bytes in flight but no flow");
             }
             c.check(*id, self);
@@ -305,10 +323,12 @@ impl Net {
         self.now = now;
     }
 
+    /// Whether `p` (packet `id`) is the oldest segment of its flow, or a
+    /// datagram.
     fn is_head(&self, id: PacketId, p: &Packet) -> bool {
         match p.flow() {
             None => true,
-            Some(f) => self.flows.get(&f).and_then(|q| q.front()) == Some(&id),
+            Some(f) => !self.packets.before(id).any(|(_, q)| q.flow() == Some(f)),
         }
     }
 
@@ -325,12 +345,11 @@ impl Net {
 
     /// The window of the last in-flight segment of `flow` sent before `id`.
     fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<Window> {
-        self.flows
-            .get(&flow)?
-            .iter()
-            .take_while(|p| **p < id)
-            .filter_map(|p| self.packets[p].window)
-            .last()
+        self.packets
+            .before(id)
+            .rev()
+            .filter(|(_, p)| p.flow() == Some(flow))
+            .find_map(|(_, p)| p.window)
     }
 
     /// A fresh window for packet `id` over its link, sent at `now`.
@@ -348,20 +367,16 @@ impl Net {
     /// Puts a new packet into the network at `now`.
     fn enqueue(&mut self, now: Duration, mut p: Packet) -> PacketId {
         let id = self.ids.packet();
-        self.events.push_back(Event::Sent { packet: id });
+        self.events.push(Event::Sent { packet: id });
         match self.blocked(p.src_host, p.dst_host) {
             Some(reason) if p.flow().is_none() => {
-                self.events
-                    .push_back(Event::Discarded { packet: id, reason });
+                self.events.push(Event::Discarded { packet: id, reason });
                 return id;
             }
             Some(_) => p.window = None,
             None => p.window = Some(self.window_for(id, &p, now)),
         }
-        if let Some(f) = p.flow() {
-            self.flows.entry(f).or_default().push_back(id);
-        }
-        self.packets.insert(id, Box::new(p));
+        self.packets.insert(id, p);
         id
     }
 
@@ -411,27 +426,21 @@ impl Net {
     pub(crate) fn remove_packet(&mut self, id: PacketId) -> Packet {
         let p = self
             .packets
-            .remove(&id)
+            .remove(id)
             .expect("removing a packet in the network");
         if let Some(f) = p.flow() {
-            let q = self.flows.get_mut(&f).expect("a segment's flow exists");
-            q.retain(|x| *x != id);
-            if q.is_empty() {
-                self.flows.remove(&f);
-            }
             if let Some(c) = self.conns.get_mut(&f) {
                 // Only data segments carry a payload.
                 c.in_flight -= p.payload().len();
             }
         }
-        *p
+        p
     }
 
     /// Removes a packet undelivered and reports why.
     pub(crate) fn discard(&mut self, id: PacketId, reason: Discard) {
         self.remove_packet(id);
-        self.events
-            .push_back(Event::Discarded { packet: id, reason });
+        self.events.push(Event::Discarded { packet: id, reason });
     }
 
     /// Brings every packet in line with the current links and hosts: in
@@ -439,15 +448,14 @@ impl Net {
     /// held over an open path, segments are sent again with windows from
     /// `now` (in send order, so flows stay monotonic).
     pub(crate) fn reconcile(&mut self, now: Duration) {
-        let ids: Vec<PacketId> = self.packets.keys().copied().collect();
-        for id in ids {
-            let p = &self.packets[&id];
+        for id in self.packets.ids() {
+            let p = self.packets.get(id).expect("listed");
             match (self.blocked(p.src_host, p.dst_host), p.window) {
                 (Some(reason), Some(_)) if p.flow().is_none() => self.discard(id, reason),
-                (Some(_), Some(_)) => self.packets.get_mut(&id).expect("listed").window = None,
+                (Some(_), Some(_)) => self.packets.get_mut(id).expect("listed").window = None,
                 (None, None) => {
                     let w = self.window_for(id, p, now);
-                    self.packets.get_mut(&id).expect("listed").window = Some(w);
+                    self.packets.get_mut(id).expect("listed").window = Some(w);
                 }
                 _ => {}
             }

@@ -81,8 +81,11 @@ fn copy_front(q: &VecDeque<u8>, out: &mut [u8]) {
 
 /// Removes the first `n` bytes of `q` as one buffer.
 fn take_front(q: &mut VecDeque<u8>, n: usize) -> Bytes {
-    let mut v = vec![0u8; n];
-    copy_front(q, &mut v);
+    let (a, b) = q.as_slices();
+    let from_a = n.min(a.len());
+    let mut v = Vec::with_capacity(n);
+    v.extend_from_slice(&a[..from_a]);
+    v.extend_from_slice(&b[..n - from_a]);
     q.drain(..n);
     Bytes::from(v)
 }
@@ -278,8 +281,16 @@ impl Net {
         if n == 0 {
             return Err(error::would_block());
         }
-        c.unsent.extend(&data[..n]);
-        self.pump(conn, now);
+        if c.unsent.is_empty() {
+            // Nothing is waiting: segments go straight from `data`, as far
+            // as the peer's window allows (what `pump` would send, without
+            // passing through `unsent`).
+            let sent = self.send_direct(conn, &data[..n], now);
+            self.conn_mut(conn).unsent.extend(&data[sent..n]);
+        } else {
+            c.unsent.extend(&data[..n]);
+            self.pump(conn, now);
+        }
         Ok(n)
     }
 
@@ -454,14 +465,10 @@ impl Net {
         let Some(c) = self.conns.get(&conn) else {
             return;
         };
-        if c.state != ConnState::Open {
+        if c.state != ConnState::Open || (c.unsent.is_empty() && (!c.fin_pending || c.fin_sent)) {
             return;
         }
-        let free = match c.peer.and_then(|p| self.conns.get(&p)) {
-            Some(r) => r.recv_capacity.saturating_sub(r.recv_buf.len()),
-            None => self.config.recv_buffer,
-        };
-        let mut window = free.saturating_sub(c.in_flight);
+        let mut window = self.window(c);
         let mss = self.config.mss;
         let mut c = self.conns.get_mut(&conn).expect("looked up above");
         let (src, dst, peer) = ((c.host, c.local), (c.remote_host, c.remote), c.peer);
@@ -481,6 +488,34 @@ impl Net {
         if fin {
             self.send_segment(now, src, dst, conn, peer, Segment::Fin);
         }
+    }
+
+    /// How many more bytes endpoint `c` may send now: the peer's free
+    /// receive buffer less what is already in flight to it.
+    fn window(&self, c: &Conn) -> usize {
+        let free = match c.peer.and_then(|p| self.conns.get(&p)) {
+            Some(r) => r.recv_capacity.saturating_sub(r.recv_buf.len()),
+            None => self.config.recv_buffer,
+        };
+        free.saturating_sub(c.in_flight)
+    }
+
+    /// Sends a prefix of `data` from open endpoint `conn`, which has nothing
+    /// unsent, in segments of at most MSS bytes, as far as the window
+    /// allows; returns how many bytes went out (the caller queues the
+    /// rest). The same segments `pump` would cut from `unsent`.
+    fn send_direct(&mut self, conn: ConnId, data: &[u8], now: Duration) -> usize {
+        let c = self.conn(conn);
+        debug_assert!(c.state == ConnState::Open && c.unsent.is_empty());
+        let total = self.window(c).min(data.len());
+        let (src, dst, peer) = ((c.host, c.local), (c.remote_host, c.remote), c.peer);
+        let mss = self.config.mss;
+        for chunk in data[..total].chunks(mss) {
+            self.conn_mut(conn).in_flight += chunk.len();
+            let seg = Segment::Data(Bytes::copy_from_slice(chunk));
+            self.send_segment(now, src, dst, conn, peer, seg);
+        }
+        total
     }
 
     /// Forgets a closed endpoint once nothing more can happen to it.

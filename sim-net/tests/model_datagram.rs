@@ -149,7 +149,9 @@ fn outcomes(setup: fn() -> (Net, SocketId, std::time::Duration)) -> BTreeSet<Vec
         let (mut net, sock, mut now) = setup();
         for c in prefix.iter() {
             match c {
-                Choice::Deliver(id) => net.deliver(*id, now),
+                Choice::Deliver(id) => {
+                    net.deliver(*id, now);
+                }
                 Choice::Advance => now = net.next_deliverable_at(now).unwrap(),
             }
         }

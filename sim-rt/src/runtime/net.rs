@@ -19,9 +19,9 @@
 //!
 //! # Invariants
 //!
-//! - `deliverable` and `due` are what the model answers for `now` whenever
-//!   `dirty` is false; every call that can change the model or the clock sets
-//!   `dirty`.
+//! - `deliverable` and `due` are what the model answers for the time and
+//!   model generation in `at` (the model bumps its generation whenever a
+//!   packet changes).
 //! - No `RefCell` of the world is borrowed while a waker is woken.
 //!
 //! # Determinism
@@ -49,13 +49,16 @@ struct Waiters {
 pub(crate) struct NetState {
     pub(crate) net: Net,
     waiters: FxHashMap<Endpoint, Waiters>,
-    /// `net.deliverable(now)`, valid while `!dirty`.
+    /// `net.deliverable(at)`, valid while the model's generation is `generation`.
     deliverable: Vec<PacketId>,
-    /// The next window opening and the latest arrival, valid while `!dirty`.
+    /// The next window opening and the latest arrival, likewise.
     due: (Option<Duration>, Option<Duration>),
-    dirty: bool,
+    /// The time and model generation the cached answers are for.
+    at: Option<(Duration, u64)>,
     /// Reused buffer for drained events.
     events: Vec<sim_net::Event>,
+    /// Reused buffer for the wakers an event batch wakes.
+    wakers: Vec<Waker>,
 }
 
 impl NetState {
@@ -65,8 +68,9 @@ impl NetState {
             waiters: FxHashMap::default(),
             deliverable: Vec::new(),
             due: (None, None),
-            dirty: false,
+            at: None,
             events: Vec::new(),
+            wakers: Vec::new(),
         }
     }
 
@@ -77,8 +81,9 @@ impl NetState {
         &mut self,
         now: Duration,
     ) -> (&[PacketId], Option<Duration>, Option<Duration>) {
-        if self.dirty {
-            self.dirty = false;
+        let key = Some((now, self.net.generation()));
+        if self.at != key {
+            self.at = key;
             self.deliverable.clear();
             self.due = if self.net.packet_count() > 0 {
                 self.net.schedule_into(now, &mut self.deliverable)
@@ -87,11 +92,6 @@ impl NetState {
             };
         }
         (&self.deliverable, self.due.0, self.due.1)
-    }
-
-    /// Marks the cached answers stale (the model or the clock changed).
-    pub(crate) fn touch(&mut self) {
-        self.dirty = true;
     }
 }
 
@@ -108,7 +108,6 @@ impl World {
         let now = self.core.borrow().now;
         let r = {
             let mut st = self.net.borrow_mut();
-            st.dirty = true;
             f(&mut st.net, now)
         };
         self.net_events();
@@ -145,31 +144,27 @@ impl World {
 
     /// Delivers a packet the scheduler picked.
     pub(crate) fn deliver(&self, packet: PacketId) {
-        let to = self.net_op(|net, now| {
-            let to = net.packet(packet).map(|p| sim_host(p.dst_host()));
-            net.deliver(packet, now);
-            to
-        });
-        if let Some(to) = to {
-            self.observe(Observation::Delivered { packet, to });
-        }
+        let to = self.net_op(|net, now| sim_host(net.deliver(packet, now)));
+        self.observe(Observation::Delivered { packet, to });
     }
 
     /// Drains the model's events until it has none: wakes, observations,
     /// fault choices (which may cause more events).
     pub(crate) fn net_events(&self) {
-        let mut wakers: Vec<Waker> = Vec::new();
         loop {
-            let mut events = {
-                let mut st = self.net.borrow_mut();
-                let mut buf = std::mem::take(&mut st.events);
-                buf.extend(st.net.drain_events());
-                buf
+            let (mut events, mut wakers) = {
+                let mut guard = self.net.borrow_mut();
+                let st = &mut *guard;
+                if !st.net.has_events() {
+                    return;
+                }
+                let mut events = std::mem::take(&mut st.events);
+                if !st.net.take_events(&mut events) {
+                    st.events = events;
+                    return;
+                }
+                (events, std::mem::take(&mut st.wakers))
             };
-            if events.is_empty() {
-                self.net.borrow_mut().events = events;
-                break;
-            }
             for e in events.drain(..) {
                 match e {
                     sim_net::Event::Ready {
@@ -192,10 +187,13 @@ impl World {
                     }
                 }
             }
-            self.net.borrow_mut().events = events;
             for w in wakers.drain(..) {
                 w.wake();
             }
+            // Give the (empty) buffers back for the next call.
+            let mut st = self.net.borrow_mut();
+            st.events = events;
+            st.wakers = wakers;
         }
     }
 

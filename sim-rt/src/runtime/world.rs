@@ -794,7 +794,6 @@ impl World {
             debug_assert!(to >= core.now, "time never goes backwards");
             core.now = core.now.max(to);
             let now = core.now;
-            self.net.borrow_mut().touch();
             let mut buf = std::mem::take(&mut core.fire_buf);
             core.timers.fire_until(now, &mut buf);
             (now, buf)
