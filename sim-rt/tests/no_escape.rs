@@ -358,9 +358,21 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
     });
 }
 
+/// How [`schedule_from_time_and_randomness`] gets its 64 bits.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    /// Clock, `getrandom` and `Uuid::new_v4`, intercepted.
+    Intercepted,
+    /// The same, read inside `without_interception`: real values.
+    Escaping,
+    /// std `HashMap` order: intercepted, but its keys are cached per thread.
+    HashMapOrder,
+}
+
 /// A program whose schedule follows 64 bits read from the clock and OS
-/// randomness: when those reads escape the simulation, two runs differ.
-async fn schedule_from_time_and_randomness(escape: bool) {
+/// randomness: when those reads are not a function of the seed, two runs
+/// differ.
+async fn schedule_from_time_and_randomness(source: Source) {
     let read = || {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -370,10 +382,13 @@ async fn schedule_from_time_and_randomness(escape: bool) {
         assert_eq!(unsafe { libc::getrandom(b.as_mut_ptr().cast(), 8, 0) }, 8);
         nanos ^ u64::from_ne_bytes(b) ^ uuid::Uuid::new_v4().as_u64_pair().0
     };
-    let bits = if escape {
-        without_interception(read)
-    } else {
-        read()
+    let bits = match source {
+        Source::Intercepted => read(),
+        Source::Escaping => without_interception(read),
+        Source::HashMapOrder => {
+            let map: HashMap<u64, ()> = (0..64).map(|i| (i, ())).collect();
+            map.keys().take(16).fold(0, |acc, k| acc << 4 ^ k)
+        }
     };
     for bit in 0..64 {
         if bits >> bit & 1 == 1 {
@@ -384,31 +399,26 @@ async fn schedule_from_time_and_randomness(escape: bool) {
     }
 }
 
-/// Under `SIM_CHECK_DETERMINISM=1`: runs the program, escaping interception
-/// when `SIM_NO_ESCAPE_ESCAPE=1`.
+/// Under `SIM_CHECK_DETERMINISM=1`: runs the program with the source named
+/// by `SIM_NO_ESCAPE_SOURCE`.
 #[test]
-#[ignore = "run in a child process by the determinism check catches reads that escape"]
+#[ignore = "run in a child process by the determinism check tests"]
 fn child_checks_determinism() {
     let seed: u64 = std::env::var(CHILD_SEED).unwrap().parse().unwrap();
-    let escape = std::env::var("SIM_NO_ESCAPE_ESCAPE").as_deref() == Ok("1");
+    let source = match std::env::var("SIM_NO_ESCAPE_SOURCE").unwrap().as_str() {
+        "intercepted" => Source::Intercepted,
+        "escaping" => Source::Escaping,
+        "hashmap" => Source::HashMapOrder,
+        other => panic!("unknown source {other}"),
+    };
     let mut builder = Builder::new_current_thread();
     builder.seed(seed);
-    sim_rt::runtime::__private::run(builder, || schedule_from_time_and_randomness(escape));
+    sim_rt::runtime::__private::run(builder, || schedule_from_time_and_randomness(source));
     println!("CHECK PASSED");
 }
 
-#[test]
-fn the_determinism_check_catches_reads_that_escape_and_passes_intercepted_ones() {
-    let check = [("SIM_CHECK_DETERMINISM", "1")];
-    let (ok, text) = run_child("child_checks_determinism", 3, &check);
-    assert!(ok && text.contains("CHECK PASSED"), "{text}");
-
-    let escaping = [
-        ("SIM_CHECK_DETERMINISM", "1"),
-        ("SIM_NO_ESCAPE_ESCAPE", "1"),
-    ];
-    let (ok, text) = run_child("child_checks_determinism", 3, &escaping);
-    assert!(!ok, "{text}");
+/// The step named in a determinism-check report in `text`.
+fn diverged_step(text: &str) -> u64 {
     let prefix = "SIM_CHECK_DETERMINISM: two runs with seed 3 diverged at step ";
     let at = text
         .find(prefix)
@@ -417,9 +427,38 @@ fn the_determinism_check_catches_reads_that_escape_and_passes_intercepted_ones()
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    assert!(!step.is_empty(), "the step is named:\n{text}");
     assert!(
         text.contains("first run:") && text.contains("second run:"),
         "{text}"
     );
+    step.parse()
+        .unwrap_or_else(|_| panic!("the step is named:\n{text}"))
+}
+
+fn check_child(source: &str) -> (bool, String) {
+    let env = [
+        ("SIM_CHECK_DETERMINISM", "1"),
+        ("SIM_NO_ESCAPE_SOURCE", source),
+    ];
+    run_child("child_checks_determinism", 3, &env)
+}
+
+#[test]
+fn the_determinism_check_catches_reads_that_escape_and_passes_intercepted_ones() {
+    let (ok, text) = check_child("intercepted");
+    assert!(ok && text.contains("CHECK PASSED"), "{text}");
+
+    let (ok, text) = check_child("escaping");
+    assert!(!ok, "{text}");
+    diverged_step(&text);
+}
+
+/// The documented limit: std's `RandomState` keys are drawn once per thread,
+/// so the check's second run (same thread) sees other keys, another
+/// `HashMap` order, and the check reports it.
+#[test]
+fn the_determinism_check_reports_hashmap_order_that_shapes_the_schedule() {
+    let (ok, text) = check_child("hashmap");
+    assert!(!ok, "{text}");
+    diverged_step(&text);
 }
