@@ -19,7 +19,9 @@
 //!
 //! - [`runtime`], [`task`], [`time`], [`signal`]: tokio's API, simulated.
 //! - [`io`], [`sync`]: tokio's own, re-exported.
-//! - [`sim`]: simulation-only controls (hosts, signals, data choices).
+//! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
+//!   the opt-outs of interception: [`sim::allow_threads`],
+//!   [`sim::without_interception`]).
 //! - [`scheduler`]: the choice point through which every decision goes.
 //!
 //! # Determinism
@@ -27,14 +29,24 @@
 //! An execution is a function of (configuration, seed, choices). Nothing in
 //! this crate reads real time, OS randomness or iterates a hashed collection
 //! in a way that reaches behaviour.
+//!
+//! On Linux (glibc), the program under test cannot read them either: inside
+//! a simulation, `std::time::{Instant, SystemTime}`, OS randomness (std's
+//! `HashMap` keys, `rand`, `uuid`) read the simulated clock and a seeded
+//! stream, and std threads and real sockets are refused with a message
+//! saying what to use instead (see [`sim::intercepting`] and the README's
+//! "No escape" section).
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-#![forbid(unsafe_code)]
+// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`.
+#![deny(unsafe_code)]
 
 #[macro_use]
 pub mod macros;
 
+#[allow(unsafe_code)]
+mod intercept;
 pub mod net;
 pub mod runtime;
 pub mod scheduler;

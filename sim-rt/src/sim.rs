@@ -12,6 +12,11 @@ use std::time::Duration;
 
 pub use sim_net::{LinkConfig, NetConfig};
 
+pub use crate::intercept::{
+    allow_threads, intercepting, without_interception, SUPPORTED as INTERCEPTION_SUPPORTED,
+    WALL_CLOCK_EPOCH,
+};
+
 use crate::runtime::context;
 use crate::runtime::world::{Entry, HostOp, Origin, World};
 use crate::scheduler::ChoiceKind;

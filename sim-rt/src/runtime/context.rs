@@ -25,6 +25,16 @@ pub(crate) fn try_current() -> Option<Rc<World>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
+/// The current world, if any, without ever panicking: for the interposed
+/// libc functions, which may run while the slot is being replaced or
+/// during thread exit.
+pub(crate) fn try_current_quiet() -> Option<Rc<World>> {
+    CURRENT
+        .try_with(|c| c.try_borrow().ok().and_then(|w| w.clone()))
+        .ok()
+        .flatten()
+}
+
 /// The current world; panics with a message saying how to get one.
 #[track_caller]
 pub(crate) fn current() -> Rc<World> {
@@ -70,18 +80,25 @@ impl Drop for DriveGuard {
 #[derive(Debug)]
 pub(crate) struct EnterGuard {
     prev: Option<Rc<World>>,
+    prev_active: bool,
 }
 
-/// Makes `world` current until the guard drops.
+/// Makes `world` current until the guard drops (and turns interception on
+/// for this thread: see `crate::intercept`).
 pub(crate) fn enter(world: Rc<World>) -> EnterGuard {
     let prev = CURRENT.with(|c| c.borrow_mut().replace(world));
-    EnterGuard { prev }
+    let prev_active = crate::intercept::set_active(true);
+    EnterGuard { prev, prev_active }
 }
 
 impl Drop for EnterGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
-        CURRENT.with(|c| *c.borrow_mut() = prev);
+        // The world that was current is dropped after the slot is restored,
+        // so destructors it runs never see the slot borrowed.
+        let left = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), prev));
+        crate::intercept::set_active(self.prev_active);
+        drop(left);
     }
 }
 

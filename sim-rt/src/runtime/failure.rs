@@ -220,13 +220,19 @@ impl fmt::Display for Failure {
     }
 }
 
-/// The text of a panic payload.
+/// The text of a panic payload, with a note when the panic follows a call
+/// that interception refused in the same step (a std thread, a real
+/// socket): the std error alone does not say what to use instead.
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&'static str>() {
+    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "<non-string panic payload>".to_string()
+    };
+    match crate::intercept::take_note() {
+        Some(note) => format!("{message}\n  note: {note}"),
+        None => message,
     }
 }

@@ -157,6 +157,8 @@ pub(crate) struct World {
     scheduler: RefCell<Box<dyn Scheduler>>,
     wakes: Arc<WakeQueue>,
     pub(crate) net: RefCell<NetState>,
+    /// What intercepted OS randomness reads (`crate::intercept`).
+    pub(crate) entropy: crate::intercept::Entropy,
 }
 
 impl std::fmt::Debug for World {
@@ -220,6 +222,7 @@ impl World {
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
             net: RefCell::new(net),
+            entropy: crate::intercept::Entropy::new(seed),
         });
         world.add_host("main", Vec::new(), None);
         world
