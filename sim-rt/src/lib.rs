@@ -17,7 +17,8 @@
 //!
 //! # Map
 //!
-//! - [`runtime`], [`task`], [`time`], [`signal`]: tokio's API, simulated.
+//! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
+//!   API, simulated.
 //! - [`io`], [`sync`]: tokio's own, re-exported.
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices).
 //! - [`scheduler`]: the choice point through which every decision goes.
@@ -35,6 +36,7 @@
 #[macro_use]
 pub mod macros;
 
+pub mod fs;
 pub mod net;
 pub mod runtime;
 pub mod scheduler;
