@@ -926,12 +926,18 @@ impl World {
             cell.as_mut().finish_with(JoinError::cancelled(id));
             let unclaimed = {
                 let mut core = self.core.borrow_mut();
-                if core.tasks[key].has_handle {
-                    core.tasks[key].cell = Some(cell);
-                    None
-                } else {
-                    core.tasks.remove(key);
-                    Some(cell)
+                match Self::slot(&mut core, key, id) {
+                    Some(slot) if slot.has_handle => {
+                        slot.cell = Some(cell);
+                        None
+                    }
+                    Some(_) => {
+                        core.tasks.remove(key);
+                        Some(cell)
+                    }
+                    // Its JoinHandle was held by a task of this host dropped
+                    // just before: releasing it freed the slot already.
+                    None => Some(cell),
                 }
             };
             drop(unclaimed);
