@@ -1,4 +1,4 @@
-//! Simulated [`tokio::fs::File`]: an open file on a host's disk.
+//! Simulated [`tokio::fs::File`](https://docs.rs/tokio/1/tokio/fs/struct.File.html): an open file on a host's disk.
 //!
 //! This follows tokio's own `File` state machine closely (tokio's
 //! `fs/file.rs`): the file is `Idle` with a buffer, or `Busy` with one
@@ -34,7 +34,7 @@ use super::metadata::Metadata;
 use super::OpenOptions;
 use crate::task::JoinHandle;
 
-/// Simulated [`tokio::fs::File`]: a reference to an open file on the
+/// Simulated [`tokio::fs::File`](https://docs.rs/tokio/1/tokio/fs/struct.File.html): a reference to an open file on the
 /// disk of the host that opened it.
 ///
 /// `File` implements tokio's [`AsyncRead`], [`AsyncWrite`] and
@@ -115,7 +115,7 @@ impl File {
         }
     }
 
-    /// Simulated [`tokio::fs::File::open`]: opens a file read-only.
+    /// Simulated [`tokio::fs::File::open`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.open): opens a file read-only.
     ///
     /// # Errors
     ///
@@ -133,7 +133,7 @@ impl File {
         OpenOptions::new().read(true).open(path).await
     }
 
-    /// Simulated [`tokio::fs::File::create`]: opens a file write-only,
+    /// Simulated [`tokio::fs::File::create`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.create): opens a file write-only,
     /// creating it or truncating it.
     ///
     /// # Differences from tokio
@@ -148,7 +148,7 @@ impl File {
             .await
     }
 
-    /// Simulated [`tokio::fs::File::create_new`]: creates a new file for
+    /// Simulated [`tokio::fs::File::create_new`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.create_new): creates a new file for
     /// reading and writing, failing with `AlreadyExists` if the name is
     /// taken.
     ///
@@ -164,12 +164,12 @@ impl File {
             .await
     }
 
-    /// Simulated [`tokio::fs::File::options`]: a blank [`OpenOptions`].
+    /// Simulated [`tokio::fs::File::options`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.options): a blank [`OpenOptions`].
     pub fn options() -> OpenOptions {
         OpenOptions::new()
     }
 
-    /// Simulated [`tokio::fs::File::sync_all`]: waits for the write in
+    /// Simulated [`tokio::fs::File::sync_all`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.sync_all): waits for the write in
     /// flight, then makes the file's data and length durable. On a
     /// directory (`File::open(dir)`), makes its entries durable: the files
     /// created, renamed into or out of, or removed from it.
@@ -195,7 +195,7 @@ impl File {
         .await
     }
 
-    /// Simulated [`tokio::fs::File::sync_data`]: as
+    /// Simulated [`tokio::fs::File::sync_data`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.sync_data): as
     /// [`sync_all`](Self::sync_all) (the disk keeps no timestamps, and a
     /// file's length is part of its data).
     ///
@@ -212,7 +212,7 @@ impl File {
         .await
     }
 
-    /// Simulated [`tokio::fs::File::set_len`]: truncates or extends the
+    /// Simulated [`tokio::fs::File::set_len`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_len): truncates or extends the
     /// file (with zeros). Not durable until synced.
     ///
     /// # Errors
@@ -270,7 +270,7 @@ impl File {
         }
     }
 
-    /// Simulated [`tokio::fs::File::metadata`]: what `fstat` says about
+    /// Simulated [`tokio::fs::File::metadata`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.metadata): what `fstat` says about
     /// the file (it works on a removed file still open).
     ///
     /// # Differences from tokio
@@ -284,7 +284,7 @@ impl File {
         .await
     }
 
-    /// Simulated [`tokio::fs::File::try_clone`]: a new `File` on the same
+    /// Simulated [`tokio::fs::File::try_clone`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.try_clone): a new `File` on the same
     /// open file description, sharing its cursor (`dup`).
     ///
     /// # Differences from tokio
@@ -301,7 +301,7 @@ impl File {
         Ok(File::from_handle(new))
     }
 
-    /// Simulated [`tokio::fs::File::set_max_buf_size`]: the most one
+    /// Simulated [`tokio::fs::File::set_max_buf_size`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_max_buf_size): the most one
     /// background job reads or writes (default 2 MiB).
     ///
     /// # Differences from tokio
@@ -311,7 +311,7 @@ impl File {
         self.max_buf_size = max_buf_size;
     }
 
-    /// Simulated [`tokio::fs::File::max_buf_size`].
+    /// Simulated [`tokio::fs::File::max_buf_size`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.max_buf_size).
     pub fn max_buf_size(&self) -> usize {
         self.max_buf_size
     }

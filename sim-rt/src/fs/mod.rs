@@ -1,10 +1,10 @@
-//! Simulated [`tokio::fs`]: files and directories on each host's simulated
+//! Simulated [`tokio::fs`](https://docs.rs/tokio/1/tokio/fs/index.html): files and directories on each host's simulated
 //! disk, which loses what was not synced when the host crashes.
 //!
 //! Every host of the simulation (the main host included) has its own disk,
 //! an empty directory tree at first, modelled by the `sim_fs` crate. A task
 //! reads and writes the disk of its host; a host sees only its own disk. The
-//! API is tokio's: the free functions ([`read`], [`write`], [`rename`],
+//! API is tokio's: the free functions ([`read`], [`write()`], [`rename`],
 //! [`create_dir_all`], [`read_dir`], ...), [`File`] (which implements
 //! tokio's `AsyncRead`, `AsyncWrite` and `AsyncSeek`) and [`OpenOptions`],
 //! with tokio's error kinds (in fact the raw OS errors Linux returns).

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::fs::OpenOptions`].
+//! Simulated [`tokio::fs::OpenOptions`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html).
 
 use std::io;
 use std::path::Path;
@@ -8,7 +8,7 @@ use sim_fs::IoOp;
 use super::blocking::{asyncify, Disk, Handle};
 use super::File;
 
-/// Simulated [`tokio::fs::OpenOptions`]: options and flags for opening a
+/// Simulated [`tokio::fs::OpenOptions`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html): options and flags for opening a
 /// file, with the semantics of [`std::fs::OpenOptions`] on Linux.
 ///
 /// # Examples
@@ -34,45 +34,45 @@ use super::File;
 pub struct OpenOptions(sim_fs::OpenOptions);
 
 impl OpenOptions {
-    /// Simulated [`tokio::fs::OpenOptions::new`]: every option off.
+    /// Simulated [`tokio::fs::OpenOptions::new`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.new): every option off.
     pub fn new() -> OpenOptions {
         OpenOptions(sim_fs::OpenOptions::new())
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::read`]: read access.
+    /// Simulated [`tokio::fs::OpenOptions::read`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.read): read access.
     pub fn read(&mut self, read: bool) -> &mut OpenOptions {
         self.0.read(read);
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::write`]: write access.
+    /// Simulated [`tokio::fs::OpenOptions::write`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.write): write access.
     pub fn write(&mut self, write: bool) -> &mut OpenOptions {
         self.0.write(write);
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::append`]: every write goes to
+    /// Simulated [`tokio::fs::OpenOptions::append`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.append): every write goes to
     /// the end of the file (implies write access).
     pub fn append(&mut self, append: bool) -> &mut OpenOptions {
         self.0.append(append);
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::truncate`]: truncate an
+    /// Simulated [`tokio::fs::OpenOptions::truncate`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.truncate): truncate an
     /// existing file to length 0 (needs write access).
     pub fn truncate(&mut self, truncate: bool) -> &mut OpenOptions {
         self.0.truncate(truncate);
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::create`]: create the file if it
+    /// Simulated [`tokio::fs::OpenOptions::create`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.create): create the file if it
     /// does not exist (needs write or append access).
     pub fn create(&mut self, create: bool) -> &mut OpenOptions {
         self.0.create(create);
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::create_new`]: create the file,
+    /// Simulated [`tokio::fs::OpenOptions::create_new`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.create_new): create the file,
     /// failing with `AlreadyExists` if the name is taken.
     pub fn create_new(&mut self, create_new: bool) -> &mut OpenOptions {
         self.0.create_new(create_new);
@@ -95,7 +95,7 @@ impl OpenOptions {
         self
     }
 
-    /// Simulated [`tokio::fs::OpenOptions::open`]: opens the file at `path`
+    /// Simulated [`tokio::fs::OpenOptions::open`](https://docs.rs/tokio/1/tokio/fs/struct.OpenOptions.html#method.open): opens the file at `path`
     /// on the calling host's disk with these options.
     ///
     /// Creating a file adds a directory entry that is durable only once the

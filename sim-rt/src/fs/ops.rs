@@ -1,4 +1,4 @@
-//! Simulated path functions of [`tokio::fs`]: `read`, `write`, `rename`,
+//! Simulated path functions of [`tokio::fs`](https://docs.rs/tokio/1/tokio/fs/index.html): `read`, `write`, `rename`,
 //! `metadata`...
 //!
 //! Each one is tokio's `asyncify(move || std::fs::f(path))`: a blocking job
@@ -16,7 +16,7 @@ use sim_fs::IoOp;
 use super::blocking::{asyncify, Disk};
 use super::metadata::Metadata;
 
-/// Simulated [`tokio::fs::read`]: reads the entire contents of a file.
+/// Simulated [`tokio::fs::read`](https://docs.rs/tokio/1/tokio/fs/fn.read.html): reads the entire contents of a file.
 ///
 /// # Errors
 ///
@@ -34,7 +34,7 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     .await
 }
 
-/// Simulated [`tokio::fs::read_to_string`]: reads a file into a `String`.
+/// Simulated [`tokio::fs::read_to_string`](https://docs.rs/tokio/1/tokio/fs/fn.read_to_string.html): reads a file into a `String`.
 ///
 /// # Errors
 ///
@@ -53,7 +53,7 @@ pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
     })
 }
 
-/// Simulated [`tokio::fs::write`]: creates or truncates a file and writes
+/// Simulated [`tokio::fs::write`](https://docs.rs/tokio/1/tokio/fs/fn.write.html): creates or truncates a file and writes
 /// `contents` into it.
 ///
 /// The data is not synced: a host crash loses it (and the file's name, if
@@ -77,7 +77,7 @@ pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Re
     .await
 }
 
-/// Simulated [`tokio::fs::copy`]: copies the contents of `from` to `to`
+/// Simulated [`tokio::fs::copy`](https://docs.rs/tokio/1/tokio/fs/fn.copy.html): copies the contents of `from` to `to`
 /// (created or truncated); returns the number of bytes copied.
 ///
 /// # Differences from tokio
@@ -103,7 +103,7 @@ macro_rules! meta_op {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::create_dir`]: creates a directory.
+    /// Simulated [`tokio::fs::create_dir`](https://docs.rs/tokio/1/tokio/fs/fn.create_dir.html): creates a directory.
     ///
     /// The new entry is durable once the parent directory is synced.
     ///
@@ -119,7 +119,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::create_dir_all`]: creates a directory and any
+    /// Simulated [`tokio::fs::create_dir_all`](https://docs.rs/tokio/1/tokio/fs/fn.create_dir_all.html): creates a directory and any
     /// missing parents; succeeds if it already exists.
     ///
     /// # Differences from tokio
@@ -129,7 +129,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::remove_file`]: removes a file's name (its data
+    /// Simulated [`tokio::fs::remove_file`](https://docs.rs/tokio/1/tokio/fs/fn.remove_file.html): removes a file's name (its data
     /// lives on while it is open).
     ///
     /// # Errors
@@ -143,7 +143,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::remove_dir`]: removes an empty directory.
+    /// Simulated [`tokio::fs::remove_dir`](https://docs.rs/tokio/1/tokio/fs/fn.remove_dir.html): removes an empty directory.
     ///
     /// # Errors
     ///
@@ -156,7 +156,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::remove_dir_all`]: removes a directory and
+    /// Simulated [`tokio::fs::remove_dir_all`](https://docs.rs/tokio/1/tokio/fs/fn.remove_dir_all.html): removes a directory and
     /// everything in it.
     ///
     /// # Differences from tokio
@@ -166,7 +166,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::rename`]: renames a file or directory,
+    /// Simulated [`tokio::fs::rename`](https://docs.rs/tokio/1/tokio/fs/fn.rename.html): renames a file or directory,
     /// replacing `to` if it exists (atomically in the volatile view).
     ///
     /// The rename becomes durable when the directories of both names are
@@ -185,7 +185,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::hard_link`]: a new name `link` for the file
+    /// Simulated [`tokio::fs::hard_link`](https://docs.rs/tokio/1/tokio/fs/fn.hard_link.html): a new name `link` for the file
     /// `original`.
     ///
     /// # Errors
@@ -198,7 +198,7 @@ meta_op! {
     hard_link(original, link) -> () = hard_link;
 }
 
-/// Simulated [`tokio::fs::metadata`]: what `stat` says about a path.
+/// Simulated [`tokio::fs::metadata`](https://docs.rs/tokio/1/tokio/fs/fn.metadata.html): what `stat` says about a path.
 ///
 /// # Errors
 ///
@@ -216,7 +216,7 @@ pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
     .await
 }
 
-/// Simulated [`tokio::fs::symlink_metadata`]: as [`metadata`], without
+/// Simulated [`tokio::fs::symlink_metadata`](https://docs.rs/tokio/1/tokio/fs/fn.symlink_metadata.html): as [`metadata`], without
 /// following a final symlink.
 ///
 /// # Differences from tokio
@@ -232,7 +232,7 @@ pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::try_exists`]: `Ok(true)` if the path exists,
+    /// Simulated [`tokio::fs::try_exists`](https://docs.rs/tokio/1/tokio/fs/fn.try_exists.html): `Ok(true)` if the path exists,
     /// `Ok(false)` if it does not, an error if that cannot be told (a
     /// component is a file: `NotADirectory`).
     ///
@@ -243,7 +243,7 @@ meta_op! {
 }
 
 meta_op! {
-    /// Simulated [`tokio::fs::canonicalize`]: the absolute path with `.`
+    /// Simulated [`tokio::fs::canonicalize`](https://docs.rs/tokio/1/tokio/fs/fn.canonicalize.html): the absolute path with `.`
     /// and `..` resolved.
     ///
     /// # Errors

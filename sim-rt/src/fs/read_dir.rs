@@ -1,4 +1,4 @@
-//! Simulated [`tokio::fs::read_dir`], [`ReadDir`] and [`DirEntry`].
+//! Simulated [`tokio::fs::read_dir`](https://docs.rs/tokio/1/tokio/fs/fn.read_dir.html), [`ReadDir`] and [`DirEntry`].
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -11,7 +11,7 @@ use sim_fs::IoOp;
 use super::blocking::{asyncify, Disk};
 use super::metadata::{FileType, Metadata};
 
-/// Simulated [`tokio::fs::read_dir`]: the entries of a directory.
+/// Simulated [`tokio::fs::read_dir`](https://docs.rs/tokio/1/tokio/fs/fn.read_dir.html): the entries of a directory.
 ///
 /// # Examples
 ///
@@ -51,7 +51,7 @@ pub async fn read_dir(path: impl AsRef<Path>) -> io::Result<ReadDir> {
     })
 }
 
-/// Simulated [`tokio::fs::ReadDir`]: the entries of a directory, one at a
+/// Simulated [`tokio::fs::ReadDir`](https://docs.rs/tokio/1/tokio/fs/struct.ReadDir.html): the entries of a directory, one at a
 /// time.
 ///
 /// # Differences from tokio
@@ -65,7 +65,7 @@ pub struct ReadDir {
 }
 
 impl ReadDir {
-    /// Simulated [`tokio::fs::ReadDir::next_entry`]: the next entry, or
+    /// Simulated [`tokio::fs::ReadDir::next_entry`](https://docs.rs/tokio/1/tokio/fs/struct.ReadDir.html#method.next_entry): the next entry, or
     /// `None` at the end.
     ///
     /// # Cancel safety
@@ -75,14 +75,14 @@ impl ReadDir {
         Ok(self.entries.pop_front())
     }
 
-    /// Simulated [`tokio::fs::ReadDir::poll_next_entry`].
+    /// Simulated [`tokio::fs::ReadDir::poll_next_entry`](https://docs.rs/tokio/1/tokio/fs/struct.ReadDir.html#method.poll_next_entry).
     pub fn poll_next_entry(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<Option<DirEntry>>> {
         let _ = cx;
         Poll::Ready(Ok(self.entries.pop_front()))
     }
 }
 
-/// Simulated [`tokio::fs::DirEntry`]: one entry of a [`ReadDir`].
+/// Simulated [`tokio::fs::DirEntry`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html): one entry of a [`ReadDir`].
 ///
 /// # Differences from tokio
 ///
@@ -96,24 +96,24 @@ pub struct DirEntry {
 }
 
 impl DirEntry {
-    /// Simulated [`tokio::fs::DirEntry::path`]: the path given to
+    /// Simulated [`tokio::fs::DirEntry::path`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html#method.path): the path given to
     /// [`read_dir`] joined with the entry's name.
     pub fn path(&self) -> PathBuf {
         self.inner.path()
     }
 
-    /// Simulated [`tokio::fs::DirEntry::file_name`]: the entry's name.
+    /// Simulated [`tokio::fs::DirEntry::file_name`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html#method.file_name): the entry's name.
     pub fn file_name(&self) -> OsString {
         self.inner.file_name()
     }
 
-    /// Simulated [`tokio::fs::DirEntry::ino`]: the inode number the entry
+    /// Simulated [`tokio::fs::DirEntry::ino`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html#method.ino): the inode number the entry
     /// names.
     pub fn ino(&self) -> u64 {
         self.inner.ino()
     }
 
-    /// Simulated [`tokio::fs::DirEntry::metadata`]: the entry's metadata
+    /// Simulated [`tokio::fs::DirEntry::metadata`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html#method.metadata): the entry's metadata
     /// now (not following a symlink).
     ///
     /// # Errors
@@ -127,7 +127,7 @@ impl DirEntry {
         .await
     }
 
-    /// Simulated [`tokio::fs::DirEntry::file_type`]: the entry's type, as
+    /// Simulated [`tokio::fs::DirEntry::file_type`](https://docs.rs/tokio/1/tokio/fs/struct.DirEntry.html#method.file_type): the entry's type, as
     /// it was listed (like the `d_type` that Linux reports, with no
     /// blocking job).
     pub async fn file_type(&self) -> io::Result<FileType> {
