@@ -17,7 +17,8 @@
 //!
 //! # Map
 //!
-//! - [`runtime`], [`task`], [`time`], [`signal`]: tokio's API, simulated.
+//! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
+//!   API, simulated.
 //! - [`io`], [`sync`]: tokio's own, re-exported.
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
 //!   the opt-outs of interception: [`sim::allow_threads`],
@@ -45,6 +46,7 @@
 #[macro_use]
 pub mod macros;
 
+pub mod fs;
 #[allow(unsafe_code)]
 mod intercept;
 pub mod net;

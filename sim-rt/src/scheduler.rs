@@ -75,7 +75,7 @@ pub enum Event {
 /// default scheduler can apply probabilities).
 ///
 /// Option 0 is always the default: the first branch, the packet delivered
-/// once, no fault. Kinds with a `probability` are faults: option 0 means
+/// once, no fault, nothing unsynced survives a disk crash. Kinds with a `probability` are faults: option 0 means
 /// "no fault", and the [`RandomScheduler`] picks a non-default option with
 /// that probability (uniformly among them).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,6 +104,31 @@ pub enum ChoiceKind {
         /// The injector's probability of a fault at any one step.
         probability: f64,
     },
+    /// Whether a disk operation (read, write or sync, per the host's
+    /// [`Faults`](crate::sim::Faults)) fails with an injected `EIO`: option
+    /// 1 fails it. Asked only when that kind of operation has a non-zero
+    /// probability.
+    DiskEio {
+        /// The configured probability of the failure.
+        probability: f64,
+    },
+    /// How many of a crashing disk's unsynced operations survive, oldest
+    /// first ([`KeepUnsynced::Prefix`](crate::sim::KeepUnsynced::Prefix)):
+    /// option `k` keeps the oldest `k`, so option 0 (the default) keeps none.
+    /// Uniform under the [`RandomScheduler`].
+    DiskCrashPrefix,
+    /// Whether one unsynced operation of a crashing disk survives
+    /// ([`KeepUnsynced::Subset`](crate::sim::KeepUnsynced::Subset)), asked
+    /// once per operation in log order: option 1 keeps it, option 0 (the
+    /// default) loses it. Uniform under the [`RandomScheduler`].
+    DiskCrashKeep,
+    /// Whether a surviving unsynced write of a crashing disk is torn at
+    /// sector granularity ([`TornWrites`](crate::sim::TornWrites)): option 0
+    /// (the default) keeps it whole, the others keep a prefix of its sectors
+    /// (optionally followed by a sector of garbage), as
+    /// [`sim_fs::Choice::TornWrite`] lists them. Uniform under the
+    /// [`RandomScheduler`].
+    DiskTornWrite,
 }
 
 impl ChoiceKind {
@@ -115,6 +140,10 @@ impl ChoiceKind {
             ChoiceKind::Loss { .. } => 3,
             ChoiceKind::Duplicate { .. } => 4,
             ChoiceKind::Fault { .. } => 5,
+            ChoiceKind::DiskEio { .. } => 6,
+            ChoiceKind::DiskCrashPrefix => 7,
+            ChoiceKind::DiskCrashKeep => 8,
+            ChoiceKind::DiskTornWrite => 9,
         }
     }
 
@@ -122,10 +151,15 @@ impl ChoiceKind {
     /// uniform kinds.
     pub fn probability(self) -> Option<f64> {
         match self {
-            ChoiceKind::Select | ChoiceKind::User => None,
+            ChoiceKind::Select
+            | ChoiceKind::User
+            | ChoiceKind::DiskCrashPrefix
+            | ChoiceKind::DiskCrashKeep
+            | ChoiceKind::DiskTornWrite => None,
             ChoiceKind::Loss { probability }
             | ChoiceKind::Duplicate { probability }
-            | ChoiceKind::Fault { probability } => Some(probability),
+            | ChoiceKind::Fault { probability }
+            | ChoiceKind::DiskEio { probability } => Some(probability),
         }
     }
 }

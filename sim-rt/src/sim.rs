@@ -10,6 +10,9 @@ use std::net::IpAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
+pub use sim_fs::{
+    CrashModel, EntryDurability, Faults, FsConfig, KeepUnsynced, Latency, TornWrites,
+};
 pub use sim_net::{LinkConfig, NetConfig};
 
 pub use crate::intercept::{
@@ -228,6 +231,7 @@ pub fn host(name: impl Into<String>) -> HostBuilder {
     HostBuilder {
         name: name.into(),
         addrs: Vec::new(),
+        disk: None,
     }
 }
 
@@ -237,6 +241,7 @@ pub fn host(name: impl Into<String>) -> HostBuilder {
 pub struct HostBuilder {
     name: String,
     addrs: Vec<IpAddr>,
+    disk: Option<FsConfig>,
 }
 
 /// What a host's entry point may return: `()`, or a `Result` whose error
@@ -264,6 +269,27 @@ impl HostBuilder {
     /// `10.0.0.1` (the main host, created first, has `10.0.0.1`).
     pub fn ip(mut self, ip: impl Into<IpAddr>) -> Self {
         self.addrs.push(ip.into());
+        self
+    }
+
+    /// Gives the host's disk its own settings (crash model, entry
+    /// durability, faults, latency), instead of the runtime's
+    /// [`Builder::disk`](crate::runtime::Builder::disk). The disk starts
+    /// empty and keeps what survives across the host's resets.
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::sim::{FsConfig, KeepUnsynced};
+    /// let mut disk = FsConfig::default();
+    /// disk.crash.keep = KeepUnsynced::Prefix; // an ordered journal
+    /// disk.faults.eio_sync = 0.01;
+    /// sim_rt::sim::host("db").disk(disk).start(|| async {
+    ///     sim_rt::fs::write("/data", b"x").await
+    /// });
+    /// # });
+    /// ```
+    pub fn disk(mut self, config: FsConfig) -> Self {
+        self.disk = Some(config);
         self
     }
 
@@ -301,6 +327,9 @@ impl HostBuilder {
         });
         context::with(|w| {
             let host = w.add_host(&self.name, self.addrs, Some(entry.clone()));
+            if let Some(disk) = self.disk {
+                w.fs_configure(host, disk);
+            }
             let handle: JoinHandle<()> =
                 JoinHandle::spawn_on(w, entry(), Some(host), Origin::HostEntry);
             drop(handle);
@@ -405,7 +434,8 @@ pub fn is_paused(host: impl ToHost) -> bool {
 /// Crashes `host` and restarts it at once: every task of the host is
 /// dropped, its kernel forgets its sockets (peers see `ConnectionReset` on
 /// their next read or write, as after a real reboot; packets in flight to
-/// it are lost), and its entry point runs again.
+/// it are lost), its disk loses what was not synced (as its
+/// [`CrashModel`] allows; open files die), and its entry point runs again.
 ///
 /// Called by one of the host's own tasks, it takes effect when that task's
 /// poll returns (so the code after the call still runs, up to the next
@@ -421,6 +451,7 @@ pub fn reset(host: impl ToHost) {
 }
 
 /// Crashes `host` and leaves it down (power off): its tasks are dropped,
+/// its disk loses what was not synced (as for [`reset`]),
 /// its sockets vanish without telling peers, datagrams to it are lost and
 /// stream segments to it wait for [`restart`]. A no-op on a stopped host.
 /// Timing as for [`reset`].

@@ -9,10 +9,12 @@
 mod real {
     include!("parity/code.rs");
     include!("parity/net.rs");
+    include!("parity/fs.rs");
 }
 
 mod sim {
     use sim_rt as tokio;
     include!("parity/code.rs");
     include!("parity/net.rs");
+    include!("parity/fs.rs");
 }

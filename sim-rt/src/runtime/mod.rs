@@ -19,6 +19,7 @@
 //! - `trace`: the recorded choices ([`Trace`], [`Step`]).
 //! - `failure`: failure reports.
 //! - `context`: the simulation running on this thread.
+//! - `net`, `fs`: the network and disk models, and their glue.
 
 use std::fmt;
 use std::future::Future;
@@ -32,6 +33,7 @@ use std::time::Duration;
 pub(crate) mod context;
 mod failure;
 mod fault;
+pub(crate) mod fs;
 pub(crate) mod net;
 pub(crate) mod task;
 pub(crate) mod timer;
@@ -114,7 +116,9 @@ pub enum RuntimeFlavor {
 /// Thread, I/O-driver and metrics options are accepted and ignored; there is
 /// one simulated thread. The simulation-only options are [`seed`](Self::seed),
 /// [`scheduler`](Self::scheduler), [`replay`](Self::replay),
-/// [`max_steps`](Self::max_steps) and [`max_time`](Self::max_time).
+/// [`max_steps`](Self::max_steps), [`max_time`](Self::max_time),
+/// [`network`](Self::network), [`disk`](Self::disk) and
+/// [`fault_injector`](Self::fault_injector).
 pub struct Builder {
     flavor: RuntimeFlavor,
     seed: Option<u64>,
@@ -124,6 +128,7 @@ pub struct Builder {
     start_paused: bool,
     scheduler: Option<SchedulerFactory>,
     net: sim_net::NetConfig,
+    disk: sim_fs::FsConfig,
     faults: Option<crate::sim::FaultInjector>,
     /// Set by `exact_seed`: `SIM_SEED` is not read.
     exact_seed: bool,
@@ -143,6 +148,7 @@ impl fmt::Debug for Builder {
             .field("start_paused", &self.start_paused)
             .field("custom_scheduler", &self.scheduler.is_some())
             .field("network", &self.net)
+            .field("disk", &self.disk)
             .field("fault_injector", &self.faults)
             .finish()
     }
@@ -159,6 +165,7 @@ impl Builder {
             start_paused: false,
             scheduler: None,
             net: sim_net::NetConfig::default(),
+            disk: sim_fs::FsConfig::default(),
             faults: None,
             exact_seed: false,
         }
@@ -320,6 +327,27 @@ impl Builder {
         self
     }
 
+    /// The simulated disk's settings for every host that does not set its
+    /// own with [`HostBuilder::disk`](crate::sim::HostBuilder::disk): crash
+    /// model, when directory entries become durable, injected faults
+    /// (`EIO`, capacity) and latency (see [`FsConfig`](crate::sim::FsConfig)).
+    /// The default loses everything unsynced at a crash, injects nothing
+    /// and takes no simulated time.
+    ///
+    /// ```
+    /// use sim_rt::sim::{CrashModel, FsConfig, KeepUnsynced};
+    /// let disk = FsConfig {
+    ///     crash: CrashModel { keep: KeepUnsynced::Subset, ..CrashModel::default() },
+    ///     ..FsConfig::default()
+    /// };
+    /// let rt = sim_rt::runtime::Builder::new_current_thread().disk(disk).build().unwrap();
+    /// # drop(rt);
+    /// ```
+    pub fn disk(&mut self, config: crate::sim::FsConfig) -> &mut Self {
+        self.disk = config;
+        self
+    }
+
     /// Turns on the built-in fault injector, which resets hosts and
     /// partitions links as data choices, within a budget (see
     /// [`FaultInjector`](crate::sim::FaultInjector)). Off by default.
@@ -332,7 +360,7 @@ impl Builder {
     ///
     /// The trace holds the seed and the choices, not the rest of the
     /// configuration: build the replaying runtime with the same settings
-    /// ([`network`](Self::network), [`fault_injector`](Self::fault_injector),
+    /// ([`network`](Self::network), [`disk`](Self::disk), [`fault_injector`](Self::fault_injector),
     /// limits) as the recorded one, or the replay diverges at the first
     /// question the two ask differently.
     pub fn replay(&mut self, trace: Trace) -> &mut Self {
@@ -371,6 +399,7 @@ impl Builder {
                 start_paused: self.start_paused,
                 flavor: self.flavor,
                 net: self.net.clone(),
+                fs: self.disk.clone(),
                 faults: self.faults.clone(),
             },
             scheduler,

@@ -61,6 +61,8 @@ pub(crate) struct Config {
     pub(crate) start_paused: bool,
     pub(crate) flavor: super::RuntimeFlavor,
     pub(crate) net: sim_net::NetConfig,
+    /// The configuration of every host's disk, unless the host sets its own.
+    pub(crate) fs: sim_fs::FsConfig,
     pub(crate) faults: Option<crate::sim::FaultInjector>,
 }
 
@@ -159,6 +161,7 @@ pub(crate) struct World {
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
     pub(crate) entropy: crate::intercept::Entropy,
+    pub(crate) fs: RefCell<super::fs::FsState>,
 }
 
 impl std::fmt::Debug for World {
@@ -193,6 +196,7 @@ impl World {
         let seed = config.seed;
         let paused = config.start_paused;
         let net = NetState::new(config.net.clone());
+        let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let world = Rc::new(World {
             id,
@@ -223,6 +227,7 @@ impl World {
             wakes: Arc::new(WakeQueue::default()),
             net: RefCell::new(net),
             entropy: crate::intercept::Entropy::new(seed),
+            fs: RefCell::new(fs),
         });
         world.add_host("main", Vec::new(), None);
         world
@@ -874,7 +879,8 @@ impl World {
         }
     }
 
-    /// Crashes `host`: its kernel forgets every socket, and every task of
+    /// Crashes `host`: its kernel forgets every socket, its disk loses what
+    /// was not synced (as its crash model allows), and every task of
     /// the host is dropped (its `JoinHandle`s see a cancelled `JoinError`).
     /// A no-op on a stopped host.
     fn stop_host(&self, host: HostId) {
@@ -914,18 +920,26 @@ impl World {
             (net_id, cells)
         };
         self.net_op(|net, now| net.stop_host(net_id, now));
+        // Before the tasks drop: their in-flight disk writes die with the host.
+        self.fs_crash(host);
         self.observe(Observation::HostStopped { host });
         for (key, id, mut cell, join_waker) in cells {
             // Drops the future: its sockets close on a dead kernel (no-ops).
             cell.as_mut().finish_with(JoinError::cancelled(id));
             let unclaimed = {
                 let mut core = self.core.borrow_mut();
-                if core.tasks[key].has_handle {
-                    core.tasks[key].cell = Some(cell);
-                    None
-                } else {
-                    core.tasks.remove(key);
-                    Some(cell)
+                match Self::slot(&mut core, key, id) {
+                    Some(slot) if slot.has_handle => {
+                        slot.cell = Some(cell);
+                        None
+                    }
+                    Some(_) => {
+                        core.tasks.remove(key);
+                        Some(cell)
+                    }
+                    // Its JoinHandle was held by a task of this host dropped
+                    // just before: releasing it freed the slot already.
+                    None => Some(cell),
                 }
             };
             drop(unclaimed);

@@ -1,0 +1,91 @@
+//! Shared by the crash-consistency tests: run a program once for every
+//! answer to the disk-crash data choices, exhaustively.
+//!
+//! [`every_crash_outcome`] is a small depth-first search over the answers
+//! to [`ChoiceKind::DiskCrashPrefix`], [`ChoiceKind::DiskCrashKeep`] and
+//! [`ChoiceKind::DiskTornWrite`]: the first run answers 0 everywhere (the
+//! default crash); each next run keeps the answers of the previous one up to
+//! the last question that still has an untried option, takes that option,
+//! and answers 0 after it. Every other pick and choice comes from the
+//! seeded [`RandomScheduler`], so with a fixed seed the questions asked up to
+//! a given point are the same in every run, and the search visits each
+//! combination of crash answers exactly once.
+
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use sim_rt::runtime::Builder;
+use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+
+/// Answers the disk-crash questions from a script (then 0), records how
+/// many options each had, and leaves everything else to a seeded
+/// [`RandomScheduler`].
+struct CrashScript {
+    random: RandomScheduler,
+    script: Vec<usize>,
+    asked: Rc<RefCell<Vec<usize>>>,
+}
+
+impl Scheduler for CrashScript {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        self.random.pick(enabled)
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        match kind {
+            ChoiceKind::DiskCrashPrefix | ChoiceKind::DiskCrashKeep | ChoiceKind::DiskTornWrite => {
+                let mut asked = self.asked.borrow_mut();
+                let answer = self.script.get(asked.len()).copied().unwrap_or(0);
+                assert!(answer < n, "the crash questions changed between runs");
+                asked.push(n);
+                answer
+            }
+            _ => self.random.choose(kind, n),
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        self.random.observe(observation)
+    }
+}
+
+/// Calls `run` once per combination of answers to the disk-crash choices of
+/// the program it runs (see the module docs), with a builder seeded with
+/// `seed` whose scheduler gives those answers. Returns the number of runs.
+///
+/// # Panics
+///
+/// After `limit` runs: the program's crash space is bigger than the test
+/// meant it to be.
+pub fn every_crash_outcome(seed: u64, limit: usize, mut run: impl FnMut(&mut Builder)) -> usize {
+    let mut script: Vec<usize> = Vec::new();
+    let mut runs = 0;
+    loop {
+        let asked = Rc::new(RefCell::new(Vec::new()));
+        let mut builder = Builder::new_current_thread();
+        let (s, a) = (script.clone(), asked.clone());
+        builder.exact_seed(seed).scheduler(move |seed| CrashScript {
+            random: RandomScheduler::new(seed),
+            script: s.clone(),
+            asked: a.clone(),
+        });
+        run(&mut builder);
+        runs += 1;
+        assert!(
+            runs <= limit,
+            "more than {limit} crash outcomes: the test's crash space grew"
+        );
+        let asked = asked.borrow();
+        let mut next: Vec<usize> = (0..asked.len())
+            .map(|i| script.get(i).copied().unwrap_or(0))
+            .collect();
+        let Some(i) = (0..asked.len()).rev().find(|&i| next[i] + 1 < asked[i]) else {
+            return runs;
+        };
+        next[i] += 1;
+        next.truncate(i + 1);
+        script = next;
+    }
+}
