@@ -26,10 +26,10 @@ use std::time::Duration;
 use sim_rt::fs::{self, File};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
-use sim_rt::sim::{self, CrashModel, FsConfig, KeepUnsynced, TornWrites};
+use sim_rt::sim::{self, CrashModel, KeepUnsynced, TornWrites};
 use sim_rt::sync::Notify;
 
-use fs_support::every_crash_outcome;
+use fs_support::{disk, every_crash_outcome};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Replace {
@@ -97,18 +97,6 @@ async fn db(how: Replace, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
     }
     shared.lock().unwrap().acked = true;
     Ok(())
-}
-
-fn disk(crash: CrashModel) -> FsConfig {
-    let mut disk = FsConfig {
-        crash,
-        ..FsConfig::default()
-    };
-    disk.latency.meta = Duration::from_micros(5);
-    disk.latency.read = Duration::from_micros(5);
-    disk.latency.write = Duration::from_micros(10);
-    disk.latency.sync = Duration::from_micros(100);
-    disk
 }
 
 /// One run: set up, update, reset `crash_at` after set-up, recover.

@@ -26,10 +26,10 @@ use std::time::Duration;
 use sim_rt::fs::{self, File, OpenOptions};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
-use sim_rt::sim::{self, CrashModel, FsConfig, KeepUnsynced, TornWrites};
+use sim_rt::sim::{self, CrashModel, KeepUnsynced, TornWrites};
 use sim_rt::sync::Notify;
 
-use fs_support::every_crash_outcome;
+use fs_support::{disk, every_crash_outcome};
 
 /// Records the host appends.
 const RECORDS: u32 = 5;
@@ -111,18 +111,6 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
         shared.lock().unwrap().acked.push(value);
     }
     Ok(())
-}
-
-fn disk(crash: CrashModel) -> FsConfig {
-    let mut disk = FsConfig {
-        crash,
-        ..FsConfig::default()
-    };
-    disk.latency.meta = Duration::from_micros(5);
-    disk.latency.read = Duration::from_micros(5);
-    disk.latency.write = Duration::from_micros(10);
-    disk.latency.sync = Duration::from_micros(100);
-    disk
 }
 
 /// Runs the log once, resetting `db` `crash_at` after its log is set up;

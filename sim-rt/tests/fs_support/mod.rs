@@ -16,8 +16,26 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use std::time::Duration;
+
 use sim_rt::runtime::Builder;
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::sim::{CrashModel, FsConfig};
+
+/// A disk with crash model `crash` and small latencies (5 us metadata and
+/// reads, 10 us writes, 100 us syncs), so a reset can land between any two
+/// operations of the programs under test.
+pub fn disk(crash: CrashModel) -> FsConfig {
+    let mut disk = FsConfig {
+        crash,
+        ..FsConfig::default()
+    };
+    disk.latency.meta = Duration::from_micros(5);
+    disk.latency.read = Duration::from_micros(5);
+    disk.latency.write = Duration::from_micros(10);
+    disk.latency.sync = Duration::from_micros(100);
+    disk
+}
 
 /// Answers the disk-crash questions from a script (then 0), records how
 /// many options each had, and leaves everything else to a seeded
