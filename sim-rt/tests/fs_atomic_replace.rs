@@ -26,10 +26,10 @@ use std::time::Duration;
 use sim_rt::fs::{self, File};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
-use sim_rt::sim::{self, CrashModel, KeepUnsynced, TornWrites};
+use sim_rt::sim::{CrashModel, KeepUnsynced, TornWrites};
 use sim_rt::sync::Notify;
 
-use fs_support::{disk, every_crash_outcome};
+use fs_support::{disk, every_crash_outcome, reset_db_after_set_up};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Replace {
@@ -108,13 +108,8 @@ fn run(builder: &mut Builder, how: Replace, crash_at: Duration) -> Option<String
         let s = shared.lock().unwrap();
         (s.set_up.clone(), s.rebooted.clone())
     };
-    builder.build().unwrap().block_on(async move {
-        sim::host("db").start(move || db(how, s.clone()));
-        set_up.notified().await;
-        sim_rt::time::sleep(crash_at).await;
-        sim::reset("db");
-        rebooted.notified().await;
-    });
+    let entry = move || db(how, s.clone());
+    reset_db_after_set_up(builder, entry, set_up, rebooted, crash_at);
     let mut s = shared.lock().unwrap();
     let acked = s.acked;
     let found = match s.recovered.take().expect("db recovered") {

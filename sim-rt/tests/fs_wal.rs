@@ -26,10 +26,10 @@ use std::time::Duration;
 use sim_rt::fs::{self, File, OpenOptions};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
-use sim_rt::sim::{self, CrashModel, KeepUnsynced, TornWrites};
+use sim_rt::sim::{CrashModel, KeepUnsynced, TornWrites};
 use sim_rt::sync::Notify;
 
-use fs_support::{disk, every_crash_outcome};
+use fs_support::{disk, every_crash_outcome, reset_db_after_set_up};
 
 /// Records the host appends.
 const RECORDS: u32 = 5;
@@ -122,13 +122,8 @@ fn run(builder: &mut Builder, wal: Wal, crash_at: Duration) -> (Vec<u32>, Vec<u3
         let s = shared.lock().unwrap();
         (s.set_up.clone(), s.rebooted.clone())
     };
-    builder.build().unwrap().block_on(async move {
-        sim::host("db").start(move || db(wal, s.clone()));
-        set_up.notified().await;
-        sim_rt::time::sleep(crash_at).await;
-        sim::reset("db");
-        rebooted.notified().await;
-    });
+    let entry = move || db(wal, s.clone());
+    reset_db_after_set_up(builder, entry, set_up, rebooted, crash_at);
     let s = shared.lock().unwrap();
     (s.acked.clone(), s.recovered.clone().expect("db recovered"))
 }

@@ -16,11 +16,37 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sim_rt::runtime::Builder;
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
-use sim_rt::sim::{CrashModel, FsConfig};
+use sim_rt::sim::{self, CrashModel, FsConfig, HostOutput};
+use sim_rt::sync::Notify;
+
+/// One crash run: starts host `db` with `entry`, waits until it signals
+/// `set_up`, resets it `crash_at` later, and waits until the restarted
+/// entry point signals `rebooted` (it has recovered).
+pub fn reset_db_after_set_up<F, Fut>(
+    builder: &mut Builder,
+    entry: F,
+    set_up: Arc<Notify>,
+    rebooted: Arc<Notify>,
+    crash_at: Duration,
+) where
+    F: Fn() -> Fut + 'static,
+    Fut: Future + 'static,
+    Fut::Output: HostOutput,
+{
+    builder.build().unwrap().block_on(async move {
+        sim::host("db").start(entry);
+        set_up.notified().await;
+        sim_rt::time::sleep(crash_at).await;
+        sim::reset("db");
+        rebooted.notified().await;
+    });
+}
 
 /// A disk with crash model `crash` and small latencies (5 us metadata and
 /// reads, 10 us writes, 100 us syncs), so a reset can land between any two
