@@ -139,17 +139,13 @@ impl Net {
     /// Appends every event queued since the last call to `out`, oldest
     /// first, like [`Net::drain_events`]; when `out` is empty its buffer is
     /// swapped in rather than copied (what a runtime draining after every
-    /// step wants). Returns whether any event was taken.
-    pub fn take_events(&mut self, out: &mut Vec<Event>) -> bool {
-        if self.events.is_empty() {
-            return false;
-        }
+    /// step wants).
+    pub fn take_events(&mut self, out: &mut Vec<Event>) {
         if out.is_empty() {
             std::mem::swap(&mut self.events, out);
         } else {
             out.append(&mut self.events);
         }
-        true
     }
 
     /// What `endpoint` is ready for now: an operation of that kind would
@@ -210,5 +206,23 @@ mod tests {
         let mut w = Readiness::EMPTY;
         w |= Readiness::WRITABLE;
         assert!(w.is_writable() && !w.is_readable());
+    }
+
+    #[test]
+    fn take_events_appends_in_order_and_empties_the_queue() {
+        let ev = |n| Event::Sent {
+            packet: crate::PacketId::__from_u64(n),
+        };
+        let mut net = Net::default();
+        net.events.extend([ev(1), ev(2)]);
+        let mut out = Vec::new();
+        net.take_events(&mut out);
+        assert_eq!(out, vec![ev(1), ev(2)]);
+        assert!(!net.has_events());
+        // A non-empty buffer keeps its events and gets the new ones after.
+        net.events.push(ev(3));
+        net.take_events(&mut out);
+        assert_eq!(out, vec![ev(1), ev(2), ev(3)]);
+        assert!(!net.has_events());
     }
 }

@@ -159,10 +159,7 @@ impl World {
                     return;
                 }
                 let mut events = std::mem::take(&mut st.events);
-                if !st.net.take_events(&mut events) {
-                    st.events = events;
-                    return;
-                }
+                st.net.take_events(&mut events);
                 (events, std::mem::take(&mut st.wakers))
             };
             for e in events.drain(..) {
