@@ -1,0 +1,2 @@
+//! A linearizability checker for recorded client histories (placeholder
+//! replaced by the key-value store's checker).

@@ -1,0 +1,44 @@
+//! The systems compiled against `sim_rt`, and their simulated scenarios.
+//!
+//! Mounted (with `#[path]`) by every simulated target: the `examples`
+//! binary, `tests/simulated` and `benches/effectiveness.rs`. Each of those
+//! crate roots says `extern crate sim_rt as tokio;`, so the system files,
+//! which only name `tokio::`, compile against the simulator unchanged.
+//!
+//! Each scenario module mounts its system as `system` and exports a
+//! [`Case`]: the test (a property checked in one simulation), the runtime
+//! settings it needs, and the exploration that finds its planted bug.
+
+#![allow(dead_code)] // each target uses a different part
+
+use futures::future::LocalBoxFuture;
+
+use explorer::Explorer;
+
+pub mod twopc;
+
+/// One planted bug, as the binary, the tests and the effectiveness bench
+/// see it.
+pub struct Case {
+    /// The name on the command line (`cargo run -p examples -- <name>`).
+    pub name: &'static str,
+    /// The planted bug, in one line.
+    pub bug: &'static str,
+    /// One simulation of the scenario; panics when the property fails.
+    /// `bug` turns the planted bug on.
+    pub test: fn(bug: bool) -> LocalBoxFuture<'static, ()>,
+    /// The exploration that finds the bug: runtime settings, explorer,
+    /// search and budget. The bench swaps the explorer and search and keeps
+    /// the runtime settings.
+    pub explorer: fn() -> Explorer,
+}
+
+/// Every case, in the order of the README's table.
+pub fn cases() -> Vec<Case> {
+    vec![twopc::case()]
+}
+
+/// The case named `name`.
+pub fn case(name: &str) -> Option<Case> {
+    cases().into_iter().find(|c| c.name == name)
+}

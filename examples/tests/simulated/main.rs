@@ -1,0 +1,9 @@
+//! The examples under the simulator: each planted bug is found within a
+//! bounded number of executions, and each system passes with it off.
+
+extern crate sim_rt as tokio;
+
+#[path = "../../src/sim/mod.rs"]
+mod sim;
+
+mod twopc;

@@ -1,0 +1,9 @@
+//! Each system on real tokio, over localhost: the same source the simulated
+//! tests explore, built against tokio itself.
+//!
+//! Under `--cfg sim` the library is built against sim_rt, so these tests
+//! (which start a real tokio runtime) are left out.
+
+#![cfg(not(sim))]
+
+mod twopc;
