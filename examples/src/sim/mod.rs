@@ -31,6 +31,9 @@ pub struct Case {
     /// search and budget. The bench swaps the explorer and search and keeps
     /// the runtime settings.
     pub explorer: fn() -> Explorer,
+    /// The case's own delaying explorer, if it has one: sets it on an
+    /// [`Explorer`] (the effectiveness bench gives it its own column).
+    pub custom: Option<fn(Explorer) -> Explorer>,
 }
 
 /// Every case, in the order of the README's table.

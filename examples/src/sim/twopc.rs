@@ -25,6 +25,7 @@ pub fn case() -> Case {
         bug: "a participant that voted yes treats a timeout as abort",
         test: |bug| test(bug).boxed_local(),
         explorer,
+        custom: None,
     }
 }
 
