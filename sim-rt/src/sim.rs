@@ -166,13 +166,21 @@ pub fn cargo_test_command() -> String {
     cmd
 }
 
-/// `cargo run [--release] -p <package> [--example <name> | --bin <name>]`
-/// for the running executable, as far as it can be told.
+/// `cargo run [--release] -p <package> [--example <name> | --bin <name>]
+/// [-- <args>]` for the running executable, as far as it can be told.
 fn cargo_run_command() -> String {
-    let mut cmd = String::from("cargo run");
     let exe = std::env::current_exe().ok();
+    let package = std::env::var("CARGO_PKG_NAME").ok();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    run_command(exe.as_deref(), package.as_deref(), &args)
+}
+
+/// [`cargo_run_command`] for an executable at `exe`, of `package`, run with
+/// `args`: the arguments are part of what reproduces a run.
+fn run_command(exe: Option<&std::path::Path>, package: Option<&str>, args: &[String]) -> String {
+    let mut cmd = String::from("cargo run");
     let in_dir = |name: &str| {
-        exe.as_ref().is_some_and(|e| {
+        exe.is_some_and(|e| {
             e.ancestors()
                 .any(|a| a.file_name().is_some_and(|f| f == name))
         })
@@ -180,15 +188,11 @@ fn cargo_run_command() -> String {
     if in_dir("release") {
         cmd.push_str(" --release");
     }
-    if let Ok(pkg) = std::env::var("CARGO_PKG_NAME") {
+    if let Some(pkg) = package {
         cmd.push_str(&format!(" -p {pkg}"));
     }
-    if let Some(stem) = exe
-        .as_ref()
-        .and_then(|e| e.file_stem()?.to_str().map(str::to_string))
-    {
+    if let Some(stem) = exe.and_then(|e| e.file_stem()?.to_str()) {
         let parent_is_examples = exe
-            .as_ref()
             .and_then(|e| e.parent()?.file_name())
             .is_some_and(|f| f == "examples");
         if parent_is_examples {
@@ -197,7 +201,28 @@ fn cargo_run_command() -> String {
             cmd.push_str(&format!(" --bin {stem}"));
         }
     }
+    if !args.is_empty() {
+        cmd.push_str(" --");
+        for arg in args {
+            cmd.push(' ');
+            cmd.push_str(&shell_quote(arg));
+        }
+    }
     cmd
+}
+
+/// `arg` as one shell word: as is when it is plainly safe, else in single
+/// quotes.
+fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.,/:=+@%".contains(&b));
+    if plain {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r#"'\''"#))
+    }
 }
 
 /// Starts describing a new host named `name`; see [`HostBuilder::start`].
@@ -655,5 +680,30 @@ impl FaultInjector {
         );
         self.probability = p;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn the_run_command_names_the_binary_and_repeats_its_arguments() {
+        let exe = Path::new("/w/target/release/explore");
+        assert_eq!(
+            run_command(Some(exe), Some("examples"), &["2pc".into()]),
+            "cargo run --release -p examples --bin explore -- 2pc"
+        );
+        let exe = Path::new("/w/target/debug/examples/demo");
+        assert_eq!(
+            run_command(Some(exe), Some("explorer"), &[]),
+            "cargo run -p explorer --example demo"
+        );
+        let odd = ["a b".to_string(), "it's".to_string(), String::new()];
+        assert_eq!(
+            run_command(None, None, &odd),
+            r#"cargo run -- 'a b' 'it'\''s' ''"#
+        );
     }
 }
