@@ -1,4 +1,4 @@
-use examples::twopc::{self, Coordinator, Decision, Participant};
+use examples::twopc::{self, Coordinator, Decision, Known, Participant};
 use tokio::net::TcpListener;
 
 async fn listener() -> (TcpListener, String) {
@@ -9,14 +9,21 @@ async fn listener() -> (TcpListener, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transactions_commit_at_every_participant_over_localhost() {
+    let dir = tempfile::tempdir().unwrap();
     let (coordinator_listener, coordinator) = listener().await;
     let mut participants = Vec::new();
-    for _ in 0..3 {
+    for i in 0..3 {
         let (l, addr) = listener().await;
-        tokio::spawn(Participant::new(coordinator.clone()).serve(l));
+        let p = Participant::open(dir.path().join(format!("p{i}")), coordinator.clone())
+            .await
+            .unwrap();
+        tokio::spawn(p.serve(l));
         participants.push(addr);
     }
-    tokio::spawn(Coordinator::new(participants.clone()).serve(coordinator_listener));
+    let c = Coordinator::open(dir.path().join("coordinator"), participants.clone())
+        .await
+        .unwrap();
+    tokio::spawn(c.serve(coordinator_listener));
 
     assert!(twopc::transaction(&coordinator, 1, "x", "one")
         .await
@@ -24,8 +31,26 @@ async fn transactions_commit_at_every_participant_over_localhost() {
     assert!(twopc::transaction(&coordinator, 2, "x", "two")
         .await
         .unwrap());
+    assert_eq!(
+        twopc::status(&coordinator, 2).await.unwrap(),
+        Some(Decision::Commit)
+    );
     for p in &participants {
-        assert_eq!(twopc::outcome(p, 2).await.unwrap(), Some(Decision::Commit));
+        assert_eq!(
+            twopc::outcome(p, 2).await.unwrap(),
+            Known::Decided(Decision::Commit)
+        );
         assert_eq!(twopc::get(p, "x").await.unwrap().as_deref(), Some("two"));
     }
+
+    // A participant restarted from its log has the committed data.
+    let (l, addr) = listener().await;
+    let again = Participant::open(dir.path().join("p0"), coordinator.clone())
+        .await
+        .unwrap();
+    tokio::spawn(again.serve(l));
+    assert_eq!(
+        twopc::get(&addr, "x").await.unwrap().as_deref(),
+        Some("two")
+    );
 }
