@@ -65,8 +65,11 @@ pub fn runtime(b: &mut Builder) {
         .fault_injector(FaultInjector::new().max_resets(1).max_partitions(0));
 }
 
-/// Run-to-completion, stratified sampling: the failing executions need
-/// one fault (the crash, at the right step), which costs one delay.
+/// Run-to-completion, stratified sampling with one delay: the failing
+/// executions need one fault (the crash, at one of the few steps between
+/// an `OK` and the `sync_all` after it), which costs one delay, and the
+/// default crash outcome (every unsynced append lost). Seeds 0..10 found
+/// it after 2 to 78 executions (median 20).
 pub fn explorer() -> Explorer {
     Explorer::new()
         .name("wal")
