@@ -6,6 +6,7 @@
 //! | module | system | planted bug |
 //! |---|---|---|
 //! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP | a participant that voted yes aborts on a timeout |
+//! | [`wal`] | a key-value store over TCP with a write-ahead log, group commit and crash recovery | a write is acknowledged before the fsync that makes it durable |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -28,3 +29,4 @@ extern crate sim_rt as tokio;
 
 pub mod linearizability;
 pub mod twopc;
+pub mod wal;

@@ -16,6 +16,7 @@ use futures::future::LocalBoxFuture;
 use explorer::Explorer;
 
 pub mod twopc;
+pub mod wal;
 
 /// One planted bug, as the binary, the tests and the effectiveness bench
 /// see it.
@@ -38,7 +39,7 @@ pub struct Case {
 
 /// Every case, in the order of the README's table.
 pub fn cases() -> Vec<Case> {
-    vec![twopc::case()]
+    vec![twopc::case(), wal::case()]
 }
 
 /// The case named `name`.

@@ -7,3 +7,4 @@ extern crate sim_rt as tokio;
 mod sim;
 
 mod twopc;
+mod wal;

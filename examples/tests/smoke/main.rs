@@ -7,3 +7,4 @@
 #![cfg(not(sim))]
 
 mod twopc;
+mod wal;
