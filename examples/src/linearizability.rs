@@ -569,12 +569,18 @@ mod tests {
     /// A concurrent history made from a sequential run: operations applied
     /// to a map in order `0..n`, each with an interval around its point.
     fn sequential_history() -> impl Strategy<Value = Vec<Entry>> {
-        let step = (0..3usize, 0..2usize, any::<bool>(), 0..4u64, 0..4u64, 0..8u8);
+        let step = (
+            0..3usize,
+            0..2usize,
+            any::<bool>(),
+            0..4u64,
+            0..4u64,
+            0..8u8,
+        );
         proptest::collection::vec(step, 0..24).prop_map(|steps| {
             let mut map: BTreeMap<String, String> = BTreeMap::new();
             let mut entries = Vec::new();
-            for (i, (client, key, is_put, before, after, lost)) in steps.into_iter().enumerate()
-            {
+            for (i, (client, key, is_put, before, after, lost)) in steps.into_iter().enumerate() {
                 // Linearization point 10 * i; the interval reaches up to 4
                 // points either side, so neighbours overlap.
                 let point = 10 * i as u64 + 40;
