@@ -15,6 +15,7 @@ use futures::future::LocalBoxFuture;
 
 use explorer::Explorer;
 
+pub mod kv;
 pub mod twopc;
 pub mod wal;
 
@@ -39,7 +40,7 @@ pub struct Case {
 
 /// Every case, in the order of the README's table.
 pub fn cases() -> Vec<Case> {
-    vec![twopc::case(), wal::case()]
+    vec![twopc::case(), kv::case(), wal::case()]
 }
 
 /// The case named `name`.

@@ -6,5 +6,6 @@ extern crate sim_rt as tokio;
 #[path = "../../src/sim/mod.rs"]
 mod sim;
 
+mod kv;
 mod twopc;
 mod wal;

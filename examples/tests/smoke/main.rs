@@ -6,5 +6,6 @@
 
 #![cfg(not(sim))]
 
+mod kv;
 mod twopc;
 mod wal;
