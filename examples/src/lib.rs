@@ -6,6 +6,7 @@
 //! | module | system | planted bug |
 //! |---|---|---|
 //! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP | a participant that voted yes aborts on a timeout |
+//! | [`raft`] | Raft leader election and log replication, 5 nodes over UDP, durable state on disk | a leader commits an entry of an earlier term by counting replicas (the paper's figure 8) |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -27,4 +28,5 @@
 extern crate sim_rt as tokio;
 
 pub mod linearizability;
+pub mod raft;
 pub mod twopc;

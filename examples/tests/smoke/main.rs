@@ -6,4 +6,5 @@
 
 #![cfg(not(sim))]
 
+mod raft;
 mod twopc;
