@@ -148,7 +148,7 @@ pub enum Event {
         entries: Vec<Entry>,
     },
     /// The node's log changed (entries appended or deleted); `log` is the
-    /// log now, durable.
+    /// log now (made durable before the node sends its next message).
     Stored {
         /// The node.
         node: usize,
