@@ -6,6 +6,7 @@
 //! | module | system | planted bug |
 //! |---|---|---|
 //! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP | a participant that voted yes aborts on a timeout |
+//! | [`raft`] | Raft leader election and log replication, 5 nodes over UDP, durable state on disk | a leader commits an entry of an earlier term by counting replicas (the paper's figure 8) |
 //! | [`kv`] | a key-value store, 3 replicas over UDP, a leader with a lease; checked with [`linearizability`] | a leader cut off from the others serves reads without checking its lease |
 //! | [`wal`] | a key-value store over TCP with a write-ahead log, group commit and crash recovery | a write is acknowledged before the fsync that makes it durable |
 //!
@@ -30,5 +31,6 @@ extern crate sim_rt as tokio;
 
 pub mod kv;
 pub mod linearizability;
+pub mod raft;
 pub mod twopc;
 pub mod wal;

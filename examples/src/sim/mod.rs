@@ -16,6 +16,7 @@ use futures::future::LocalBoxFuture;
 use explorer::Explorer;
 
 pub mod kv;
+pub mod raft;
 pub mod twopc;
 pub mod wal;
 
@@ -40,7 +41,7 @@ pub struct Case {
 
 /// Every case, in the order of the README's table.
 pub fn cases() -> Vec<Case> {
-    vec![twopc::case(), kv::case(), wal::case()]
+    vec![twopc::case(), raft::case(), kv::case(), wal::case()]
 }
 
 /// The case named `name`.

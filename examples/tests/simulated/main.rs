@@ -7,5 +7,6 @@ extern crate sim_rt as tokio;
 mod sim;
 
 mod kv;
+mod raft;
 mod twopc;
 mod wal;

@@ -7,5 +7,6 @@
 #![cfg(not(sim))]
 
 mod kv;
+mod raft;
 mod twopc;
 mod wal;
