@@ -6,6 +6,7 @@
 //! | module | system | planted bug |
 //! |---|---|---|
 //! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP | a participant that voted yes aborts on a timeout |
+//! | [`chain`] | chain replication, 4 servers and a master that repairs the chain | two neighbours fail at once and the master links the chain with stale neighbours |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -26,5 +27,6 @@
 #[cfg(sim)]
 extern crate sim_rt as tokio;
 
+pub mod chain;
 pub mod linearizability;
 pub mod twopc;

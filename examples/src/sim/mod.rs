@@ -15,6 +15,8 @@ use futures::future::LocalBoxFuture;
 
 use explorer::Explorer;
 
+pub mod chain;
+pub mod chain_explorer;
 pub mod twopc;
 
 /// One planted bug, as the binary, the tests and the effectiveness bench
@@ -38,7 +40,7 @@ pub struct Case {
 
 /// Every case, in the order of the README's table.
 pub fn cases() -> Vec<Case> {
-    vec![twopc::case()]
+    vec![twopc::case(), chain::case()]
 }
 
 /// The case named `name`.

@@ -6,4 +6,5 @@ extern crate sim_rt as tokio;
 #[path = "../../src/sim/mod.rs"]
 mod sim;
 
+mod chain;
 mod twopc;
