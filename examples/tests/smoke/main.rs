@@ -6,4 +6,5 @@
 
 #![cfg(not(sim))]
 
+mod chain;
 mod twopc;
