@@ -190,10 +190,8 @@ impl DelayingExplorer for Staged {
                 }
                 _ => {}
             },
-            Observation::Sent { packet, .. } => {
-                if self.position(Unit::Packet(packet)).is_none() {
-                    self.place(Unit::Packet(packet));
-                }
+            Observation::Sent { packet, .. } if self.position(Unit::Packet(packet)).is_none() => {
+                self.place(Unit::Packet(packet));
             }
             Observation::Duplicated { copy, .. } => self.place(Unit::Packet(copy)),
             Observation::Blocked { task } => self.place(Unit::Task(task)),

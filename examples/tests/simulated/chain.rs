@@ -18,7 +18,7 @@ fn the_planted_bug_breaks_chain_integrity_and_is_found() {
 #[test]
 fn without_the_bug_every_explored_execution_keeps_the_chain() {
     chain::explorer()
-        .executions(100)
+        .executions(300)
         .check(|| chain::test(false));
 }
 
