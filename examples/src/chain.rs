@@ -76,7 +76,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio::time::{sleep, timeout, MissedTickBehavior};
 
 /// How often the master pings each server once the chain has started.
@@ -214,8 +214,11 @@ impl ServerState {
 pub struct Server {
     me: String,
     state: Arc<Mutex<ServerState>>,
-    /// Bumped on every change of `state`, to wake the tasks waiting on it.
-    changed: Arc<watch::Sender<u64>>,
+    /// Notified on every change of `state`, to wake the tasks waiting on
+    /// it. (Not a `watch` channel: with tokio's `rt` feature, its wake
+    /// order depends on a thread-local generator, which a simulation cannot
+    /// replay.)
+    changed: Arc<Notify>,
 }
 
 impl Server {
@@ -225,7 +228,7 @@ impl Server {
         Server {
             me: me.into(),
             state: Arc::default(),
-            changed: Arc::new(watch::channel(0).0),
+            changed: Arc::default(),
         }
     }
 
@@ -250,7 +253,7 @@ impl Server {
             state.settle();
             r
         };
-        self.changed.send_modify(|v| *v += 1);
+        self.changed.notify_waiters();
         r
     }
 
@@ -311,7 +314,6 @@ impl Server {
     /// retries it) and waits until it is stable. `None` if this server is
     /// not the head.
     async fn head_update(&self, id: u64) -> Option<u64> {
-        let mut changed = self.changed.subscribe();
         let seq = self.update(|s| {
             if !s.is_head() {
                 return None;
@@ -324,17 +326,19 @@ impl Server {
                 }
             }
         })?;
-        while self.state.lock().unwrap().acked < seq {
-            // The sender lives as long as the server.
-            let _ = changed.changed().await;
+        loop {
+            // Created before the check, so no change is missed.
+            let changed = self.changed.notified();
+            if self.state.lock().unwrap().acked >= seq {
+                return Some(seq);
+            }
+            changed.await;
         }
-        Some(seq)
     }
 
     /// Serves the predecessor `from` on its `CHAIN` connection: appends
     /// what it forwards, sends acknowledgements back.
     async fn upstream(&self, mut conn: Conn, from: &str) -> io::Result<()> {
-        let mut changed = self.changed.subscribe();
         let last = {
             let s = self.state.lock().unwrap();
             (s.configured && s.pred.as_deref() == Some(from)).then(|| s.last())
@@ -345,6 +349,7 @@ impl Server {
         conn.send(&format!("LAST {last}")).await?;
         let mut told = 0;
         loop {
+            let changed = self.changed.notified();
             let (acked, linked) = {
                 let s = self.state.lock().unwrap();
                 (s.acked, s.pred.as_deref() == Some(from))
@@ -379,7 +384,7 @@ impl Server {
                         return Err(bad(&line));
                     }
                 }
-                _ = changed.changed() => {}
+                _ = changed => {}
             }
         }
     }
@@ -387,15 +392,13 @@ impl Server {
     /// Keeps the link to the successor: forwards the history, learns what
     /// is stable. Relinks whenever the successor changes.
     async fn downstream(&self) {
-        let mut changed = self.changed.subscribe();
         loop {
+            let changed = self.changed.notified();
             let succ = self.state.lock().unwrap().succ.clone();
             match succ {
-                None => {
-                    let _ = changed.changed().await;
-                }
+                None => changed.await,
                 Some(succ) => {
-                    if self.forward(&succ, &mut changed).await.is_err() {
+                    if self.forward(&succ).await.is_err() {
                         sleep(RETRY).await;
                     }
                 }
@@ -405,7 +408,7 @@ impl Server {
 
     /// Forwards to `succ` until it is no longer the successor (`Ok`) or
     /// the link fails (`Err`).
-    async fn forward(&self, succ: &str, changed: &mut watch::Receiver<u64>) -> io::Result<()> {
+    async fn forward(&self, succ: &str) -> io::Result<()> {
         let mut conn = timeout(RPC_TIMEOUT, Conn::connect(succ))
             .await
             .unwrap_or_else(|_| Err(io::ErrorKind::TimedOut.into()))?;
@@ -419,6 +422,7 @@ impl Server {
             _ => return Err(io::ErrorKind::ConnectionRefused.into()),
         };
         loop {
+            let changed = self.changed.notified();
             let pending: Vec<(u64, u64)> = {
                 let s = self.state.lock().unwrap();
                 if s.succ.as_deref() != Some(succ) {
@@ -444,7 +448,7 @@ impl Server {
                         .ok_or_else(|| bad(&line))?;
                     self.update(|s| s.acked = s.acked.max(acked.min(s.last())));
                 }
-                _ = changed.changed() => {}
+                _ = changed => {}
             }
         }
     }
