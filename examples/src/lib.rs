@@ -5,7 +5,8 @@
 //!
 //! | module | system | planted bug |
 //! |---|---|---|
-//! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP | a participant that voted yes aborts on a timeout |
+//! | [`twopc`] | two-phase commit, a coordinator and 3 participants over TCP, logs on disk | a participant that voted yes treats a timeout as abort |
+//! | [`chain`] | chain replication, 4 servers and a master that repairs the chain | two neighbours fail at once and the master links the chain with stale neighbours |
 //! | [`raft`] | Raft leader election and log replication, 5 nodes over UDP, durable state on disk | a leader commits an entry of an earlier term by counting replicas (the paper's figure 8) |
 //! | [`kv`] | a key-value store, 3 replicas over UDP, a leader with a lease; checked with [`linearizability`] | a leader cut off from the others serves reads without checking its lease |
 //! | [`wal`] | a key-value store over TCP with a write-ahead log, group commit and crash recovery | a write is acknowledged before the fsync that makes it durable |
@@ -13,10 +14,10 @@
 //! # Three ways the same source is compiled
 //!
 //! - **This library**, on real tokio: the systems run over localhost
-//!   (`tests/smoke.rs`).
+//!   (`tests/smoke`).
 //! - **This library under `RUSTFLAGS="--cfg sim"`**: the line below swaps
 //!   tokio for `sim_rt` crate-wide, which is what a user of sim-rt writes.
-//! - **The simulated targets** (the `examples` binary, `tests/simulated`,
+//! - **The simulated targets** (the `explore` binary, `tests/simulated`,
 //!   `benches/effectiveness.rs`): their crate roots say `extern crate sim_rt
 //!   as tokio;` unconditionally and mount `src/sim/mod.rs`, which mounts the
 //!   same system files next to their simulated scenarios. That is how plain
@@ -29,6 +30,7 @@
 #[cfg(sim)]
 extern crate sim_rt as tokio;
 
+pub mod chain;
 pub mod kv;
 pub mod linearizability;
 pub mod raft;

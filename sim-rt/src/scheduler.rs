@@ -266,6 +266,19 @@ pub enum Observation {
         /// The receiving side.
         to: HostId,
     },
+    /// The program labelled the running task with
+    /// [`sim::annotate`](crate::sim::annotate): a hint for explorers that
+    /// treat some tasks or phases of the program differently (a custom
+    /// delaying explorer that runs a fault injector only once the system has
+    /// started, say). The runtime gives labels no meaning.
+    Annotated {
+        /// The task that called `annotate` (None: outside any task).
+        task: Option<Id>,
+        /// The host it runs on.
+        host: HostId,
+        /// The label, as given.
+        label: &'static str,
+    },
     /// The program reported the state of a host with
     /// [`sim::report_state`](crate::sim::report_state), for explorers that
     /// cache visited states.

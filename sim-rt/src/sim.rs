@@ -97,6 +97,39 @@ pub fn report_state<T: std::hash::Hash + ?Sized>(state: &T) {
     });
 }
 
+/// Labels the running task for the simulation's scheduler: reports an
+/// [`Observation::Annotated`](crate::scheduler::Observation::Annotated)
+/// with the task, its host and `label`.
+///
+/// The runtime gives labels no meaning and records nothing; they are hints
+/// for a custom delaying explorer that orders tasks by role or by phase of
+/// the program (the fault injector last while the system starts, first once
+/// it has: Desai, Qadeer & Seshia, FSE 2015, section 5). The labels and
+/// what they mean are a contract between a program and its explorer.
+/// Outside a simulation it does nothing, so code shared with real tokio may
+/// call it from `#[cfg(sim)]` test code only, like the rest of this module.
+///
+/// ```
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// sim_rt::spawn(async {
+///     sim_rt::sim::annotate("fault-injector");
+///     // ...
+/// });
+/// // ... once the system has started:
+/// sim_rt::sim::annotate("started");
+/// # });
+/// ```
+pub fn annotate(label: &'static str) {
+    let _ = context::try_with(|w| {
+        let current = w.current();
+        w.observe(crate::scheduler::Observation::Annotated {
+            task: current.map(|c| c.id),
+            host: current.map_or(crate::runtime::world::MAIN_HOST, |c| c.host),
+            label,
+        });
+    });
+}
+
 /// The name of `host`.
 #[track_caller]
 pub fn host_name(host: HostId) -> String {

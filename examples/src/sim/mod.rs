@@ -15,6 +15,8 @@ use futures::future::LocalBoxFuture;
 
 use explorer::Explorer;
 
+pub mod chain;
+pub mod chain_explorer;
 pub mod kv;
 pub mod raft;
 pub mod twopc;
@@ -41,7 +43,13 @@ pub struct Case {
 
 /// Every case, in the order of the README's table.
 pub fn cases() -> Vec<Case> {
-    vec![twopc::case(), raft::case(), kv::case(), wal::case()]
+    vec![
+        twopc::case(),
+        chain::case(),
+        raft::case(),
+        kv::case(),
+        wal::case(),
+    ]
 }
 
 /// The case named `name`.

@@ -6,6 +6,7 @@ extern crate sim_rt as tokio;
 #[path = "../../src/sim/mod.rs"]
 mod sim;
 
+mod chain;
 mod kv;
 mod raft;
 mod twopc;

@@ -6,6 +6,7 @@
 
 #![cfg(not(sim))]
 
+mod chain;
 mod kv;
 mod raft;
 mod twopc;
