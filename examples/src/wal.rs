@@ -64,7 +64,7 @@ use tokio::fs::{self, File, OpenOptions};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Notify};
+use tokio::sync::Notify;
 
 /// The log's file name inside the store's directory.
 pub const LOG_FILE: &str = "wal";
@@ -187,8 +187,19 @@ struct Log {
     state: Mutex<State>,
     /// Wakes the syncer: something was appended.
     appended: Notify,
-    /// The last LSN known durable.
-    durable: watch::Sender<u64>,
+    /// The last LSN known durable, and whether the syncer failed.
+    durable: Mutex<Durable>,
+    /// Wakes the writers waiting for durability: `durable` changed. (A
+    /// `Notify` wakes its waiters in the order they came; tokio's `watch`,
+    /// with tokio's `rt` feature on, shuffles them with its own random
+    /// generator, which no simulator can seed.)
+    durable_changed: Notify,
+}
+
+#[derive(Debug)]
+struct Durable {
+    lsn: u64,
+    failed: bool,
 }
 
 /// The store. Open it with [`Store::open`], serve with [`Store::serve`].
@@ -243,14 +254,18 @@ impl Store {
             }
         };
         let sync_file = file.try_clone().await?;
-        let (durable, _) = watch::channel(state.written);
+        let written = state.written;
         Ok(Store {
             log: Arc::new(Log {
                 file: tokio::sync::Mutex::new(file),
                 sync_file,
                 state: Mutex::new(state),
+                durable: Mutex::new(Durable {
+                    lsn: written,
+                    failed: false,
+                }),
                 appended: Notify::new(),
-                durable,
+                durable_changed: Notify::new(),
             }),
             ack_before_sync: false,
         })
@@ -353,24 +368,42 @@ impl Store {
 
     /// Waits until `lsn` is durable.
     async fn durable(&self, lsn: u64) -> io::Result<()> {
-        let mut durable = self.log.durable.subscribe();
-        let waited = durable.wait_for(|d| *d >= lsn).await.map(|_| ());
-        // An error: the syncer stopped on an I/O error.
-        waited.map_err(|_| io::Error::other("the log failed"))
+        loop {
+            let changed = self.log.durable_changed.notified();
+            {
+                let durable = self.log.durable.lock().unwrap();
+                if durable.lsn >= lsn {
+                    return Ok(());
+                }
+                if durable.failed {
+                    return Err(io::Error::other("the log failed"));
+                }
+            }
+            changed.await;
+        }
     }
 
     /// Group commit: syncs whatever was appended, again and again.
     async fn syncer(&self) -> io::Result<()> {
         loop {
+            let appended = self.log.appended.notified();
             let target = self.log.state.lock().unwrap().written;
-            if target <= *self.log.durable.borrow() {
-                self.log.appended.notified().await;
+            if target <= self.log.durable.lock().unwrap().lsn {
+                appended.await;
                 continue;
             }
             // Covers every record appended before this call, so at least
             // up to `target`.
-            self.log.sync_file.sync_all().await?;
-            self.log.durable.send_replace(target);
+            let synced = self.log.sync_file.sync_all().await;
+            {
+                let mut durable = self.log.durable.lock().unwrap();
+                match synced {
+                    Ok(()) => durable.lsn = target,
+                    Err(_) => durable.failed = true,
+                }
+            }
+            self.log.durable_changed.notify_waiters();
+            synced?;
         }
     }
 }
