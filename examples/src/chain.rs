@@ -73,11 +73,11 @@ use std::io;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::time::{sleep, timeout, MissedTickBehavior};
+
+use super::lines::{bad, Conn};
 
 /// How often the master pings each server once the chain has started.
 pub const HEARTBEAT: Duration = Duration::from_millis(60);
@@ -89,45 +89,6 @@ pub const RPC_TIMEOUT: Duration = Duration::from_millis(50);
 /// How long a server waits before linking to its successor again after a
 /// failed attempt.
 pub const RETRY: Duration = Duration::from_millis(10);
-
-/// One line-oriented connection.
-struct Conn {
-    lines: Lines<BufReader<OwnedReadHalf>>,
-    write: OwnedWriteHalf,
-}
-
-impl Conn {
-    fn new(stream: TcpStream) -> Conn {
-        let (read, write) = stream.into_split();
-        Conn {
-            lines: BufReader::new(read).lines(),
-            write,
-        }
-    }
-
-    async fn connect(addr: &str) -> io::Result<Conn> {
-        Ok(Conn::new(TcpStream::connect(addr).await?))
-    }
-
-    async fn send(&mut self, line: &str) -> io::Result<()> {
-        self.write.write_all(format!("{line}\n").as_bytes()).await
-    }
-
-    /// The next line; end of stream is an `UnexpectedEof` error.
-    async fn recv(&mut self) -> io::Result<String> {
-        match self.lines.next_line().await? {
-            Some(line) => Ok(line),
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-}
-
-fn bad(line: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("unexpected message {line:?}"),
-    )
-}
 
 /// Asks `addr` one question on a fresh connection, waiting as long as it
 /// takes.

@@ -33,6 +33,7 @@ extern crate sim_rt as tokio;
 pub mod chain;
 pub mod kv;
 pub mod linearizability;
+mod lines;
 pub mod raft;
 pub mod twopc;
 pub mod wal;

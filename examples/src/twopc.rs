@@ -64,11 +64,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::fs::{File, OpenOptions};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
 use tokio::sync::{Mutex, Notify};
 use tokio::time::{timeout, Instant};
+
+use super::lines::{bad, Conn};
 
 /// How long a participant waits for a lock held by another transaction
 /// before voting `NO`.
@@ -104,50 +105,6 @@ impl Decision {
             _ => None,
         }
     }
-}
-
-/// One line-oriented connection.
-struct Conn {
-    lines: Lines<BufReader<OwnedReadHalf>>,
-    write: OwnedWriteHalf,
-}
-
-impl Conn {
-    fn new(stream: TcpStream) -> Conn {
-        let (read, write) = stream.into_split();
-        Conn {
-            lines: BufReader::new(read).lines(),
-            write,
-        }
-    }
-
-    async fn connect(addr: &str) -> io::Result<Conn> {
-        Ok(Conn::new(TcpStream::connect(addr).await?))
-    }
-
-    async fn send(&mut self, line: &str) -> io::Result<()> {
-        self.write.write_all(format!("{line}\n").as_bytes()).await
-    }
-
-    /// The next line; end of stream is an `UnexpectedEof` error.
-    async fn recv(&mut self) -> io::Result<String> {
-        match self.lines.next_line().await? {
-            Some(line) => Ok(line),
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-
-    async fn call(&mut self, line: &str) -> io::Result<String> {
-        self.send(line).await?;
-        self.recv().await
-    }
-}
-
-fn bad(line: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("unexpected message {line:?}"),
-    )
 }
 
 /// Asks `addr` one question on a fresh connection.

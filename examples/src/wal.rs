@@ -61,10 +61,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tokio::fs::{self, File, OpenOptions};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
+
+use super::lines::{bad, Conn};
 
 /// The log's file name inside the store's directory.
 pub const LOG_FILE: &str = "wal";
@@ -410,42 +411,6 @@ impl Store {
 
 // ---------------------------------------------------------------------------
 // Connections and the client
-
-/// One line-oriented connection.
-#[derive(Debug)]
-struct Conn {
-    lines: Lines<BufReader<OwnedReadHalf>>,
-    write: OwnedWriteHalf,
-}
-
-impl Conn {
-    fn new(stream: TcpStream) -> Conn {
-        let (read, write) = stream.into_split();
-        Conn {
-            lines: BufReader::new(read).lines(),
-            write,
-        }
-    }
-
-    async fn send(&mut self, line: &str) -> io::Result<()> {
-        self.write.write_all(format!("{line}\n").as_bytes()).await
-    }
-
-    /// The next line; end of stream is an `UnexpectedEof` error.
-    async fn recv(&mut self) -> io::Result<String> {
-        match self.lines.next_line().await? {
-            Some(line) => Ok(line),
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
-    }
-}
-
-fn bad(line: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!("unexpected reply {line:?}"),
-    )
-}
 
 /// A client of the store: one connection, opened on first use and again
 /// after an error. It does not retry: after an error the request may or

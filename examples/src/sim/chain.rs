@@ -23,6 +23,9 @@ use sim_rt::time::{sleep, timeout};
 use super::chain_explorer::{self, Staged};
 use super::Case;
 
+// The system finds the shared line protocol at `super::lines`.
+use super::lines;
+
 #[path = "../chain.rs"]
 pub mod system;
 

@@ -18,6 +18,8 @@ use explorer::Explorer;
 pub mod chain;
 pub mod chain_explorer;
 pub mod kv;
+#[path = "../lines.rs"]
+mod lines;
 pub mod raft;
 pub mod twopc;
 pub mod wal;

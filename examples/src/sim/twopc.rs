@@ -12,6 +12,9 @@ use sim_rt::sim::{self, FaultInjector};
 
 use super::Case;
 
+// The system finds the shared line protocol at `super::lines`.
+use super::lines;
+
 #[path = "../twopc.rs"]
 pub mod system;
 

@@ -13,6 +13,9 @@ use sim_rt::sim::{self, CrashModel, FaultInjector, FsConfig, KeepUnsynced, TornW
 
 use super::Case;
 
+// The system finds the shared line protocol at `super::lines`.
+use super::lines;
+
 #[path = "../wal.rs"]
 pub mod system;
 
