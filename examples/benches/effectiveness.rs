@@ -16,8 +16,8 @@
 //! A cell is the median, over the seeds 0..N, of the executions up to and
 //! including the first failing one; a seed that finds nothing within the
 //! cap counts as more than the cap, and a median beyond the cap shows as
-//! `>cap`. The last column is the best delaying explorer's median against
-//! random walk's.
+//! `>cap`. The last column names the delaying explorer with the lowest
+//! median and compares it with random walk's.
 //!
 //! ```text
 //! cargo bench -p examples --bench effectiveness                   # print the table
@@ -192,7 +192,7 @@ fn main() {
     let mut table = String::new();
     table.push_str("| bug | ");
     table.push_str(&columns.join(" | "));
-    table.push_str(" | best delaying vs walk |\n|---|");
+    table.push_str(" | best delaying explorer vs walk |\n|---|");
     table.push_str(&"---:|".repeat(columns.len() + 1));
     table.push('\n');
     for (name, bug, row) in &rows {
@@ -205,10 +205,17 @@ fn main() {
             }
         }
         let walk = row.iter().find(|(n, ..)| n == "walk").and_then(|r| r.2);
-        let best = row.iter().filter(|r| r.1).filter_map(|r| r.2).min();
+        let best = row
+            .iter()
+            .filter(|r| r.1)
+            .filter_map(|r| Some((r.2?, &r.0)))
+            .min();
         let ratio = match (best, walk) {
-            (Some(b), Some(w)) => format!("{:.1}x fewer", w as f64 / b as f64),
-            (Some(_), None) => "walk: none within the cap".to_string(),
+            (Some((b, name)), Some(w)) if w >= b => {
+                format!("{name}: {:.1}x fewer", w as f64 / b as f64)
+            }
+            (Some((b, name)), Some(w)) => format!("{name}: {:.1}x more", b as f64 / w as f64),
+            (Some((_, name)), None) => format!("{name}; walk: none within the cap"),
             (None, _) => "none found".to_string(),
         };
         table.push_str(&format!(" {ratio} |\n"));
