@@ -158,6 +158,32 @@ fn operations_take_the_configured_latency() {
         });
 }
 
+/// A sync or metadata job outlives its caller (tokio's blocking jobs do):
+/// when the caller gave up and dropped the file, the job holds the last
+/// reference to the descriptor, and closing it must wait until the disk
+/// model has returned.
+#[test]
+fn a_file_dropped_while_its_sync_job_runs_is_closed_after_the_job() {
+    let mut disk = FsConfig::default();
+    disk.latency.sync = Duration::from_millis(2);
+    disk.latency.meta = Duration::from_millis(2);
+    Builder::new_current_thread()
+        .disk(disk)
+        .build()
+        .unwrap()
+        .block_on(async {
+            let f = sim_rt::fs::File::create("/f").await.unwrap();
+            let short = Duration::from_millis(1);
+            assert!(sim_rt::time::timeout(short, f.sync_all()).await.is_err());
+            assert!(sim_rt::time::timeout(short, f.metadata()).await.is_err());
+            drop(f);
+            // The jobs finish, and close the file, after this.
+            sim_rt::time::sleep(Duration::from_millis(5)).await;
+            let f = sim_rt::fs::File::open("/f").await.unwrap();
+            f.sync_all().await.unwrap();
+        });
+}
+
 #[test]
 fn injected_eio_reaches_the_caller() {
     let mut disk = FsConfig::default();

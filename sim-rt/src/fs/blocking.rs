@@ -19,6 +19,7 @@
 
 use std::io;
 use std::panic::Location;
+use std::sync::Arc;
 
 use sim_fs::{Chooser, Fd, Fs, IoOp};
 use tokio::io::ReadBuf;
@@ -123,6 +124,24 @@ where
     F: FnOnce(&mut Fs, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
 {
     match spawn_op(disk, op, (), move |fs, _, chooser| f(fs, chooser))?.await {
+        Ok(res) => res,
+        Err(_) => Err(background_failed()),
+    }
+}
+
+/// [`asyncify`] on an open descriptor: `f` gets the bare [`Fd`], and the
+/// job holds `handle` until the model call has returned (see the module
+/// invariants: a closure that captured the `Arc` itself could drop the last
+/// reference, and close the descriptor, while the disk is borrowed).
+pub(crate) async fn asyncify_on<R, F>(handle: &Arc<Handle>, op: IoOp, f: F) -> io::Result<R>
+where
+    R: Send + 'static,
+    F: FnOnce(&mut Fs, Fd, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
+{
+    let job = spawn_op(handle.disk, op, handle.clone(), move |fs, h, chooser| {
+        f(fs, h.fd, chooser)
+    })?;
+    match job.await {
         Ok(res) => res,
         Err(_) => Err(background_failed()),
     }

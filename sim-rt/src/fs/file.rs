@@ -29,7 +29,9 @@ use sim_fs::IoOp;
 use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 use tokio::sync::Mutex;
 
-use super::blocking::{asyncify, background_failed, spawn_op, Buf, Handle, DEFAULT_MAX_BUF_SIZE};
+use super::blocking::{
+    asyncify_on, background_failed, spawn_op, Buf, Handle, DEFAULT_MAX_BUF_SIZE,
+};
 use super::metadata::Metadata;
 use super::OpenOptions;
 use crate::task::JoinHandle;
@@ -187,10 +189,8 @@ impl File {
     pub async fn sync_all(&self) -> io::Result<()> {
         let mut inner = self.inner.lock().await;
         inner.complete_inflight().await;
-        let handle = self.handle.clone();
-        let disk = handle.disk;
-        asyncify(disk, IoOp::Sync, move |fs, chooser| {
-            fs.sync_all(handle.fd, chooser)
+        asyncify_on(&self.handle, IoOp::Sync, |fs, fd, chooser| {
+            fs.sync_all(fd, chooser)
         })
         .await
     }
@@ -205,9 +205,8 @@ impl File {
     pub async fn sync_data(&self) -> io::Result<()> {
         let mut inner = self.inner.lock().await;
         inner.complete_inflight().await;
-        let handle = self.handle.clone();
-        asyncify(handle.disk, IoOp::Sync, move |fs, chooser| {
-            fs.sync_data(handle.fd, chooser)
+        asyncify_on(&self.handle, IoOp::Sync, |fs, fd, chooser| {
+            fs.sync_data(fd, chooser)
         })
         .await
     }
@@ -277,9 +276,8 @@ impl File {
     ///
     /// Returns the simulation's [`Metadata`], not `std::fs::Metadata`.
     pub async fn metadata(&self) -> io::Result<Metadata> {
-        let handle = self.handle.clone();
-        asyncify(handle.disk, IoOp::Meta, move |fs, _| {
-            fs.file_metadata(handle.fd).map(Metadata::new)
+        asyncify_on(&self.handle, IoOp::Meta, |fs, fd, _| {
+            fs.file_metadata(fd).map(Metadata::new)
         })
         .await
     }
@@ -292,10 +290,9 @@ impl File {
     /// None.
     pub async fn try_clone(&self) -> io::Result<File> {
         self.inner.lock().await.complete_inflight().await;
-        let handle = self.handle.clone();
-        let disk = handle.disk;
-        let new = asyncify(disk, IoOp::Meta, move |fs, _| {
-            fs.try_clone(handle.fd).map(|fd| Handle { disk, fd })
+        let disk = self.handle.disk;
+        let new = asyncify_on(&self.handle, IoOp::Meta, move |fs, fd, _| {
+            fs.try_clone(fd).map(|fd| Handle { disk, fd })
         })
         .await?;
         Ok(File::from_handle(new))
