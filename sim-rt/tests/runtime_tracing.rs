@@ -59,3 +59,30 @@ fn log_lines_show_simulated_time_host_and_task() {
     let outside = lines.iter().find(|l| l.ends_with("outside")).expect(&out);
     assert!(outside.trim_start().starts_with("- "), "{outside}");
 }
+
+/// Span events (`FmtSpan::NEW | CLOSE`) are written while the runtime is
+/// creating or removing a task: the timer must not need the runtime then.
+#[test]
+fn span_events_while_tasks_come_and_go_are_stamped_without_panicking() {
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_timer(sim_rt::time::SimTime)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let rt = sim_rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let t = sim_rt::spawn(async { sim_rt::time::sleep(Duration::from_millis(3)).await });
+            t.await.unwrap();
+        });
+    });
+    let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    assert!(out.contains("task{"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("   0.003000s")), "{out}");
+}

@@ -26,10 +26,13 @@ pub struct SimTime;
 
 impl FormatTime for SimTime {
     fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
-        match context::try_with(|world| {
-            let core = world.core.borrow();
-            core.now - core.start
-        }) {
+        // The runtime may be in the middle of changing its state (a span
+        // event while a task is created or removed): no time then.
+        let elapsed = context::try_with(|world| {
+            let core = world.core.try_borrow().ok()?;
+            Some(core.now - core.start)
+        });
+        match elapsed.flatten() {
             Some(elapsed) => write!(w, "{:>11.6}s", elapsed.as_secs_f64()),
             None => write!(w, "{:>12}", "-"),
         }
