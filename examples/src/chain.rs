@@ -90,13 +90,7 @@ pub const RPC_TIMEOUT: Duration = Duration::from_millis(50);
 /// failed attempt.
 pub const RETRY: Duration = Duration::from_millis(10);
 
-/// Asks `addr` one question on a fresh connection, waiting as long as it
-/// takes.
-pub async fn ask(addr: &str, line: &str) -> io::Result<String> {
-    let mut conn = Conn::connect(addr).await?;
-    conn.send(line).await?;
-    conn.recv().await
-}
+pub use super::lines::ask;
 
 /// [`ask`] within [`RPC_TIMEOUT`]; a timeout is a `TimedOut` error.
 async fn call(addr: &str, line: &str) -> io::Result<String> {

@@ -45,7 +45,7 @@
 //! [`Stamp`]s whose `seq` orders the events; events with equal `seq` count
 //! as concurrent.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -252,7 +252,7 @@ fn check_register(key: &str, ops: &[&Entry]) -> Result<(), Violation> {
 
     let mut value: Option<String> = None;
     let mut linearized = vec![false; n];
-    let mut cache: HashSet<(Vec<bool>, Option<String>)> = HashSet::new();
+    let mut cache: BTreeSet<(Vec<bool>, Option<String>)> = BTreeSet::new();
     // The operations linearized so far, with the value before each.
     let mut stack: Vec<(usize, Option<String>)> = Vec::new();
     let mut best: (Vec<usize>, Option<String>) = (Vec::new(), None);
@@ -329,7 +329,7 @@ fn violation(
     call_at: &[usize],
     ret_at: &[usize],
 ) -> Violation {
-    let done: HashSet<usize> = best.0.iter().copied().collect();
+    let done: BTreeSet<usize> = best.0.iter().copied().collect();
     let first_ret = (0..ops.len())
         .filter(|o| !done.contains(o))
         .map(|o| ret_at[o])

@@ -54,6 +54,11 @@ impl Conn {
     }
 }
 
+/// Asks `addr` one question on a fresh connection.
+pub async fn ask(addr: &str, line: &str) -> io::Result<String> {
+    Conn::connect(addr).await?.call(line).await
+}
+
 /// The error for a line the protocol does not allow.
 pub fn bad(line: &str) -> io::Error {
     io::Error::new(

@@ -107,10 +107,7 @@ impl Decision {
     }
 }
 
-/// Asks `addr` one question on a fresh connection.
-pub async fn ask(addr: &str, line: &str) -> io::Result<String> {
-    Conn::connect(addr).await?.call(line).await
-}
+pub use super::lines::ask;
 
 /// An append-only log of lines on disk; a line is durable once
 /// [`append`](Log::append) returns.

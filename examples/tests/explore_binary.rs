@@ -45,7 +45,7 @@ fn the_demo_finds_the_2pc_bug_and_its_reproduction_line_replays_it() {
         .find(|l| l.trim_start().starts_with("reproduce: "))
         .expect("a reproduction line is printed");
     assert!(
-        line.ends_with("cargo run -p examples --bin explore -- 2pc"),
+        line.contains(" cargo run") && line.ends_with(" -p examples --bin explore -- 2pc"),
         "the line names this binary and its argument: {line}"
     );
     assert!(out.contains("replayed: the same"), "{out}");
