@@ -297,3 +297,17 @@ fn a_host_can_reset_itself_after_its_current_poll() {
 fn the_main_host_cannot_be_reset() {
     run(9, async { sim::reset("main") });
 }
+
+#[test]
+fn a_host_is_named_as_the_resolver_names_it() {
+    run(10, async {
+        sim::host("server").start(echo_server);
+        let mut s = TcpStream::connect("Server.:7").await.unwrap();
+        assert_eq!(round_trip(&mut s, b"hi").await.unwrap(), b"hi");
+        // Every name connect accepts names the host for sim's functions too.
+        assert_eq!(sim::lookup_host("Server."), sim::lookup_host("server"));
+        assert!(sim::lookup_host("server.").is_some());
+        sim::stop("SERVER.");
+        assert!(!sim::is_running("server"));
+    });
+}

@@ -247,11 +247,11 @@ impl World {
         addrs: Vec<std::net::IpAddr>,
         entry: Option<Entry>,
     ) -> HostId {
-        let mut core = self.core.borrow_mut();
         assert!(
-            !core.hosts.iter().any(|h| h.name.eq_ignore_ascii_case(name)),
+            self.host_by_name(name).is_none(),
             "a host named \"{name}\" already exists in this simulation; host names must be unique"
         );
+        let mut core = self.core.borrow_mut();
         let net_id = self.net.borrow_mut().net.add_host(name, addrs);
         let id = HostId(core.hosts.len() as u32);
         debug_assert_eq!(
@@ -273,12 +273,12 @@ impl World {
         id
     }
 
+    /// The host named `name`, by the network's resolver's rules (case and
+    /// a trailing dot do not matter), so that every name `connect` accepts
+    /// also names the host for `sim::reset` and the others.
     pub(crate) fn host_by_name(&self, name: &str) -> Option<HostId> {
-        let core = self.core.borrow();
-        core.hosts
-            .iter()
-            .position(|h| h.name.eq_ignore_ascii_case(name))
-            .map(|i| HostId(i as u32))
+        let net = self.net.borrow();
+        net.net.host_by_name(name).map(super::net::sim_host)
     }
 
     pub(crate) fn host_name(&self, host: HostId) -> Rc<str> {
