@@ -289,3 +289,61 @@ fn the_fault_injector_is_off_by_default_and_stays_within_budget() {
     }
     assert!(any, "5% per step over hundreds of steps injects something");
 }
+
+/// Records the number of options of every fault choice, and takes option
+/// 1 (partition the only pair) at the first one.
+struct FaultOptions {
+    inner: RandomScheduler,
+    options: Rc<RefCell<Vec<usize>>>,
+}
+
+impl Scheduler for FaultOptions {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        self.inner.pick(enabled)
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        match kind {
+            ChoiceKind::Fault { .. } => {
+                let mut options = self.options.borrow_mut();
+                options.push(n);
+                usize::from(options.len() == 1)
+            }
+            _ => self.inner.choose(kind, n),
+        }
+    }
+}
+
+#[test]
+fn a_partition_healed_by_the_program_is_no_longer_the_injectors_to_heal() {
+    let options = Rc::new(RefCell::new(Vec::new()));
+    let o2 = options.clone();
+    let after_heal = Builder::new_current_thread()
+        .fault_injector(FaultInjector::new().max_resets(0).max_partitions(1))
+        .scheduler(move |seed| FaultOptions {
+            inner: RandomScheduler::new(seed),
+            options: o2.clone(),
+        })
+        .build()
+        .unwrap()
+        .block_on(async {
+            sim::host("a").start(|| async { sleep(Duration::from_secs(100)).await });
+            sim::host("b").start(|| async { sleep(Duration::from_secs(100)).await });
+            sleep(Duration::from_millis(10)).await;
+            assert!(
+                sim::link("a", "b").partitioned,
+                "the injector partitioned a-b"
+            );
+            sim::heal_all();
+            let healed = options.borrow().len();
+            for _ in 0..10 {
+                sleep(Duration::from_millis(10)).await;
+            }
+            options.borrow()[healed..].to_vec()
+        });
+    // The budget is spent and the partition is healed: nothing to offer,
+    // so nothing is asked (before, a no-op "heal" stayed on offer).
+    assert!(
+        after_heal.is_empty(),
+        "fault choices after the heal: {after_heal:?}"
+    );
+}

@@ -9,7 +9,8 @@
 //!    running and has an entry point (while resets remain in the budget);
 //! 2. partition hosts `a` and `b` both ways, for every such pair that is not
 //!    already partitioned (while partitions remain in the budget);
-//! 3. heal a partition the injector made (always offered, free).
+//! 3. heal a partition the injector made and nothing has healed since
+//!    (always offered, free).
 //!
 //! With no option but the default there is no choice, and nothing is
 //! recorded. So an explorer meets faults like any other deviation (each
@@ -58,6 +59,7 @@ impl World {
     /// Asks the scheduler whether to inject a fault before the next step,
     /// and injects it. See the module docs.
     pub(crate) fn inject_fault(&self) {
+        self.forget_healed_partitions();
         let (options, probability) = {
             let core = self.core.borrow();
             let Some(inj) = core.injector.as_ref() else {
@@ -118,6 +120,26 @@ impl World {
                 self.set_partitioned(b, a, false);
             }
         }
+    }
+
+    /// Drops from the injector's partitions those healed by other means
+    /// (`sim::heal`, `sim::heal_all`): they are no longer its to heal, and
+    /// their pair may be partitioned again.
+    fn forget_healed_partitions(&self) {
+        let mut guard = self.core.borrow_mut();
+        let core = &mut *guard;
+        let Some(inj) = core.injector.as_mut() else {
+            return;
+        };
+        if inj.active.is_empty() {
+            return;
+        }
+        let net = self.net.borrow();
+        let hosts = &core.hosts;
+        inj.active.retain(|(a, b)| {
+            let (a, b) = (hosts[a.index()].net_id, hosts[b.index()].net_id);
+            net.net.is_partitioned(a, b) || net.net.is_partitioned(b, a)
+        });
     }
 
     fn with_injector<R>(&self, f: impl FnOnce(&mut Injector) -> R) -> R {
