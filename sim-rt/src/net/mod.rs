@@ -36,3 +36,25 @@ pub use self::addr::{lookup_host, ToSocketAddrs};
 pub use self::tcp::listener::TcpListener;
 pub use self::tcp::stream::TcpStream;
 pub use self::udp::UdpSocket;
+
+/// Linux's default `IP_TTL` (`net.ipv4.ip_default_ttl`), what `ttl()`
+/// reports before any `set_ttl`.
+pub(crate) const DEFAULT_TTL: u32 = 64;
+
+/// The `IP_TTL` value Linux stores for `set_ttl(ttl)`: 1 to 255, or the
+/// default for `u32::MAX` (std passes the value as a C `int`, and -1 means
+/// "the default").
+///
+/// # Errors
+///
+/// `InvalidInput` (Linux's `EINVAL`) for 0 and for values above 255.
+pub(crate) fn checked_ttl(ttl: u32) -> std::io::Result<u32> {
+    match ttl {
+        1..=255 => Ok(ttl),
+        u32::MAX => Ok(DEFAULT_TTL),
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("invalid argument: IP_TTL must be between 1 and 255, got {ttl}"),
+        )),
+    }
+}

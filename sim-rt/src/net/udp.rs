@@ -36,10 +36,8 @@ use sim_net::{Endpoint, Net, Readiness, SocketId};
 
 use super::addr::{each_addr, resolve, ToSocketAddrs};
 use super::io::NetIo;
+use super::{checked_ttl, DEFAULT_TTL};
 use crate::io::ReadBuf;
-
-/// Linux's default `IP_TTL` (`net.ipv4.ip_default_ttl`).
-const DEFAULT_TTL: u32 = 64;
 
 /// Simulated [`tokio::net::UdpSocket`]: a UDP socket on the host of the
 /// task that bound it.
@@ -547,17 +545,7 @@ impl UdpSocket {
     ///
     /// The value changes nothing: the model has no hop count.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        let ttl = match ttl {
-            u32::MAX => DEFAULT_TTL,
-            1..=255 => ttl,
-            _ => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("IP_TTL must be in 1..=255, not {ttl}"),
-                ))
-            }
-        };
-        self.ttl.store(ttl, Ordering::Relaxed);
+        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
         Ok(())
     }
 

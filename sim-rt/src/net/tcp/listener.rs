@@ -14,10 +14,11 @@ use std::task::{Context, Poll};
 
 use sim_net::{Endpoint, ListenerId, Readiness};
 
-use super::{checked_ttl, TcpStream, DEFAULT_TTL};
+use super::TcpStream;
 use crate::net::addr::each_addr;
 use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
+use crate::net::{checked_ttl, DEFAULT_TTL};
 
 /// Simulated [`tokio::net::TcpListener`]: a TCP socket server, listening
 /// for connections.

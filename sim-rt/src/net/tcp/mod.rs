@@ -22,8 +22,6 @@
 //!   every model call, so the model's "used after close" panics cannot fire).
 //! - A connection accepted from a listener belongs to the listener's host.
 
-use std::io;
-
 // `net/mod.rs` re-exports `TcpListener` and `TcpStream` as
 // `sim_rt::net::{TcpListener, TcpStream}`, where tokio has them; tokio's
 // `net::tcp` module does not list them, so neither does this one.
@@ -35,25 +33,3 @@ pub(super) mod stream;
 pub use self::split::{ReadHalf, WriteHalf};
 pub use self::split_owned::{OwnedReadHalf, OwnedWriteHalf, ReuniteError};
 use self::stream::TcpStream;
-
-/// Linux's default `IP_TTL` (`net.ipv4.ip_default_ttl`), what `ttl()`
-/// reports before any `set_ttl`.
-const DEFAULT_TTL: u32 = 64;
-
-/// The `IP_TTL` value Linux stores for `set_ttl(ttl)`: 1 to 255, or the
-/// default for `u32::MAX` (std passes the value as a C `int`, and -1 means
-/// "the default").
-///
-/// # Errors
-///
-/// `InvalidInput` (Linux's `EINVAL`) for 0 and for values above 255.
-fn checked_ttl(ttl: u32) -> io::Result<u32> {
-    match ttl {
-        1..=255 => Ok(ttl),
-        u32::MAX => Ok(DEFAULT_TTL),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("invalid argument: IP_TTL must be between 1 and 255, got {ttl}"),
-        )),
-    }
-}

@@ -27,10 +27,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::split::{split, ReadHalf, WriteHalf};
 use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
-use super::{checked_ttl, DEFAULT_TTL};
 use crate::net::addr::each_addr;
 use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
+use crate::net::{checked_ttl, DEFAULT_TTL};
 
 /// Simulated [`tokio::net::TcpStream`]: a TCP stream between a local and a
 /// remote socket.
