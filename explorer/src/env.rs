@@ -37,12 +37,7 @@ pub(crate) fn parse_count(name: &str, raw: &str, what: &str) -> Result<u64, Stri
 
 /// A seed in decimal or `0x` hex.
 pub(crate) fn parse_seed(raw: &str) -> Result<u64, String> {
-    let s = raw.trim();
-    let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
-    };
-    parsed.ok_or_else(|| {
+    sim_rt::sim::parse_seed(raw).ok_or_else(|| {
         format!(
             "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
              decimal (SIM_SEED=42) or hex (SIM_SEED=0x2a)"

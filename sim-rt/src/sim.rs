@@ -199,6 +199,23 @@ pub fn cargo_test_command() -> String {
     cmd
 }
 
+/// A seed as `SIM_SEED` gives it: decimal or `0x` hex, surrounding spaces
+/// ignored. For harnesses that read `SIM_SEED` themselves (the explorer),
+/// so that a seed means the same everywhere.
+///
+/// ```
+/// assert_eq!(sim_rt::sim::parse_seed("42"), Some(42));
+/// assert_eq!(sim_rt::sim::parse_seed(" 0x2a"), Some(42));
+/// assert_eq!(sim_rt::sim::parse_seed("-1"), None);
+/// ```
+pub fn parse_seed(raw: &str) -> Option<u64> {
+    let s = raw.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
 /// `cargo run [--release] -p <package> [--example <name> | --bin <name>]
 /// [-- <args>]` for the running executable, as far as it can be told.
 fn cargo_run_command() -> String {

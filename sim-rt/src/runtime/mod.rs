@@ -418,20 +418,12 @@ impl Builder {
 /// Reads `SIM_SEED`; a malformed value is a clear panic.
 fn seed_from_env() -> Option<u64> {
     let raw = std::env::var("SIM_SEED").ok()?;
-    match parse_seed(&raw) {
+    match crate::sim::parse_seed(&raw) {
         Some(seed) => Some(seed),
         None => panic!(
             "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
              decimal (SIM_SEED=42) or hex (SIM_SEED=0x2a); unset SIM_SEED to use the test's own seed"
         ),
-    }
-}
-
-pub(crate) fn parse_seed(raw: &str) -> Option<u64> {
-    let s = raw.trim();
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(hex) => u64::from_str_radix(hex, 16).ok(),
-        None => s.parse().ok(),
     }
 }
 
