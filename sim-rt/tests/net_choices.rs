@@ -347,3 +347,96 @@ fn a_partition_healed_by_the_program_is_no_longer_the_injectors_to_heal() {
         "fault choices after the heal: {after_heal:?}"
     );
 }
+
+/// Takes option `take` at the first fault choice (recording how many there
+/// were) and the default at every later one.
+struct FirstFault {
+    inner: RandomScheduler,
+    take: usize,
+    options: Rc<RefCell<Option<usize>>>,
+}
+
+impl Scheduler for FirstFault {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        self.inner.pick(enabled)
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        match kind {
+            ChoiceKind::Fault { .. } => {
+                let mut first = self.options.borrow_mut();
+                if first.is_none() {
+                    *first = Some(n);
+                    return self.take;
+                }
+                0
+            }
+            _ => self.inner.choose(kind, n),
+        }
+    }
+}
+
+/// Hosts that restarted, and pairs partitioned both ways.
+type Faults = (Vec<&'static str>, Vec<(&'static str, &'static str)>);
+
+/// How many fault options there were, and what the first fault did, seen
+/// from the test after 10 ms of three idle hosts.
+fn first_fault(take: usize) -> (usize, Faults) {
+    let options = Rc::new(RefCell::new(None));
+    let o2 = options.clone();
+    let starts = Rc::new(RefCell::new(Vec::new()));
+    let (restarted, partitioned) = Builder::new_current_thread()
+        .fault_injector(FaultInjector::new().max_resets(1).max_partitions(1))
+        .scheduler(move |seed| FirstFault {
+            inner: RandomScheduler::new(seed),
+            take,
+            options: o2.clone(),
+        })
+        .build()
+        .unwrap()
+        .block_on(async {
+            let names = ["a", "b", "c"];
+            for name in names {
+                let starts = starts.clone();
+                sim::host(name).start(move || {
+                    starts.borrow_mut().push(name);
+                    async { sleep(Duration::from_secs(100)).await }
+                });
+            }
+            sleep(Duration::from_millis(10)).await;
+            let mut restarted: Vec<&'static str> = starts.borrow().clone();
+            for name in names {
+                let i = restarted.iter().position(|n| *n == name).unwrap();
+                restarted.remove(i);
+            }
+            let mut partitioned = Vec::new();
+            for (i, a) in names.iter().enumerate() {
+                for b in &names[i + 1..] {
+                    if sim::link(*a, *b).partitioned {
+                        assert!(sim::link(*b, *a).partitioned, "both ways");
+                        partitioned.push((*a, *b));
+                    }
+                }
+            }
+            (restarted, partitioned)
+        });
+    let n = options.borrow().expect("a fault choice was asked");
+    (n, (restarted, partitioned))
+}
+
+#[test]
+fn fault_options_are_resets_then_partitions_in_host_order() {
+    // Three hosts with entry points, a reset and a partition in the
+    // budget: the default, 3 resets, 3 pairs.
+    let expected: [Faults; 7] = [
+        (vec![], vec![]),
+        (vec!["a"], vec![]),
+        (vec!["b"], vec![]),
+        (vec!["c"], vec![]),
+        (vec![], vec![("a", "b")]),
+        (vec![], vec![("a", "c")]),
+        (vec![], vec![("b", "c")]),
+    ];
+    for (take, faults) in expected.into_iter().enumerate() {
+        assert_eq!(first_fault(take), (7, faults), "option {take}");
+    }
+}

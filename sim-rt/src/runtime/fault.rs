@@ -25,7 +25,7 @@
 use crate::scheduler::{ChoiceKind, HostId};
 use crate::sim::FaultInjector;
 
-use super::world::{HostOp, World, MAIN_HOST};
+use super::world::{Core, HostOp, World, MAIN_HOST};
 
 /// The injector's state during one run.
 #[derive(Debug, Clone)]
@@ -55,51 +55,62 @@ enum Fault {
     Heal(usize),
 }
 
+/// The injector's options other than the default, in the order of the
+/// module docs.
+fn options<'a>(core: &'a Core, inj: &'a Injector) -> impl Iterator<Item = Fault> + 'a {
+    let first = MAIN_HOST.index() + 1;
+    let n = core.hosts.len();
+    let resets = (inj.resets < inj.config.max_resets)
+        .then(|| {
+            core.hosts
+                .iter()
+                .enumerate()
+                .skip(first)
+                .filter(|(_, h)| !h.stopped && h.entry.is_some())
+                .map(|(i, _)| Fault::Reset(HostId(i as u32)))
+        })
+        .into_iter()
+        .flatten();
+    let partitions = (inj.partitions < inj.config.max_partitions)
+        .then(|| {
+            (first..n)
+                .flat_map(move |i| (i + 1..n).map(move |j| (HostId(i as u32), HostId(j as u32))))
+                .filter(|pair| !inj.active.contains(pair))
+                .map(|(a, b)| Fault::Partition(a, b))
+        })
+        .into_iter()
+        .flatten();
+    let heals = (0..inj.active.len()).map(Fault::Heal);
+    resets.chain(partitions).chain(heals)
+}
+
 impl World {
     /// Asks the scheduler whether to inject a fault before the next step,
     /// and injects it. See the module docs.
     pub(crate) fn inject_fault(&self) {
         self.forget_healed_partitions();
-        let (options, probability) = {
+        // Counted without allocating: this runs before every step, and the
+        // default (no fault) is by far the most common answer.
+        let (n, probability) = {
             let core = self.core.borrow();
             let Some(inj) = core.injector.as_ref() else {
                 return;
             };
-            let mut options = Vec::new();
-            let candidates: Vec<HostId> = core
-                .hosts
-                .iter()
-                .enumerate()
-                .skip(MAIN_HOST.index() + 1)
-                .filter(|(_, h)| !h.stopped && h.entry.is_some())
-                .map(|(i, _)| HostId(i as u32))
-                .collect();
-            if inj.resets < inj.config.max_resets {
-                options.extend(candidates.iter().map(|h| Fault::Reset(*h)));
-            }
-            if inj.partitions < inj.config.max_partitions {
-                let hosts: Vec<HostId> = (MAIN_HOST.index() + 1..core.hosts.len())
-                    .map(|i| HostId(i as u32))
-                    .collect();
-                for (i, a) in hosts.iter().enumerate() {
-                    for b in &hosts[i + 1..] {
-                        if !inj.active.contains(&(*a, *b)) {
-                            options.push(Fault::Partition(*a, *b));
-                        }
-                    }
-                }
-            }
-            options.extend((0..inj.active.len()).map(Fault::Heal));
-            (options, inj.config.probability)
+            (options(&core, inj).count(), inj.config.probability)
         };
-        if options.is_empty() {
+        if n == 0 {
             return;
         }
-        let pick = self.choose(ChoiceKind::Fault { probability }, options.len() + 1);
+        let pick = self.choose(ChoiceKind::Fault { probability }, n + 1);
         if pick == 0 {
             return;
         }
-        let fault = options[pick - 1];
+        let fault = {
+            let core = self.core.borrow();
+            let inj = core.injector.as_ref().expect("the injector is configured");
+            let fault = options(&core, inj).nth(pick - 1);
+            fault.expect("the options have not changed since they were counted")
+        };
         tracing::debug!(?fault, "fault injector");
         match fault {
             Fault::Reset(h) => {
