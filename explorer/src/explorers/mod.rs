@@ -29,7 +29,8 @@
 //! PCT counts steps, the random explorer ends its step). The built-ins do more: the `m`
 //! answers are pairwise distinct, so `k = m` comes back to the first, and
 //! stratified exhaustive search tries exactly `m` alternatives at a step.
-//! Each built-in has a test of this.
+//! Each built-in has a test of this. [`check_sound`] checks an explorer at
+//! one state; a custom explorer's tests should call it at many.
 //!
 //! # Identity of events
 //!
@@ -195,9 +196,11 @@ mod prr;
 mod random;
 mod rr;
 mod rtc;
+mod soundness;
 
 pub use self::pct::Pct;
 pub use self::prr::RandomizedRoundRobin;
 pub use self::random::Random;
 pub use self::rr::RoundRobin;
 pub use self::rtc::Rtc;
+pub use self::soundness::check_sound;
