@@ -171,14 +171,16 @@ fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
         }
         let b = segment[uniform(&mut rng, segment.len())];
         match schedule.iter_mut().find(|((at, _), _)| *at == b.at) {
+            // Every deviation is at or before `from`, so this is the last
+            // one, at `from`. The segment offers `from` again only after a
+            // pick (a data choice there is made), so this is one more
+            // delay at the same pick.
             Some(((_, action), pick)) => {
-                debug_assert!(*pick == b.pick);
-                *action = if b.pick {
-                    *action + 1
-                } else {
-                    // Another delay at a made data choice: the next option.
-                    1 + *action % (b.options - 1)
-                };
+                assert!(
+                    *pick && b.pick,
+                    "only a pick is delayed again at the same choice point"
+                );
+                *action += 1;
             }
             None => {
                 let action = if b.pick {
