@@ -47,6 +47,9 @@ struct Shared {
     boots: u32,
     acked: Vec<u32>,
     recovered: Option<Vec<u32>>,
+    /// Bytes after the last well-formed record at recovery (a torn or
+    /// garbage tail the decoder dropped).
+    dropped: usize,
     set_up: Arc<Notify>,
     rebooted: Arc<Notify>,
 }
@@ -81,12 +84,14 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
         s.boots
     };
     if boot > 1 {
-        let recovered = match fs::read("/db/wal").await {
-            Ok(bytes) => decode(&bytes),
+        let bytes = match fs::read("/db/wal").await {
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e),
         };
+        let recovered = decode(&bytes);
         let mut s = shared.lock().unwrap();
+        s.dropped = bytes.len() - recovered.len() * RECORD_LEN;
         s.recovered = Some(recovered);
         s.rebooted.notify_one();
         return Ok(());
@@ -114,8 +119,9 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
 }
 
 /// Runs the log once, resetting `db` `crash_at` after its log is set up;
-/// returns what it acknowledged and what it recovered.
-fn run(builder: &mut Builder, wal: Wal, crash_at: Duration) -> (Vec<u32>, Vec<u32>) {
+/// returns what it acknowledged, what it recovered, and how many bytes
+/// recovery dropped after the last good record.
+fn run(builder: &mut Builder, wal: Wal, crash_at: Duration) -> (Vec<u32>, Vec<u32>, usize) {
     let shared: Arc<Mutex<Shared>> = Arc::default();
     let s = shared.clone();
     let (set_up, rebooted) = {
@@ -125,7 +131,8 @@ fn run(builder: &mut Builder, wal: Wal, crash_at: Duration) -> (Vec<u32>, Vec<u3
     let entry = move || db(wal, s.clone());
     reset_db_after_set_up(builder, entry, set_up, rebooted, crash_at);
     let s = shared.lock().unwrap();
-    (s.acked.clone(), s.recovered.clone().expect("db recovered"))
+    let recovered = s.recovered.clone().expect("db recovered");
+    (s.acked.clone(), recovered, s.dropped)
 }
 
 /// What is wrong with a recovery, if anything.
@@ -146,33 +153,46 @@ fn crash_instants(step: u64) -> impl Iterator<Item = Duration> {
     (0..=600 / step).map(move |i| Duration::from_micros(step * i))
 }
 
+/// What [`explore`] saw.
+#[derive(Debug, Default)]
+struct Explored {
+    runs: usize,
+    violations: Vec<String>,
+    /// Runs that recovered a record written but not acknowledged.
+    kept_unacked: usize,
+    /// Runs whose recovery dropped a torn or garbage tail.
+    torn: usize,
+}
+
 /// Runs `wal` at every crash instant, with every crash outcome of `crash`,
-/// for each seed; returns (runs, violations, outcomes seen).
+/// for each seed.
 fn explore(
     wal: Wal,
     crash: CrashModel,
     seeds: std::ops::Range<u64>,
     step: u64,
     limit: usize,
-) -> (usize, Vec<String>, usize) {
-    let mut runs = 0;
-    let mut violations = Vec::new();
-    let mut kept_unacked = 0;
+) -> Explored {
+    let mut seen = Explored::default();
     for seed in seeds {
         for at in crash_instants(step) {
-            runs += every_crash_outcome(seed, limit, |b| {
+            seen.runs += every_crash_outcome(seed, limit, |b| {
                 b.disk(disk(crash));
-                let (acked, recovered) = run(b, wal, at);
+                let (acked, recovered, dropped) = run(b, wal, at);
                 if recovered.len() > acked.len() {
-                    kept_unacked += 1;
+                    seen.kept_unacked += 1;
+                }
+                if dropped > 0 {
+                    seen.torn += 1;
                 }
                 if let Some(v) = violation(&acked, &recovered) {
-                    violations.push(format!("seed {seed}, crash {at:?} after set-up: {v}"));
+                    seen.violations
+                        .push(format!("seed {seed}, crash {at:?} after set-up: {v}"));
                 }
             });
         }
     }
-    (runs, violations, kept_unacked)
+    seen
 }
 
 const HARSHEST: CrashModel = CrashModel {
@@ -182,7 +202,9 @@ const HARSHEST: CrashModel = CrashModel {
 
 #[test]
 fn a_log_without_sync_all_loses_an_acknowledged_record() {
-    let (runs, violations, _) = explore(Wal::NoSync, CrashModel::default(), 0..1, 5, 1);
+    let Explored {
+        runs, violations, ..
+    } = explore(Wal::NoSync, CrashModel::default(), 0..1, 5, 1);
     assert!(
         !violations.is_empty(),
         "the test must catch the missing sync_all ({runs} runs found nothing)"
@@ -196,7 +218,9 @@ fn a_log_without_sync_all_loses_an_acknowledged_record() {
 
 #[test]
 fn the_correct_log_never_loses_an_acknowledged_record() {
-    let (runs, violations, _) = explore(Wal::Correct, CrashModel::default(), 0..3, 5, 1);
+    let Explored {
+        runs, violations, ..
+    } = explore(Wal::Correct, CrashModel::default(), 0..3, 5, 1);
     assert!(
         violations.is_empty(),
         "{} of {runs} runs: {:#?}",
@@ -207,7 +231,12 @@ fn the_correct_log_never_loses_an_acknowledged_record() {
 
 #[test]
 fn the_correct_log_survives_every_outcome_of_the_harshest_crash_model() {
-    let (runs, violations, kept_unacked) = explore(Wal::Correct, HARSHEST, 0..2, 5, 16);
+    let Explored {
+        runs,
+        violations,
+        kept_unacked,
+        ..
+    } = explore(Wal::Correct, HARSHEST, 0..2, 5, 16);
     assert!(
         violations.is_empty(),
         "{} of {runs} runs: {:#?}",
@@ -233,10 +262,16 @@ fn without_sync_the_harshest_model_can_also_tear_the_tail() {
     // loss of acknowledged records is still found. Crash instants every
     // 120 µs: with up to five unsynced appends, each instant has up to
     // 4^5 outcomes.
-    let (_, violations, _) = explore(Wal::NoSync, HARSHEST, 0..1, 120, 1100);
-    assert!(violations.iter().any(|v| v.contains("acknowledged")));
+    let seen = explore(Wal::NoSync, HARSHEST, 0..1, 120, 1100);
     assert!(
-        violations.iter().all(|v| v.contains("acknowledged")),
-        "the decoder never accepts garbage: {violations:#?}"
+        seen.torn > 0,
+        "no crash outcome left a torn or garbage tail in {} runs",
+        seen.runs
+    );
+    assert!(seen.violations.iter().any(|v| v.contains("acknowledged")));
+    assert!(
+        seen.violations.iter().all(|v| v.contains("acknowledged")),
+        "the decoder never accepts garbage: {:#?}",
+        seen.violations
     );
 }
