@@ -135,7 +135,12 @@ pub(crate) struct Core {
     pub(crate) paused: bool,
     tasks: Slab<TaskSlot>,
     next_id: u64,
+    /// The enabled events. Between steps only `Poll`s (tasks woken and
+    /// not yet polled): `next_event` appends the `Deliver`s and the
+    /// `Advance` for the pick and drops them again.
     enabled: Vec<Event>,
+    /// The slab key (or `MAIN_KEY`) of each `Poll` in `enabled`;
+    /// `DELIVER_KEY` or `MAIN_KEY` for the others during a pick.
     enabled_keys: Vec<usize>,
     wake_buf: Vec<WakeRecord>,
     fire_buf: Vec<Waker>,
@@ -146,8 +151,6 @@ pub(crate) struct Core {
     pub(crate) trace: Trace,
     failure: Option<Failure>,
     failed: bool,
-    /// Where `Advance` moves the clock, computed with the enabled set.
-    advance_to: Duration,
     host_ops: Vec<(HostId, HostOp)>,
     pub(crate) injector: Option<super::fault::Injector>,
 }
@@ -175,7 +178,8 @@ impl std::fmt::Debug for World {
 enum Next {
     Main,
     Task(usize),
-    Advance,
+    /// To this instant.
+    Advance(Duration),
     Deliver(sim_net::PacketId),
 }
 
@@ -219,7 +223,6 @@ impl World {
                 trace: Trace::new(seed),
                 failure: None,
                 failed: false,
-                advance_to: Duration::ZERO,
                 host_ops: Vec::new(),
                 injector,
             }),
@@ -526,7 +529,7 @@ impl World {
                     }
                 }
                 Next::Task(key) => self.run_task(key),
-                Next::Advance => self.advance(),
+                Next::Advance(to) => self.move_clock_to(to),
                 Next::Deliver(packet) => self.deliver(packet),
             }
         }
@@ -577,6 +580,8 @@ impl World {
             core.enabled.push(Event::Deliver(*p));
             core.enabled_keys.push(DELIVER_KEY);
         }
+        // Where `Advance`, if enabled, moves the clock.
+        let mut advance_to = now;
         if polls == 0 {
             // Nothing can run: time may move to the next timer deadline or
             // window opening, unless a packet must arrive before then.
@@ -601,7 +606,7 @@ impl World {
                 }
                 Some(t) if t.saturating_sub(core.start) > limit => {}
                 Some(t) => {
-                    core.advance_to = t;
+                    advance_to = t;
                     core.enabled.push(Event::Advance);
                     core.enabled_keys.push(MAIN_KEY);
                 }
@@ -648,7 +653,7 @@ impl World {
         Ok(match event {
             Event::Poll(_) if key == MAIN_KEY => Next::Main,
             Event::Poll(_) => Next::Task(key),
-            Event::Advance => Next::Advance,
+            Event::Advance => Next::Advance(advance_to),
             Event::Deliver(p) => Next::Deliver(p),
         })
     }
@@ -782,11 +787,6 @@ impl World {
         }
     }
 
-    fn advance(&self) {
-        let to = self.core.borrow().advance_to;
-        self.move_clock_to(to);
-    }
-
     /// Moves the clock forward by `by` at once and fires what is due (the
     /// simulated `tokio::time::advance`).
     pub(crate) fn jump(&self, by: Duration) {
@@ -910,7 +910,7 @@ impl World {
             let mut i = 0;
             while i < core.enabled.len() {
                 let key = core.enabled_keys[i];
-                if key != MAIN_KEY && key != DELIVER_KEY && tasks[key].finished {
+                if key != MAIN_KEY && tasks[key].finished {
                     core.enabled.swap_remove(i);
                     core.enabled_keys.swap_remove(i);
                 } else {
@@ -986,7 +986,7 @@ impl World {
                 let mut i = 0;
                 while i < core.enabled.len() {
                     let key = core.enabled_keys[i];
-                    let slot = (key != MAIN_KEY && key != DELIVER_KEY).then(|| &core.tasks[key]);
+                    let slot = (key != MAIN_KEY).then(|| &core.tasks[key]);
                     match (core.enabled[i], slot) {
                         (Event::Poll(id), Some(s)) if s.host == host => {
                             core.hosts[host.index()].deferred.push(WakeRecord {
