@@ -467,10 +467,17 @@ impl Runtime {
     /// reproduces the run.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        __private::warn_if_determinism_check_unavailable();
+        self.block_on_unchecked(future)
+    }
+
+    /// [`block_on`](Self::block_on) without the warning that the
+    /// determinism check does not apply: for `__private::run`, which checks.
+    #[track_caller]
+    fn block_on_unchecked<F: Future>(&self, future: F) -> F::Output {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        __private::warn_if_determinism_check_unavailable();
         self.world.block_on(future)
     }
 
@@ -728,16 +735,12 @@ pub mod __private {
         }
     }
 
-    thread_local! {
-        static IN_RUN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-
     /// `Runtime::block_on` gets a future it can run only once, so it cannot
     /// check determinism: say so (once per process) instead of silently
     /// ignoring `SIM_CHECK_DETERMINISM=1`.
     pub(crate) fn warn_if_determinism_check_unavailable() {
         static WARNED: std::sync::Once = std::sync::Once::new();
-        if !IN_RUN.with(|r| r.get()) && check_determinism_requested() {
+        if check_determinism_requested() {
             WARNED.call_once(|| {
                 eprintln!(
                     "sim_rt: SIM_CHECK_DETERMINISM=1 applies to #[sim_rt::test] and \
@@ -756,29 +759,22 @@ pub mod __private {
         F: Fn() -> Fut,
         Fut: Future,
     {
-        struct InRun(bool);
-        impl Drop for InRun {
-            fn drop(&mut self) {
-                IN_RUN.with(|r| r.set(self.0));
-            }
-        }
-        let _in_run = InRun(IN_RUN.with(|r| r.replace(true)));
         if !check_determinism_requested() {
             let rt = builder
                 .build()
                 .expect("building a simulation runtime cannot fail");
-            return rt.block_on(f());
+            return rt.block_on_unchecked(f());
         }
         let first = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        drop(first.block_on(f()));
+        drop(first.block_on_unchecked(f()));
         let first_trace = first.trace();
         drop(first);
         let second = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        let out = second.block_on(f());
+        let out = second.block_on_unchecked(f());
         let second_trace = second.trace();
         drop(second);
         if let Some(msg) = compare_traces(&first_trace, &second_trace) {
