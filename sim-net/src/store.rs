@@ -120,7 +120,13 @@ impl Packets {
                 next.head = true;
             }
         }
-        self.slots.remove(i).map(|s| s.packet)
+        // Mostly the oldest is delivered: no shifting then.
+        let s = if i == 0 {
+            self.slots.pop_front()
+        } else {
+            self.slots.remove(i)
+        };
+        s.map(|s| s.packet)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -173,9 +179,9 @@ impl Packets {
     pub(crate) fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<crate::Window> {
         let flow = Some(flow);
         let end = match self.slots.back() {
+            Some(s) if s.id >= id => self.slots.partition_point(|s| s.id < id),
             // Most often `id` is new, newer than every stored packet.
-            Some(s) if s.id < id => self.slots.len(),
-            _ => self.slots.partition_point(|s| s.id < id),
+            _ => self.slots.len(),
         };
         self.slots
             .range(..end)
