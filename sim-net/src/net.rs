@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::conns::Conns;
 use crate::datagram::Socket;
 use crate::host::Host;
 use crate::id::IdGen;
@@ -30,7 +31,6 @@ use crate::link::Links;
 use crate::listener::Listener;
 use crate::packet::{Body, Segment};
 use crate::store::Packets;
-use crate::stream::Conn;
 use crate::{
     ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
 };
@@ -48,7 +48,7 @@ pub struct Net {
     pub(crate) ids: IdGen,
     /// Every packet in flight or held, by id (= send order).
     pub(crate) packets: Packets,
-    pub(crate) conns: BTreeMap<ConnId, Conn>,
+    pub(crate) conns: Conns,
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
     pub(crate) events: Vec<Event>,
@@ -77,7 +77,7 @@ impl Net {
             addrs: BTreeMap::new(),
             ids: IdGen::default(),
             packets: Packets::default(),
-            conns: BTreeMap::new(),
+            conns: Conns::default(),
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
             events: Vec::new(),
@@ -265,11 +265,12 @@ impl Net {
                 );
             }
         }
-        for (id, c) in &self.conns {
-            if !flows.contains_key(id) {
+        self.conns.check();
+        for (id, c) in self.conns.iter() {
+            if !flows.contains_key(&id) {
                 assert_eq!(c.in_flight, 0, "{id}: bytes in flight but no flow");
             }
-            c.check(*id, self);
+            c.check(id, self);
         }
     }
 

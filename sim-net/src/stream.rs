@@ -130,7 +130,12 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    fn new(net: &Net, host: HostId, local: SocketAddr, remote: (HostId, SocketAddr)) -> Conn {
+    pub(crate) fn new(
+        net: &Net,
+        host: HostId,
+        local: SocketAddr,
+        remote: (HostId, SocketAddr),
+    ) -> Conn {
         Conn {
             host,
             local,
