@@ -140,7 +140,7 @@ impl Net {
             .conns
             .iter()
             .filter(|(_, c)| c.host == host)
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         for id in dead {
             let c = self.conns.remove(&id).expect("collected from the table");
@@ -178,7 +178,7 @@ impl Net {
             .conns
             .iter()
             .filter(|(_, c)| c.peer_crashed && c.remote_host == host)
-            .map(|(id, _)| *id)
+            .map(|(id, _)| id)
             .collect();
         for id in orphans {
             let c = self.conns.get_mut(&id).expect("collected from the table");

@@ -11,8 +11,8 @@
 //! # Determinism
 //!
 //! All identifiers order by their number (`Ord`), and every collection in
-//! the model is keyed by them in a `BTreeMap`, so iteration follows creation
-//! order.
+//! the model is keyed by them in a `BTreeMap` or indexed by them in a table
+//! iterated in id order (`conns.rs`), so iteration follows creation order.
 
 use std::fmt;
 

@@ -142,7 +142,9 @@
 //! # Determinism
 //!
 //! Every collection that is iterated is a `BTreeMap` keyed by ids assigned
-//! from monotonic counters, or a `VecDeque` in arrival order, so
+//! from monotonic counters, a table indexed by such ids and iterated in id
+//! order (the stream endpoints, `conns.rs`), or a `VecDeque` in arrival
+//! order, so
 //! [`Net::deliverable`] returns packets in send order, events come in the
 //! order the calls produced them, and ephemeral ports, host addresses and
 //! ids are the same on every run. The model reads no clock, draws no random
@@ -154,6 +156,7 @@
 
 mod addr;
 mod config;
+mod conns;
 mod datagram;
 mod error;
 mod event;

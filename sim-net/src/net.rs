@@ -13,7 +13,9 @@
 //! - A stream endpoint's `in_flight` equals the data bytes of its flow.
 //!
 //! [`Net::check_invariants`] checks all of these and those of the stream
-//! endpoints; the tests call it after every step.
+//! endpoints and the packet store (whose per-packet head flags answer
+//! [`Net::schedule_into`]; it is checked against a scan of the flows); the
+//! tests call it after every step.
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -21,6 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use crate::conns::Conns;
 use crate::datagram::Socket;
 use crate::host::Host;
 use crate::id::IdGen;
@@ -28,7 +31,6 @@ use crate::link::Links;
 use crate::listener::Listener;
 use crate::packet::{Body, Segment};
 use crate::store::Packets;
-use crate::stream::Conn;
 use crate::{
     ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
 };
@@ -46,7 +48,7 @@ pub struct Net {
     pub(crate) ids: IdGen,
     /// Every packet in flight or held, by id (= send order).
     pub(crate) packets: Packets,
-    pub(crate) conns: BTreeMap<ConnId, Conn>,
+    pub(crate) conns: Conns,
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
     pub(crate) events: Vec<Event>,
@@ -75,7 +77,7 @@ impl Net {
             addrs: BTreeMap::new(),
             ids: IdGen::default(),
             packets: Packets::default(),
-            conns: BTreeMap::new(),
+            conns: Conns::default(),
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
             events: Vec::new(),
@@ -133,39 +135,7 @@ impl Net {
         now: Duration,
         out: &mut Vec<PacketId>,
     ) -> (Option<Duration>, Option<Duration>) {
-        let mut next: Option<Duration> = None;
-        let mut latest: Option<Duration> = None;
-        // The flows met so far: a segment is its flow's head when its flow
-        // was not met before it. A few flows fit on the stack.
-        let mut seen = [ConnId::__from_u64(0); 8];
-        let mut seen_len = 0;
-        let mut seen_more: Vec<ConnId> = Vec::new();
-        for (id, p) in self.packets.iter() {
-            let head = match p.flow() {
-                None => true,
-                Some(f) if seen[..seen_len].contains(&f) || seen_more.contains(&f) => false,
-                Some(f) => {
-                    if seen_len < seen.len() {
-                        seen[seen_len] = f;
-                        seen_len += 1;
-                    } else {
-                        seen_more.push(f);
-                    }
-                    true
-                }
-            };
-            let Some(w) = p.window else { continue };
-            latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
-            if !head {
-                continue;
-            }
-            if w.earliest <= now {
-                out.push(id);
-            } else {
-                next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
-            }
-        }
-        (next, latest)
+        self.packets.schedule_into(now, out)
     }
 
     /// The earliest instant after `now` at which a packet that is not
@@ -199,9 +169,9 @@ impl Net {
     /// runtime must only deliver what [`Net::deliverable`] returned.
     pub fn deliver(&mut self, id: PacketId, now: Duration) -> HostId {
         self.observe(now);
-        let p = self
+        let (p, head) = self
             .packets
-            .get(id)
+            .get_with_head(id)
             .unwrap_or_else(|| panic!("deliver({id}): the packet is not in the network"));
         let w = p.window.unwrap_or_else(|| {
             panic!(
@@ -214,7 +184,7 @@ impl Net {
             w.earliest
         );
         assert!(
-            self.is_head(id, p),
+            head,
             "deliver({id}): only the oldest undelivered segment of a stream direction is deliverable"
         );
         let p = self.remove_packet(id);
@@ -265,11 +235,21 @@ impl Net {
                 assert_eq!(c.in_flight, data, "{f}: in_flight does not match its flow");
             }
         }
-        let ids = self.packets.ids();
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "the packet store is not in send order"
-        );
+        self.packets.check();
+        // The store's head flags give the answer a scan of the flows gives.
+        for t in [Some(self.now), self.latest_arrival()]
+            .into_iter()
+            .flatten()
+        {
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            let got_due = self.schedule_into(t, &mut got);
+            let want_due = self.schedule_by_scan(t, &mut want);
+            assert_eq!(
+                (got, got_due),
+                (want, want_due),
+                "schedule_into({t:?}) disagrees with a scan of the flows"
+            );
+        }
         for (id, p) in self.packets.iter() {
             if let Some(w) = p.window {
                 assert!(w.earliest <= w.latest, "{id}: empty window");
@@ -285,12 +265,47 @@ impl Net {
                 );
             }
         }
-        for (id, c) in &self.conns {
-            if !flows.contains_key(id) {
+        self.conns.check();
+        for (id, c) in self.conns.iter() {
+            if !flows.contains_key(&id) {
                 assert_eq!(c.in_flight, 0, "{id}: bytes in flight but no flow");
             }
-            c.check(*id, self);
+            c.check(id, self);
         }
+    }
+
+    /// [`Net::schedule_into`] computed from the packets alone, finding
+    /// each flow's head by the flows met before it: the reference the
+    /// store's head flags are checked against.
+    fn schedule_by_scan(
+        &self,
+        now: Duration,
+        out: &mut Vec<PacketId>,
+    ) -> (Option<Duration>, Option<Duration>) {
+        let mut next: Option<Duration> = None;
+        let mut latest: Option<Duration> = None;
+        let mut seen: Vec<ConnId> = Vec::new();
+        for (id, p) in self.packets.iter() {
+            let head = match p.flow() {
+                None => true,
+                Some(f) if seen.contains(&f) => false,
+                Some(f) => {
+                    seen.push(f);
+                    true
+                }
+            };
+            let Some(w) = p.window else { continue };
+            latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
+            if !head {
+                continue;
+            }
+            if w.earliest <= now {
+                out.push(id);
+            } else {
+                next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
+            }
+        }
+        (next, latest)
     }
 
     /// Records that time is `now`.
@@ -318,15 +333,6 @@ impl Net {
         self.now = now;
     }
 
-    /// Whether `p` (packet `id`) is the oldest segment of its flow, or a
-    /// datagram.
-    fn is_head(&self, id: PacketId, p: &Packet) -> bool {
-        match p.flow() {
-            None => true,
-            Some(f) => !self.packets.before(id).any(|(_, q)| q.flow() == Some(f)),
-        }
-    }
-
     /// Why nothing can currently go from `src` to `dst`, if so.
     fn blocked(&self, src: HostId, dst: HostId) -> Option<Discard> {
         if !self.hosts[dst.index()].up {
@@ -338,15 +344,6 @@ impl Net {
         }
     }
 
-    /// The window of the last in-flight segment of `flow` sent before `id`.
-    fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<Window> {
-        self.packets
-            .before(id)
-            .rev()
-            .filter(|(_, p)| p.flow() == Some(flow))
-            .find_map(|(_, p)| p.window)
-    }
-
     /// A fresh window for packet `id` over its link, sent at `now`.
     fn window_for(&self, id: PacketId, p: &Packet, now: Duration) -> Window {
         let w = self
@@ -354,7 +351,7 @@ impl Net {
             .get(p.src_host, p.dst_host)
             .window(now, p.flow().is_some());
         match p.flow() {
-            Some(f) => w.after(self.predecessor_window(f, id)),
+            Some(f) => w.after(self.packets.predecessor_window(f, id)),
             None => w,
         }
     }
@@ -447,10 +444,10 @@ impl Net {
             let p = self.packets.get(id).expect("listed");
             match (self.blocked(p.src_host, p.dst_host), p.window) {
                 (Some(reason), Some(_)) if p.flow().is_none() => self.discard(id, reason),
-                (Some(_), Some(_)) => self.packets.get_mut(id).expect("listed").window = None,
+                (Some(_), Some(_)) => self.packets.set_window(id, None),
                 (None, None) => {
                     let w = self.window_for(id, p, now);
-                    self.packets.get_mut(id).expect("listed").window = Some(w);
+                    self.packets.set_window(id, Some(w));
                 }
                 _ => {}
             }

@@ -85,9 +85,61 @@ impl PacketKind {
 pub(crate) enum Segment {
     Syn,
     SynAck,
-    Data(Bytes),
+    Data(Payload),
     Fin,
     Rst,
+}
+
+/// The bytes of a data segment. Up to [`Payload::INLINE`] bytes (a
+/// request, a reply, a test's ping) are kept in the packet itself, so that
+/// a small write allocates nothing and a delivery frees nothing; longer
+/// segments keep theirs on the heap.
+#[derive(Clone)]
+pub(crate) enum Payload {
+    Inline {
+        len: u8,
+        bytes: [u8; Payload::INLINE],
+    },
+    Heap(Box<[u8]>),
+}
+
+impl Payload {
+    /// The longest payload kept inline.
+    pub(crate) const INLINE: usize = 64;
+
+    /// The bytes of `a` followed by those of `b`.
+    pub(crate) fn new(a: &[u8], b: &[u8]) -> Payload {
+        let n = a.len() + b.len();
+        if n <= Payload::INLINE {
+            let mut bytes = [0; Payload::INLINE];
+            bytes[..a.len()].copy_from_slice(a);
+            if !b.is_empty() {
+                bytes[a.len()..n].copy_from_slice(b);
+            }
+            Payload::Inline {
+                len: n as u8,
+                bytes,
+            }
+        } else {
+            let mut v = Vec::with_capacity(n);
+            v.extend_from_slice(a);
+            v.extend_from_slice(b);
+            Payload::Heap(v.into_boxed_slice())
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            Payload::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Payload::Heap(b) => b,
+        }
+    }
+}
+
+impl std::fmt::Debug for Payload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Payload").field(&self.as_slice()).finish()
+    }
 }
 
 /// What the packet carries.
@@ -162,11 +214,11 @@ impl Packet {
     /// segments).
     pub fn payload(&self) -> &[u8] {
         match &self.body {
-            Body::Datagram(b)
-            | Body::Segment {
+            Body::Datagram(b) => b,
+            Body::Segment {
                 seg: Segment::Data(b),
                 ..
-            } => b,
+            } => b.as_slice(),
             Body::Segment { .. } => &[],
         }
     }
@@ -204,6 +256,26 @@ mod tests {
         assert_eq!(w(1, 5).after(Some(w(0, 9))), w(1, 9));
         let clamped = w(1, 2).after(Some(w(6, 9)));
         assert!(clamped.earliest <= clamped.latest);
+    }
+
+    #[test]
+    fn payloads_keep_their_bytes_inline_or_not() {
+        let long: Vec<u8> = (0..=255).collect();
+        for (a, b) in [
+            (&long[..0], &long[..0]),
+            (&long[..3], &long[10..12]),
+            (&long[..64], &long[..0]),
+            (&long[..0], &long[..64]),
+            (&long[..40], &long[100..125]),
+            (&long[..], &long[..7]),
+        ] {
+            let p = Payload::new(a, b);
+            assert_eq!(p.as_slice(), [a, b].concat());
+            assert_eq!(
+                matches!(p, Payload::Inline { .. }),
+                a.len() + b.len() <= Payload::INLINE
+            );
+        }
     }
 
     #[test]

@@ -7,17 +7,36 @@
 //! cheaply, and nothing is boxed or allocated per packet once the buffer
 //! has grown to the number in flight.
 //!
+//! Each slot also keeps whether its packet is its flow's *head* (no
+//! older packet of its flow is stored; every datagram is a head), so that
+//! the runtime's per-step question ("what is deliverable, and when does
+//! that change?") is one pass without bookkeeping of flows, and a
+//! delivery checks FIFO order without a scan.
+//!
 //! # Invariants
 //!
-//! Ids are strictly increasing from front to back.
+//! - Ids are strictly increasing from front to back.
+//! - A slot's `head` is true exactly when no older slot holds a packet of
+//!   the same flow (always for a datagram). [`Packets::check`] verifies
+//!   it.
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
-use crate::{Packet, PacketId};
+use crate::{ConnId, Packet, PacketId, Window};
+
+#[derive(Debug)]
+struct Slot {
+    id: PacketId,
+    /// No older packet of the same flow is stored (always, for a
+    /// datagram).
+    head: bool,
+    packet: Packet,
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct Packets {
-    slots: VecDeque<(PacketId, Packet)>,
+    slots: VecDeque<Slot>,
     /// Bumped by every call that may change a packet or the set.
     generation: u64,
 }
@@ -27,24 +46,32 @@ impl Packets {
         // The newest and the oldest packets are the ones most often looked
         // up (just sent, about to be delivered).
         match self.slots.back() {
-            Some((last, _)) if *last == id => return Some(self.slots.len() - 1),
+            Some(s) if s.id == id => return Some(self.slots.len() - 1),
             _ => {}
         }
         match self.slots.front() {
-            Some((first, _)) if *first == id => return Some(0),
+            Some(s) if s.id == id => return Some(0),
             _ => {}
         }
-        self.slots.binary_search_by_key(&id, |(k, _)| *k).ok()
+        self.slots.binary_search_by_key(&id, |s| s.id).ok()
     }
 
     /// Stores a new packet; `id` must be newer than every stored one.
     pub(crate) fn insert(&mut self, id: PacketId, p: Packet) {
         assert!(
-            self.slots.back().is_none_or(|(last, _)| *last < id),
+            self.slots.back().is_none_or(|s| s.id < id),
             "packet {id} is not newer than every packet in the network"
         );
         self.generation += 1;
-        self.slots.push_back((id, p));
+        let head = match p.flow() {
+            None => true,
+            f => !self.slots.iter().any(|s| s.packet.flow() == f),
+        };
+        self.slots.push_back(Slot {
+            id,
+            head,
+            packet: p,
+        });
     }
 
     /// A number that changes whenever the packets may have changed.
@@ -53,18 +80,53 @@ impl Packets {
     }
 
     pub(crate) fn get(&self, id: PacketId) -> Option<&Packet> {
-        self.position(id).map(|i| &self.slots[i].1)
+        self.position(id).map(|i| &self.slots[i].packet)
     }
 
-    pub(crate) fn get_mut(&mut self, id: PacketId) -> Option<&mut Packet> {
+    /// Packet `id` and whether it is the oldest of its flow (or a
+    /// datagram).
+    pub(crate) fn get_with_head(&self, id: PacketId) -> Option<(&Packet, bool)> {
+        self.position(id).map(|i| {
+            let s = &self.slots[i];
+            (&s.packet, s.head)
+        })
+    }
+
+    /// Gives stored packet `id` window `w` (`None`: held).
+    ///
+    /// # Panics
+    ///
+    /// If the packet is not stored.
+    pub(crate) fn set_window(&mut self, id: PacketId, w: Option<Window>) {
         self.generation += 1;
-        self.position(id).map(|i| &mut self.slots[i].1)
+        let i = self
+            .position(id)
+            .unwrap_or_else(|| panic!("set_window({id}): not in the network"));
+        self.slots[i].packet.window = w;
     }
 
     pub(crate) fn remove(&mut self, id: PacketId) -> Option<Packet> {
         let i = self.position(id)?;
         self.generation += 1;
-        self.slots.remove(i).map(|(_, p)| p)
+        let s = &self.slots[i];
+        if let (true, Some(f)) = (s.head, s.packet.flow()) {
+            // The next packet of the flow, if any, becomes its head.
+            let flow = Some(f);
+            if let Some(next) = self
+                .slots
+                .range_mut(i + 1..)
+                .find(|s| s.packet.flow() == flow)
+            {
+                next.head = true;
+            }
+        }
+        // Mostly the oldest is delivered: no shifting then.
+        let s = if i == 0 {
+            self.slots.pop_front()
+        } else {
+            self.slots.remove(i)
+        };
+        s.map(|s| s.packet)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -73,22 +135,80 @@ impl Packets {
 
     /// Every packet, oldest first.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (PacketId, &Packet)> + '_ {
-        self.slots.iter().map(|(id, p)| (*id, p))
+        self.slots.iter().map(|s| (s.id, &s.packet))
     }
 
-    /// The packets older than `id` (whether or not `id` is stored), oldest
-    /// first.
-    pub(crate) fn before(
+    /// [`Net::schedule_into`](crate::Net::schedule_into): appends the
+    /// heads whose window is open at `now` to `out`, oldest first, and
+    /// returns the earliest opening of the other heads' windows and the
+    /// earliest close of all windows.
+    pub(crate) fn schedule_into(
         &self,
-        id: PacketId,
-    ) -> impl DoubleEndedIterator<Item = (PacketId, &Packet)> + '_ {
-        let end = self.slots.partition_point(|(k, _)| *k < id);
-        self.slots.range(..end).map(|(id, p)| (*id, p))
+        now: Duration,
+        out: &mut Vec<PacketId>,
+    ) -> (Option<Duration>, Option<Duration>) {
+        fn scan(
+            slots: &[Slot],
+            now: Duration,
+            out: &mut Vec<PacketId>,
+            next: &mut Option<Duration>,
+            latest: &mut Option<Duration>,
+        ) {
+            for s in slots {
+                let Some(w) = s.packet.window else { continue };
+                *latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
+                if !s.head {
+                    continue;
+                }
+                if w.earliest <= now {
+                    out.push(s.id);
+                } else {
+                    *next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
+                }
+            }
+        }
+        let (mut next, mut latest) = (None, None);
+        let (a, b) = self.slots.as_slices();
+        scan(a, now, out, &mut next, &mut latest);
+        scan(b, now, out, &mut next, &mut latest);
+        (next, latest)
+    }
+
+    /// The window of the newest packet of `flow` older than `id` that has
+    /// one (held packets have none).
+    pub(crate) fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<crate::Window> {
+        let flow = Some(flow);
+        let end = match self.slots.back() {
+            Some(s) if s.id >= id => self.slots.partition_point(|s| s.id < id),
+            // Most often `id` is new, newer than every stored packet.
+            _ => self.slots.len(),
+        };
+        self.slots
+            .range(..end)
+            .rev()
+            .filter(|s| s.packet.flow() == flow)
+            .find_map(|s| s.packet.window)
     }
 
     /// Every id, oldest first.
     pub(crate) fn ids(&self) -> Vec<PacketId> {
-        self.slots.iter().map(|(id, _)| *id).collect()
+        self.slots.iter().map(|s| s.id).collect()
+    }
+
+    /// Checks the store's invariants (see the module docs).
+    pub(crate) fn check(&self) {
+        assert!(
+            self.slots
+                .iter()
+                .zip(self.slots.iter().skip(1))
+                .all(|(a, b)| a.id < b.id),
+            "the packet store is not in send order"
+        );
+        for (i, s) in self.slots.iter().enumerate() {
+            let flow = s.packet.flow();
+            let head = flow.is_none() || !self.slots.range(..i).any(|o| o.packet.flow() == flow);
+            assert_eq!(s.head, head, "{}: stale head flag in the store", s.id);
+        }
     }
 }
 
@@ -100,7 +220,7 @@ mod tests {
     use bytes::Bytes;
 
     use super::*;
-    use crate::packet::Body;
+    use crate::packet::{Body, Segment};
     use crate::HostId;
 
     fn packet(n: u8) -> Packet {
@@ -130,16 +250,71 @@ mod tests {
         assert!(s.get(ids[3]).is_none());
         assert_eq!(s.get(ids[2]).unwrap().payload()[..], [2]);
         assert_eq!(s.ids(), vec![ids[1], ids[2], ids[4]]);
-        let older: Vec<PacketId> = s.before(ids[4]).map(|(id, _)| id).collect();
-        assert_eq!(older, vec![ids[1], ids[2]]);
-        assert_eq!(s.before(ids[3]).count(), 2);
-        assert_eq!(s.before(ids[0]).count(), 0);
+        s.check();
         assert_eq!(s.len(), 3);
         let g = s.generation();
         assert!(s.get(ids[2]).is_some());
         assert_eq!(s.generation(), g, "a lookup changes nothing");
-        s.get_mut(ids[2]);
+        s.set_window(ids[2], None);
         assert!(s.generation() > g);
+    }
+
+    fn segment(flow: u64, window: Option<u64>) -> Packet {
+        let mut p = packet(0);
+        p.body = Body::Segment {
+            from: ConnId::__from_u64(flow),
+            to: None,
+            seg: Segment::Fin,
+        };
+        p.window = window.map(|t| crate::Window {
+            earliest: Duration::from_millis(t),
+            latest: Duration::from_millis(t),
+        });
+        p
+    }
+
+    #[test]
+    fn heads_follow_insertions_and_removals() {
+        let mut s = Packets::default();
+        let id = PacketId::__from_u64;
+        // Flows 7 and 8 interleaved, a datagram between.
+        s.insert(id(1), segment(7, Some(1)));
+        s.insert(id(2), segment(8, Some(2)));
+        s.insert(id(3), segment(7, Some(3)));
+        s.insert(id(4), packet(0));
+        s.insert(id(5), segment(8, None));
+        s.insert(id(6), segment(7, Some(6)));
+        s.check();
+        let heads = |s: &Packets| -> Vec<u64> {
+            s.ids()
+                .into_iter()
+                .filter(|id| s.get_with_head(*id).unwrap().1)
+                .map(PacketId::as_u64)
+                .collect()
+        };
+        assert_eq!(heads(&s), vec![1, 2, 4]);
+        assert_eq!(s.get_with_head(id(3)).map(|(_, h)| h), Some(false));
+        // The newest windowed packet of the flow older than the id.
+        let w = |s: &Packets, f, i| s.predecessor_window(ConnId::__from_u64(f), id(i));
+        assert_eq!(w(&s, 7, 7), Some(segment(7, Some(6)).window.unwrap()));
+        assert_eq!(w(&s, 7, 6), Some(segment(7, Some(3)).window.unwrap()));
+        assert_eq!(w(&s, 8, 9), Some(segment(8, Some(2)).window.unwrap()));
+        assert_eq!(w(&s, 7, 1), None);
+        // Removing a head promotes its flow's next packet.
+        s.remove(id(1));
+        assert_eq!(heads(&s), vec![2, 3, 4]);
+        s.remove(id(3));
+        assert_eq!(heads(&s), vec![2, 4, 6]);
+        // Removing a packet that is not a head changes no head.
+        s.remove(id(5));
+        assert_eq!(heads(&s), vec![2, 4, 6]);
+        s.remove(id(2));
+        s.check();
+        // A new packet of a flow with none stored is a head.
+        s.insert(id(7), segment(8, Some(7)));
+        s.insert(id(8), segment(7, Some(8)));
+        assert_eq!(heads(&s), vec![4, 6, 7]);
+        s.check();
     }
 
     #[test]

@@ -64,10 +64,8 @@ use std::io;
 use std::net::{Ipv6Addr, Shutdown, SocketAddr};
 use std::time::Duration;
 
-use bytes::Bytes;
-
 use crate::addr::{effective_dst, Proto};
-use crate::packet::Segment;
+use crate::packet::{Payload, Segment};
 use crate::{error, ConnId, Endpoint, HostId, Net, Readiness};
 
 /// Copies the first `out.len()` bytes of `q` into `out`.
@@ -79,15 +77,13 @@ fn copy_front(q: &VecDeque<u8>, out: &mut [u8]) {
     out[from_a..].copy_from_slice(&b[..n - from_a]);
 }
 
-/// Removes the first `n` bytes of `q` as one buffer.
-fn take_front(q: &mut VecDeque<u8>, n: usize) -> Bytes {
+/// Removes the first `n` bytes of `q` as one payload.
+fn take_front(q: &mut VecDeque<u8>, n: usize) -> Payload {
     let (a, b) = q.as_slices();
     let from_a = n.min(a.len());
-    let mut v = Vec::with_capacity(n);
-    v.extend_from_slice(&a[..from_a]);
-    v.extend_from_slice(&b[..n - from_a]);
+    let data = Payload::new(&a[..from_a], &b[..n - from_a]);
     q.drain(..n);
-    Bytes::from(v)
+    data
 }
 
 /// Connection state of one endpoint, as far as its user can tell.
@@ -134,7 +130,12 @@ pub(crate) struct Conn {
 }
 
 impl Conn {
-    fn new(net: &Net, host: HostId, local: SocketAddr, remote: (HostId, SocketAddr)) -> Conn {
+    pub(crate) fn new(
+        net: &Net,
+        host: HostId,
+        local: SocketAddr,
+        remote: (HostId, SocketAddr),
+    ) -> Conn {
         Conn {
             host,
             local,
@@ -512,7 +513,7 @@ impl Net {
         let mss = self.config.mss;
         for chunk in data[..total].chunks(mss) {
             self.conn_mut(conn).in_flight += chunk.len();
-            let seg = Segment::Data(Bytes::copy_from_slice(chunk));
+            let seg = Segment::Data(Payload::new(chunk, &[]));
             self.send_segment(now, src, dst, conn, peer, seg);
         }
         total
@@ -601,7 +602,7 @@ impl Net {
                     // Discarded, but acknowledged: the window stays open.
                     self.pump(from, now);
                 } else {
-                    c.recv_buf.extend(&data[..]);
+                    c.recv_buf.extend(data.as_slice());
                     debug_assert!(
                         c.recv_buf.len() <= c.recv_capacity,
                         "the window was respected"
