@@ -314,6 +314,14 @@ pub trait Scheduler {
     fn observe(&mut self, observation: &Observation) {
         let _ = observation;
     }
+
+    /// Whether [`observe`](Scheduler::observe) should be called at all. The
+    /// runtime asks once, when the simulation starts; a scheduler that
+    /// ignores observations returns `false`, which saves the runtime
+    /// making several per step. The default is `true`.
+    fn observes(&self) -> bool {
+        true
+    }
 }
 
 impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
@@ -325,6 +333,9 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
     }
     fn observe(&mut self, observation: &Observation) {
         (**self).observe(observation)
+    }
+    fn observes(&self) -> bool {
+        (**self).observes()
     }
 }
 
@@ -413,6 +424,10 @@ impl Scheduler for RandomScheduler {
             }
         }
     }
+
+    fn observes(&self) -> bool {
+        false
+    }
 }
 
 /// Follows a recorded [`Trace`] step for step.
@@ -488,6 +503,9 @@ impl Scheduler for Replay {
                  recording"
             ),
         }
+    }
+    fn observes(&self) -> bool {
+        false
     }
 }
 

@@ -145,3 +145,57 @@ fn a_trace_that_ends_early_is_reported() {
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("the recorded run ended after"), "{msg}");
 }
+
+/// A scheduler that says whether it wants observations, and counts those
+/// it gets.
+struct Opting {
+    inner: sim_rt::scheduler::RandomScheduler,
+    wants: bool,
+    seen: Arc<Mutex<usize>>,
+}
+
+impl Scheduler for Opting {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        self.inner.pick(enabled)
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        self.inner.choose(kind, n)
+    }
+    fn observe(&mut self, _: &Observation) {
+        *self.seen.lock().unwrap() += 1;
+    }
+    fn observes(&self) -> bool {
+        self.wants
+    }
+}
+
+/// A scheduler that declines observations gets none, and the run is the
+/// same as with one that takes them (observing changes nothing).
+#[test]
+fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
+    let run = |wants: bool| {
+        let seen = Arc::new(Mutex::new(0));
+        let s = seen.clone();
+        let rt = Builder::new_current_thread()
+            .seed(3)
+            .scheduler(move |seed| Opting {
+                inner: sim_rt::scheduler::RandomScheduler::new(seed),
+                wants,
+                seen: s.clone(),
+            })
+            .build()
+            .unwrap();
+        let out = rt.block_on(program(false));
+        let seen = *seen.lock().unwrap();
+        (out, rt.trace(), seen)
+    };
+    let (out_on, trace_on, seen_on) = run(true);
+    let (out_off, trace_off, seen_off) = run(false);
+    assert!(
+        seen_on > 0,
+        "observations reach a scheduler that wants them"
+    );
+    assert_eq!(seen_off, 0, "none reach one that declines them");
+    assert_eq!(out_on, out_off);
+    assert_eq!(trace_on, trace_off);
+}

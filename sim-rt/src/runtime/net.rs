@@ -198,21 +198,30 @@ impl World {
     fn on_sent(&self, packet: PacketId) {
         let info = {
             let st = self.net.borrow();
-            st.net
-                .packet(packet)
-                .map(|p| (sim_host(p.src_host()), sim_host(p.dst_host())))
-                .map(|(from, to)| (from, to, st.net.faults(packet)))
+            let Some(p) = st.net.packet(packet) else {
+                return; // discarded at once; a Discarded event follows
+            };
+            // Stream segments have no faults: with no one to observe
+            // them, there is nothing to do.
+            if p.kind().is_stream() && !self.observing() {
+                return;
+            }
+            (
+                sim_host(p.src_host()),
+                sim_host(p.dst_host()),
+                st.net.faults(packet),
+            )
         };
-        let Some((from, to, faults)) = info else {
-            return; // discarded at once; a Discarded event follows
-        };
-        let by = self.current().map(|c| c.id);
-        self.observe(Observation::Sent {
-            packet,
-            by,
-            from,
-            to,
-        });
+        let (from, to, faults) = info;
+        if self.observing() {
+            let by = self.current().map(|c| c.id);
+            self.observe(Observation::Sent {
+                packet,
+                by,
+                from,
+                to,
+            });
+        }
         if faults.is_none() {
             return;
         }

@@ -160,6 +160,8 @@ pub(crate) struct World {
     pub(crate) id: u64,
     pub(crate) core: RefCell<Core>,
     scheduler: RefCell<Box<dyn Scheduler>>,
+    /// `scheduler.observes()`, asked once: whether to make observations.
+    observing: bool,
     wakes: Arc<WakeQueue>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
@@ -226,6 +228,7 @@ impl World {
                 host_ops: Vec::new(),
                 injector,
             }),
+            observing: scheduler.observes(),
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
             net: RefCell::new(net),
@@ -290,8 +293,16 @@ impl World {
 
     // ----- choices and observations ---------------------------------------
 
+    /// Whether observations reach the scheduler ([`Scheduler::observes`]):
+    /// callers that must work to build one check first.
+    pub(crate) fn observing(&self) -> bool {
+        self.observing
+    }
+
     pub(crate) fn observe(&self, observation: Observation) {
-        self.scheduler.borrow_mut().observe(&observation);
+        if self.observing {
+            self.scheduler.borrow_mut().observe(&observation);
+        }
     }
 
     /// A data choice among `n` options, recorded in the trace.
@@ -688,10 +699,12 @@ impl World {
             if live {
                 core.enabled.push(Event::Poll(w.id));
                 core.enabled_keys.push(w.key);
-                sched.observe(&Observation::Woken {
-                    task: w.id,
-                    by: w.by,
-                });
+                if self.observing {
+                    sched.observe(&Observation::Woken {
+                        task: w.id,
+                        by: w.by,
+                    });
+                }
             }
         }
     }
