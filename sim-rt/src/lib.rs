@@ -13,13 +13,16 @@
 //! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
 //! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
 //! The runtime-independent parts of tokio (`io`, `sync`, `join!`,
-//! `try_join!`, `pin!`) are re-exported unchanged.
+//! `try_join!`, `pin!`) are re-exported unchanged, except `sync::watch`,
+//! which sim-rt replaces with a deterministic one of the same API.
 //!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
 //!   API, simulated.
-//! - [`io`], [`sync`]: tokio's own, re-exported.
+//! - [`io`], [`sync`]: tokio's own, re-exported; [`sync::watch`] is
+//!   sim-rt's own (tokio's wakes its waiters in an order drawn from an
+//!   unseeded thread-local generator).
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
 //!   the opt-outs of interception: [`sim::allow_threads`],
 //!   [`sim::without_interception`]).
@@ -54,6 +57,7 @@ pub mod runtime;
 pub mod scheduler;
 pub mod signal;
 pub mod sim;
+pub mod sync;
 pub mod task;
 pub mod time;
 
@@ -64,6 +68,4 @@ pub use crate::task::spawn;
 
 /// tokio's own [`tokio::io`], re-exported unchanged.
 pub use tokio::io;
-/// tokio's own [`tokio::sync`], re-exported unchanged.
-pub use tokio::sync;
 pub use tokio::{join, pin, try_join};

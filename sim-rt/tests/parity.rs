@@ -10,6 +10,7 @@ mod real {
     include!("parity/code.rs");
     include!("parity/net.rs");
     include!("parity/fs.rs");
+    include!("parity/watch.rs");
 }
 
 mod sim {
@@ -17,4 +18,5 @@ mod sim {
     include!("parity/code.rs");
     include!("parity/net.rs");
     include!("parity/fs.rs");
+    include!("parity/watch.rs");
 }
