@@ -170,9 +170,7 @@ pub struct Server {
     me: String,
     state: Arc<Mutex<ServerState>>,
     /// Notified on every change of `state`, to wake the tasks waiting on
-    /// it. (Not a `watch` channel: with tokio's `rt` feature, its wake
-    /// order depends on a thread-local generator, which a simulation cannot
-    /// replay.)
+    /// it.
     changed: Arc<Notify>,
 }
 

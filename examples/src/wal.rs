@@ -174,10 +174,7 @@ struct Log {
     appended: Notify,
     /// The last LSN known durable, and whether the syncer failed.
     durable: Mutex<Durable>,
-    /// Wakes the writers waiting for durability: `durable` changed. (A
-    /// `Notify` wakes its waiters in the order they came; tokio's `watch`,
-    /// with tokio's `rt` feature on, shuffles them with its own random
-    /// generator, which no simulator can seed.)
+    /// Wakes the writers waiting for durability: `durable` changed.
     durable_changed: Notify,
 }
 
