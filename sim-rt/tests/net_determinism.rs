@@ -42,6 +42,7 @@ use sim_rt::runtime::{Builder, Step, Trace};
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Replay, Scheduler};
 use sim_rt::sim::{self, FaultInjector, LinkConfig};
 use sim_rt::sync::mpsc;
+use sim_rt::time::error::Elapsed;
 use sim_rt::time::{sleep, timeout, Instant};
 
 // ----- the program -----------------------------------------------------------
@@ -73,6 +74,35 @@ fn note(log: &Log, who: &str, what: impl Display) {
 }
 
 /// The lossy, duplicating, reordering link between any two of the hosts.
+/// Logs the outcome of one attempt at request `id`; whether it was
+/// answered.
+fn note_reply(
+    log: &Log,
+    who: &str,
+    id: u32,
+    attempt: u32,
+    reply: Result<io::Result<u32>, Elapsed>,
+) -> bool {
+    match reply {
+        Ok(Ok(r)) => {
+            note(
+                log,
+                who,
+                format_args!("request {id} -> {r} (attempt {attempt})"),
+            );
+            true
+        }
+        Ok(Err(e)) => {
+            note(log, who, format_args!("request {id}: {:?}", e.kind()));
+            false
+        }
+        Err(_) => {
+            note(log, who, format_args!("request {id}: timed out"));
+            false
+        }
+    }
+}
+
 fn lossy() -> LinkConfig {
     LinkConfig::default()
         .with_loss(0.2)
@@ -163,18 +193,9 @@ async fn tcp_client(log: Log, boot: u32, done: mpsc::UnboundedSender<&'static st
                 stream.read_u32().await
             })
             .await;
-            match reply {
-                Ok(Ok(r)) => {
-                    note(
-                        &log,
-                        who,
-                        format_args!("request {id} -> {r} (attempt {attempt})"),
-                    );
-                    answered = true;
-                    break;
-                }
-                Ok(Err(e)) => note(&log, who, format_args!("request {id}: {:?}", e.kind())),
-                Err(_) => note(&log, who, format_args!("request {id}: timed out")),
+            if note_reply(&log, who, id, attempt, reply) {
+                answered = true;
+                break;
             }
             // A broken or slow connection is abandoned: the next attempt
             // reconnects.
@@ -219,18 +240,9 @@ async fn udp_client(log: Log, boot: u32, done: mpsc::UnboundedSender<&'static st
                 }
             })
             .await;
-            match reply {
-                Ok(Ok(r)) => {
-                    note(
-                        &log,
-                        who,
-                        format_args!("request {id} -> {r} (attempt {attempt})"),
-                    );
-                    answered = true;
-                    break;
-                }
-                Ok(Err(e)) => note(&log, who, format_args!("request {id}: {:?}", e.kind())),
-                Err(_) => note(&log, who, format_args!("request {id}: timed out")),
+            if note_reply(&log, who, id, attempt, reply) {
+                answered = true;
+                break;
             }
         }
         if !answered {
