@@ -3,34 +3,20 @@
 //! asserts what each side observed (data, EOF, errors) against what a Linux
 //! kernel reports in the same situation.
 
+mod net_support;
+
 use std::io::ErrorKind;
 use std::time::Duration;
 
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
-use sim_rt::net::{TcpListener, TcpStream};
+use sim_rt::net::TcpStream;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, LinkConfig};
 use sim_rt::time::{sleep, timeout};
 
-/// Echoes every connection until EOF, then closes it.
+/// Echoes every connection on port 7 until EOF, then closes it.
 async fn echo_server() -> std::io::Result<()> {
-    let listener = TcpListener::bind("0.0.0.0:7").await?;
-    loop {
-        let (mut socket, _) = listener.accept().await?;
-        sim_rt::spawn(async move {
-            let mut buf = [0u8; 1024];
-            loop {
-                match socket.read(&mut buf).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => {
-                        if socket.write_all(&buf[..n]).await.is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-    }
+    net_support::echo(7).await
 }
 
 /// Starts the three hosts; clients run `client` with their own name.

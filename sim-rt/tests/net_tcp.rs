@@ -8,6 +8,8 @@
 //! loopback it takes no time. Ephemeral TCP ports of a host count up from
 //! 49152, shared by port-0 listeners and outgoing connections.
 
+mod net_support;
+
 use std::future::{poll_fn, Future};
 use std::io::{self, ErrorKind, IoSlice, IoSliceMut};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -51,27 +53,7 @@ fn ms(n: u64) -> Duration {
 /// "server" (10.0.0.2): listens on `port` and echoes each connection until
 /// end of stream, then closes it.
 fn start_echo_server(port: u16) {
-    sim::host("server").start(move || async move {
-        let listener = TcpListener::bind(("0.0.0.0", port)).await?;
-        loop {
-            let (mut socket, _) = listener.accept().await?;
-            sim_rt::spawn(async move {
-                let mut buf = [0u8; 1024];
-                loop {
-                    match socket.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => {
-                            if socket.write_all(&buf[..n]).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-            });
-        }
-        #[allow(unreachable_code)]
-        Ok::<(), io::Error>(())
-    });
+    sim::host("server").start(move || net_support::echo(port));
 }
 
 /// "server" (10.0.0.2): accepts one connection on port 80 and sends it,
