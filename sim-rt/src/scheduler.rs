@@ -13,7 +13,7 @@
 //! The default scheduler, [`RandomScheduler`], picks uniformly with its own
 //! seeded xoshiro generator. An explorer (the `explorer` crate) implements
 //! this trait to search executions systematically. [`Replay`] follows a
-//! recorded [`Trace`](crate::runtime::Trace) exactly.
+//! recorded [`Trace`] exactly.
 //!
 //! # Determinism
 //!

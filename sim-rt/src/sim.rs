@@ -661,7 +661,7 @@ pub fn link(from: impl ToHost, to: impl ToHost) -> LinkConfig {
 /// [`Builder::fault_injector`](crate::runtime::Builder::fault_injector)).
 ///
 /// Before every step, the runtime asks one
-/// [`ChoiceKind::Fault`](crate::scheduler::ChoiceKind::Fault) data choice:
+/// [`ChoiceKind::Fault`] data choice:
 /// nothing (the default), reset a host, partition two hosts both ways, or
 /// heal a partition it made. Only hosts created with [`host`] are touched
 /// (never the main host), resets only hosts with an entry point. The

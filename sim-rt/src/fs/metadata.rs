@@ -43,7 +43,7 @@ impl FileType {
 }
 
 /// Simulated [`std::fs::Metadata`], as returned by
-/// [`metadata`](super::metadata), [`File::metadata`](super::File::metadata)
+/// [`metadata`](super::metadata()), [`File::metadata`](super::File::metadata)
 /// and [`DirEntry::metadata`](super::DirEntry::metadata).
 ///
 /// # Differences from tokio

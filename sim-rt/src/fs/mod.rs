@@ -5,7 +5,7 @@
 //! an empty directory tree at first, modelled by the `sim_fs` crate. A task
 //! reads and writes the disk of its host; a host sees only its own disk. The
 //! API is tokio's: the free functions ([`read`], [`write()`], [`rename`],
-//! [`create_dir_all`], [`read_dir`], ...), [`File`] (which implements
+//! [`create_dir_all`], [`read_dir`](read_dir()), ...), [`File`] (which implements
 //! tokio's `AsyncRead`, `AsyncWrite` and `AsyncSeek`) and [`OpenOptions`],
 //! with tokio's error kinds (in fact the raw OS errors Linux returns).
 //!

@@ -26,7 +26,7 @@
 //! # Determinism
 //!
 //! The entropy stream is a xoshiro256++ generator owned by the simulation
-//! (seeded with [`derive_seed`](crate::scheduler::derive_seed)`(seed,
+//! (seeded with [`derive_seed`]`(seed,
 //! ENTROPY_STREAM)`): it is fresh for every runtime built, so the two runs
 //! of `SIM_CHECK_DETERMINISM` draw the same bytes, and it is separate from
 //! the scheduler's stream, so intercepted reads do not change the schedule.

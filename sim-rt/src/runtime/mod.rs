@@ -60,7 +60,8 @@ pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// What to do when a spawned task panics: simulated
-/// [`tokio::runtime::UnhandledPanic`].
+/// [`tokio::runtime::UnhandledPanic`](https://docs.rs/tokio/1/tokio/runtime/enum.UnhandledPanic.html)
+/// (unstable in tokio).
 ///
 /// # Differences from tokio
 ///

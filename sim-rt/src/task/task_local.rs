@@ -33,7 +33,7 @@ use std::{fmt, mem, thread};
 use pin_project_lite::pin_project;
 
 /// Simulated [`tokio::task_local!`]: declares task-local keys of type
-/// [`LocalKey`](crate::task::LocalKey).
+/// [`LocalKey`].
 ///
 /// Wraps any number of `static` declarations, keeping their visibility and
 /// attributes.

@@ -4,7 +4,7 @@ use std::error;
 use std::fmt;
 use std::io;
 
-/// Simulated [`tokio::time::error::Elapsed`]: a [`timeout`](super::timeout)
+/// Simulated [`tokio::time::error::Elapsed`]: a [`timeout`](super::timeout())
 /// ran out.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Elapsed(());

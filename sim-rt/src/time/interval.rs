@@ -194,7 +194,7 @@ impl MissedTickBehavior {
 /// Simulated [`tokio::time::Interval`]: the ticks of [`interval`] and
 /// [`interval_at`].
 ///
-/// Unlike calling [`sleep`](super::sleep) in a loop, an interval counts the
+/// Unlike calling [`sleep`](super::sleep()) in a loop, an interval counts the
 /// time spent between calls to [`tick`](Interval::tick).
 ///
 /// # Differences from tokio

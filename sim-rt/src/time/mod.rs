@@ -27,7 +27,8 @@ pub use std::time::Duration;
 
 use crate::runtime::context;
 
-/// Simulated [`tokio::time::pause`]: freezes the clock.
+/// Simulated
+/// [`tokio::time::pause`](https://docs.rs/tokio/1/tokio/time/fn.pause.html): freezes the clock.
 ///
 /// # Panics
 ///
@@ -47,7 +48,8 @@ pub fn pause() {
     })
 }
 
-/// Simulated [`tokio::time::resume`]: unfreezes the clock.
+/// Simulated
+/// [`tokio::time::resume`](https://docs.rs/tokio/1/tokio/time/fn.resume.html): unfreezes the clock.
 ///
 /// # Panics
 ///
@@ -65,10 +67,11 @@ pub fn resume() {
     })
 }
 
-/// Simulated [`tokio::time::advance`]: moves the clock forward by
-/// `duration` at once. Every timer due by then fires "at the same time" and
-/// the woken tasks run in the order the scheduler picks. Then yields once, so
-/// they get a chance to run.
+/// Simulated
+/// [`tokio::time::advance`](https://docs.rs/tokio/1/tokio/time/fn.advance.html):
+/// moves the clock forward by `duration` at once. Every timer due by then
+/// fires "at the same time" and the woken tasks run in the order the
+/// scheduler picks. Then yields once, so they get a chance to run.
 ///
 /// # Panics
 ///

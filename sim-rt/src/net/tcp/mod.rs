@@ -2,7 +2,7 @@
 //! splits into.
 //!
 //! - `listener.rs`: [`TcpListener`](crate::net::TcpListener) (bind, accept).
-//! - `stream.rs`: [`TcpStream`](crate::net::TcpStream) (connect, read, write, peek, readiness,
+//! - `stream.rs`: [`TcpStream`] (connect, read, write, peek, readiness,
 //!   socket options, close on drop).
 //! - `split.rs`: [`ReadHalf`] and [`WriteHalf`], borrowed from a stream.
 //! - `split_owned.rs`: [`OwnedReadHalf`] and [`OwnedWriteHalf`], sharing a
