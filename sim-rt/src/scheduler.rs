@@ -219,8 +219,9 @@ pub enum Observation {
         /// The receiving host.
         to: HostId,
     },
-    /// A packet was delivered to its host's kernel. The wakes it causes
-    /// follow as [`Observation::Woken`] with `by: None`.
+    /// A packet was delivered to its host's kernel. What it causes comes
+    /// after: the kernel's replies as [`Observation::Sent`] with
+    /// `by: None`, and the wakes as [`Observation::Woken`] with `by: None`.
     Delivered {
         /// The packet.
         packet: PacketId,

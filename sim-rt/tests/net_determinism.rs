@@ -18,7 +18,8 @@
 //!   observations;
 //! - a replay of a changed program stops with "replay diverged at step";
 //! - a scheduler decides a datagram's loss, however unlikely the link makes
-//!   it.
+//!   it;
+//! - a delivery is observed before the kernel replies it causes.
 //!
 //! # Determinism
 //!
@@ -511,6 +512,73 @@ fn a_recorded_trace_replays_log_trace_and_observations() {
             "lost {lost}, duplicated {duplicated}, stopped {stopped}"
         );
     }
+}
+
+// ----- the order of observations ---------------------------------------------
+
+/// What a scheduler is told, in order: the events it picked and the
+/// observations it was given.
+#[derive(Debug, Clone, Copy)]
+enum Told {
+    Picked(Event),
+    Saw(Observation),
+}
+
+/// Forwards to a [`RandomScheduler`] and records what it is told.
+struct Recording {
+    inner: RandomScheduler,
+    told: Rc<RefCell<Vec<Told>>>,
+}
+
+impl Scheduler for Recording {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        let i = self.inner.pick(enabled);
+        self.told.borrow_mut().push(Told::Picked(enabled[i]));
+        i
+    }
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        self.inner.choose(kind, n)
+    }
+    fn observe(&mut self, o: &Observation) {
+        self.told.borrow_mut().push(Told::Saw(*o));
+    }
+}
+
+/// A delivery's `Delivered` comes before what it caused: the receiving
+/// kernel's replies (`Sent` with no task), which an observer attributes to
+/// the delivery it last saw.
+#[test]
+fn a_delivery_is_observed_before_what_it_causes() {
+    let mut replies = 0;
+    for seed in 0..10 {
+        let told = Rc::new(RefCell::new(Vec::new()));
+        let t = told.clone();
+        let mut builder = seeded(seed);
+        builder.scheduler(move |seed| Recording {
+            inner: RandomScheduler::new(seed),
+            told: t.clone(),
+        });
+        run(&mut builder, false);
+        let told = told.take();
+        for (i, step) in told.iter().enumerate() {
+            let Told::Picked(Event::Deliver(packet)) = *step else {
+                continue;
+            };
+            let mut after = told[i + 1..].iter().map_while(|t| match t {
+                Told::Saw(o) => Some(*o),
+                Told::Picked(_) => None,
+            });
+            match after.next() {
+                Some(Observation::Delivered { packet: p, .. }) if p == packet => {}
+                other => panic!("seed {seed}: delivering {packet:?}, first observed {other:?}"),
+            }
+            replies += after
+                .filter(|o| matches!(o, Observation::Sent { by: None, .. }))
+                .count();
+        }
+    }
+    // The check above covered deliveries that made a kernel reply.
+    assert!(replies > 0, "no delivery caused a kernel reply");
 }
 
 /// The text of a panic payload.

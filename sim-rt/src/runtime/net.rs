@@ -15,7 +15,8 @@
 //!   choices (option 0, the default, delivers it once);
 //! - `Discarded(packet)` is observed as lost.
 //!
-//! A `Deliver` step runs the same way, through `World::deliver`.
+//! A `Deliver` step runs the same way, through `World::deliver`, except
+//! that the delivery is observed before the events it caused are drained.
 //!
 //! # Invariants
 //!
@@ -142,10 +143,15 @@ impl World {
         drop(removed); // wakers dropped outside the borrow
     }
 
-    /// Delivers a packet the scheduler picked.
+    /// Delivers a packet the scheduler picked. `Delivered` is observed
+    /// before what the delivery caused (the receiving kernel's replies,
+    /// their data choices, packets it discarded), so observers see causes
+    /// before effects.
     pub(crate) fn deliver(&self, packet: PacketId) {
-        let to = self.net_op(|net, now| sim_host(net.deliver(packet, now)));
+        let now = self.core.borrow().now;
+        let to = sim_host(self.net.borrow_mut().net.deliver(packet, now));
         self.observe(Observation::Delivered { packet, to });
+        self.net_events();
     }
 
     /// Drains the model's events until it has none: wakes, observations,
