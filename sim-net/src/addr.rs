@@ -19,7 +19,7 @@
 //!   host and protocol, counting up and wrapping.
 
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use crate::{error, HostId, Net};
 
@@ -136,6 +136,37 @@ impl Net {
             "every ephemeral port of host {:?} is in use",
             self.host(host).name
         )))
+    }
+
+    /// The port a bind of `addr` on `host` gets: a free ephemeral port
+    /// for port 0, else `addr`'s own unless another socket of `proto`
+    /// holds it on an overlapping address. For TCP that is another
+    /// listener: tokio's `TcpListener::bind` sets `SO_REUSEADDR`, with
+    /// which Linux lets a listener share a port with connections.
+    ///
+    /// # Errors
+    ///
+    /// `AddrInUse`, or `AddrNotAvailable` when no ephemeral port is free.
+    pub(crate) fn bind_port(
+        &mut self,
+        host: HostId,
+        proto: Proto,
+        addr: SocketAddr,
+    ) -> io::Result<u16> {
+        if addr.port() == 0 {
+            return self.ephemeral_port(host, proto);
+        }
+        let clash = |h: HostId, local: SocketAddr| {
+            h == host && local.port() == addr.port() && overlaps(local.ip(), addr.ip())
+        };
+        let taken = match proto {
+            Proto::Tcp => self.listeners.values().any(|l| clash(l.host, l.local)),
+            Proto::Udp => self.sockets.values().any(|s| clash(s.host, s.local)),
+        };
+        if taken {
+            return Err(error::addr_in_use(addr));
+        }
+        Ok(addr.port())
     }
 
     /// Whether any socket of `host` holds `port` for `proto`.

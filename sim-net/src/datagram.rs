@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::addr::{covers, effective_dst, overlaps, Proto};
+use crate::addr::{covers, effective_dst, Proto};
 use crate::{error, Discard, Endpoint, Event, HostId, Net, PacketId, Readiness, SocketId};
 
 /// The largest UDP payload over IPv4 (65535 - 8 - 20).
@@ -51,17 +51,7 @@ impl Net {
     pub fn udp_bind(&mut self, host: HostId, addr: SocketAddr) -> io::Result<SocketId> {
         self.running(host);
         self.check_local_ip(host, addr.ip())?;
-        let port = if addr.port() == 0 {
-            self.ephemeral_port(host, Proto::Udp)?
-        } else {
-            let taken = self.sockets.values().any(|s| {
-                s.host == host && s.local.port() == addr.port() && overlaps(s.local.ip(), addr.ip())
-            });
-            if taken {
-                return Err(error::addr_in_use(addr));
-            }
-            addr.port()
-        };
+        let port = self.bind_port(host, Proto::Udp, addr)?;
         let id = self.ids.socket();
         self.sockets.insert(
             id,

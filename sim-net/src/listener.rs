@@ -15,7 +15,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::addr::{covers, overlaps, Proto};
+use crate::addr::{covers, Proto};
 use crate::{error, ConnId, HostId, ListenerId, Net};
 
 /// A listening socket.
@@ -40,17 +40,7 @@ impl Net {
     pub fn tcp_listen(&mut self, host: HostId, addr: SocketAddr) -> io::Result<ListenerId> {
         self.running(host);
         self.check_local_ip(host, addr.ip())?;
-        let port = if addr.port() == 0 {
-            self.ephemeral_port(host, Proto::Tcp)?
-        } else {
-            let taken = self.listeners.values().any(|l| {
-                l.host == host && l.local.port() == addr.port() && overlaps(l.local.ip(), addr.ip())
-            });
-            if taken {
-                return Err(error::addr_in_use(addr));
-            }
-            addr.port()
-        };
+        let port = self.bind_port(host, Proto::Tcp, addr)?;
         let id = self.ids.listener();
         self.listeners.insert(
             id,

@@ -86,6 +86,18 @@ fn take_front(q: &mut VecDeque<u8>, n: usize) -> Payload {
     data
 }
 
+/// What reading an endpoint finds; see [`Conn::read_outcome`].
+enum ReadOutcome {
+    /// Buffered bytes.
+    Bytes,
+    /// End of stream.
+    Eof,
+    /// A pending error (reset, refused).
+    Error(io::ErrorKind),
+    /// Nothing yet: the read would block.
+    Empty,
+}
+
 /// Connection state of one endpoint, as far as its user can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ConnState {
@@ -156,6 +168,25 @@ impl Conn {
             error: None,
             app_closed: false,
             peer_crashed: false,
+        }
+    }
+
+    /// What a read (or peek) of a non-empty buffer finds, in Linux's
+    /// order: buffered bytes first; after the peer's FIN, end of stream
+    /// even if an RST followed (its error is left for the next write);
+    /// then a pending error; then end of stream once reading is shut down
+    /// or the connection closed; else nothing yet.
+    fn read_outcome(&self) -> ReadOutcome {
+        if !self.recv_buf.is_empty() {
+            ReadOutcome::Bytes
+        } else if self.fin_received {
+            ReadOutcome::Eof
+        } else if let Some(e) = self.error {
+            ReadOutcome::Error(e)
+        } else if self.read_shutdown || self.state == ConnState::Closed {
+            ReadOutcome::Eof
+        } else {
+            ReadOutcome::Empty
         }
     }
 
@@ -309,27 +340,23 @@ impl Net {
         if buf.is_empty() {
             return Ok(0);
         }
-        if !c.recv_buf.is_empty() {
-            let n = buf.len().min(c.recv_buf.len());
-            copy_front(&c.recv_buf, &mut buf[..n]);
-            c.recv_buf.drain(..n);
-            if let Some(peer) = c.peer {
-                self.pump(peer, now);
+        match c.read_outcome() {
+            ReadOutcome::Bytes => {
+                let n = buf.len().min(c.recv_buf.len());
+                copy_front(&c.recv_buf, &mut buf[..n]);
+                c.recv_buf.drain(..n);
+                if let Some(peer) = c.peer {
+                    self.pump(peer, now);
+                }
+                Ok(n)
             }
-            return Ok(n);
+            ReadOutcome::Eof => Ok(0),
+            ReadOutcome::Error(e) => {
+                c.error = None; // reported once
+                Err(error::kind(e))
+            }
+            ReadOutcome::Empty => Err(error::would_block()),
         }
-        // Linux: after the peer's FIN, reads return 0 even if an RST
-        // followed (its error is left for the next write).
-        if c.fin_received {
-            return Ok(0);
-        }
-        if let Some(e) = c.error.take() {
-            return Err(error::kind(e));
-        }
-        if c.read_shutdown || c.state == ConnState::Closed {
-            return Ok(0);
-        }
-        Err(error::would_block())
     }
 
     /// Copies buffered bytes without consuming them, like `TcpStream::peek`.
@@ -339,23 +366,16 @@ impl Net {
         if buf.is_empty() {
             return Ok(0);
         }
-        if !c.recv_buf.is_empty() {
-            let n = buf.len().min(c.recv_buf.len());
-            for (dst, b) in buf.iter_mut().zip(c.recv_buf.iter()) {
-                *dst = *b;
+        match c.read_outcome() {
+            ReadOutcome::Bytes => {
+                let n = buf.len().min(c.recv_buf.len());
+                copy_front(&c.recv_buf, &mut buf[..n]);
+                Ok(n)
             }
-            return Ok(n);
+            ReadOutcome::Eof => Ok(0),
+            ReadOutcome::Error(e) => Err(error::kind(e)),
+            ReadOutcome::Empty => Err(error::would_block()),
         }
-        if c.fin_received {
-            return Ok(0);
-        }
-        if let Some(e) = c.error {
-            return Err(error::kind(e));
-        }
-        if c.read_shutdown || c.state == ConnState::Closed {
-            return Ok(0);
-        }
-        Err(error::would_block())
     }
 
     /// Shuts down one or both directions at `now` (`Write` sends FIN after
