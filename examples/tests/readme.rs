@@ -1,0 +1,188 @@
+//! The README's Rust snippets, compiled (and run where that is cheap), so
+//! they cannot drift from the API.
+//!
+//! Each snippet is copied here verbatim, wrapped in whatever makes it an
+//! item or a function body, next to the stand-ins it names (`handle`,
+//! `my_net_config`, `run_bank_and_check_total`). The first test checks
+//! that every ```` ```rust ```` block of the README still appears here,
+//! line for line (ignoring indentation, blank lines and `rustfmt::skip`
+//! attributes), so editing a snippet in one place and not the other fails.
+
+// ----- README: swap tokio for sim-rt -----------------------------------------
+#[cfg(sim)]
+extern crate sim_rt as tokio;
+
+const README: &str = include_str!("../../README.md");
+const HERE: &str = include_str!("readme.rs");
+
+/// The lines of `text`, trimmed, without blank ones and without the
+/// `#[rustfmt::skip]` that keeps the copies here as the README has them.
+fn lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "#[rustfmt::skip]")
+        .collect()
+}
+
+/// The README's ```` ```rust ```` blocks.
+fn rust_blocks(readme: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in readme.lines() {
+        match (&mut current, line.trim_start()) {
+            (None, "```rust") => current = Some(String::new()),
+            (Some(_), "```") => blocks.extend(current.take()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn every_rust_snippet_of_the_readme_is_compiled_here() {
+    let blocks = rust_blocks(README);
+    assert!(blocks.len() >= 6, "found {} rust blocks", blocks.len());
+    let here = lines(HERE);
+    for block in &blocks {
+        let want = lines(block);
+        assert!(
+            here.windows(want.len()).any(|w| w == want.as_slice()),
+            "this README snippet is not in examples/tests/readme.rs (copy it \
+             there, wrapped so it compiles):\n{block}"
+        );
+    }
+}
+
+// ----- README: a test in the simulator ---------------------------------------
+
+use std::time::Duration;
+
+#[sim_rt::test]
+#[rustfmt::skip]
+async fn hour_long_timeout_in_no_time() {
+    let start = sim_rt::time::Instant::now();
+    let never = std::future::pending::<()>();
+    assert!(sim_rt::time::timeout(Duration::from_secs(3600), never).await.is_err());
+    assert_eq!(start.elapsed(), Duration::from_secs(3600));
+}
+
+// ----- README: hosts, faults, signals and data choices -----------------------
+
+/// Stand-in: echoes until the peer goes away.
+async fn handle(mut socket: sim_rt::net::TcpStream) {
+    let (mut r, mut w) = socket.split();
+    let _ = sim_rt::io::copy(&mut r, &mut w).await;
+}
+
+#[sim_rt::test]
+#[rustfmt::skip]
+async fn hosts_faults_signals_and_choices() -> std::io::Result<()> {
+    use sim_rt::net::{TcpListener, TcpStream};
+    use sim_rt::sim::{self, LinkConfig};
+
+    async fn serve() -> std::io::Result<()> {
+        let listener = TcpListener::bind("0.0.0.0:80").await?;
+        loop {
+            let (socket, _) = listener.accept().await?;
+            sim_rt::spawn(handle(socket));
+        }
+    }
+
+    sim::host("server").ip([10, 0, 0, 9]).start(serve); // restartable entry point
+    let stream = TcpStream::connect("server:80").await?;  // names resolve
+    sim::set_link("main", "server", LinkConfig::default().with_loss(0.1));
+    sim::partition("main", "server");                     // and heal, partition_oneway, partition_groups
+    sim::reset("server");        // crash + reboot: peers see ConnectionReset, the entry point runs again
+    sim::stop("server");         // power off (silent); sim::restart brings it back
+    sim::pause("server");        // a stalled process; sim::resume
+    sim::send_ctrl_c("server");
+    let branch = sim_rt::choose(3);                       // nondeterminism the scheduler resolves
+
+    assert_eq!(stream.peer_addr()?, "10.0.0.9:80".parse().unwrap());
+    assert!(branch < 3);
+    Ok(())
+}
+
+// ----- README: the simulated disk --------------------------------------------
+
+#[test]
+#[rustfmt::skip]
+fn disk_settings() -> std::io::Result<()> {
+    use sim_rt::sim::{CrashModel, EntryDurability, FsConfig, KeepUnsynced, TornWrites};
+
+    let mut disk = FsConfig {
+        crash: CrashModel { keep: KeepUnsynced::Subset, torn_writes: TornWrites::PrefixOrGarbage },
+        entries: EntryDurability::FileSyncToo, // ext4-like: fsync commits the file's entries too
+        ..FsConfig::default()
+    };
+    disk.faults.eio_sync = 0.001;
+    disk.latency.sync = std::time::Duration::from_micros(200);
+    let rt = sim_rt::runtime::Builder::new_current_thread().disk(disk.clone()).build()?; // every host
+    // or one host: sim_rt::sim::host("db").disk(disk).start(...)
+
+    rt.block_on(async move {
+        sim_rt::sim::host("db").disk(disk).start(|| async {
+            sim_rt::fs::write("/data", b"x").await.unwrap();
+        });
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
+    });
+    Ok(())
+}
+
+// ----- README: exploring executions ------------------------------------------
+
+/// Stand-in: the default network.
+fn my_net_config() -> sim_rt::sim::NetConfig {
+    sim_rt::sim::NetConfig::default()
+}
+
+/// Stand-in: two accounts, concurrent transfers between them under a
+/// lock, and the check that money is neither made nor lost.
+async fn run_bank_and_check_total() {
+    use sim_rt::sync::Mutex;
+    use std::sync::Arc;
+
+    let accounts = Arc::new(Mutex::new([60i64, 40]));
+    let mut transfers = Vec::new();
+    for (from, to, amount) in [(0, 1, 10), (1, 0, 25), (0, 1, 5)] {
+        let accounts = accounts.clone();
+        transfers.push(sim_rt::spawn(async move {
+            let mut a = accounts.lock().await;
+            sim_rt::task::yield_now().await;
+            a[from] -= amount;
+            a[to] += amount;
+        }));
+    }
+    for t in transfers {
+        t.await.unwrap();
+    }
+    let total: i64 = accounts.lock().await.iter().sum();
+    assert_eq!(total, 100, "total is {total}, expected 100");
+}
+
+use explorer::{Explorer, Rtc, Sampling};
+
+#[test]
+#[rustfmt::skip]
+fn transfers_keep_the_total() {
+    Explorer::new()
+        .explorer(Rtc::default())          // or RoundRobin, RandomizedRoundRobin, Random, Pct, your own
+        .search(Sampling::new(4))          // or Exhaustive::new(3), Walk
+        .executions(20_000)
+        .runtime(|b| { b.network(my_net_config()); })
+        .check(|| async { run_bank_and_check_total().await });
+}
+
+// ----- README: logging -------------------------------------------------------
+
+/// Compiled, not run: it installs the global subscriber.
+#[allow(dead_code)]
+#[rustfmt::skip]
+fn logging() {
+    tracing_subscriber::fmt().with_timer(sim_rt::time::SimTime).init();
+    //    1.250000s  INFO host{name="server"}:task{id=2 entry=true}: accepted
+}
