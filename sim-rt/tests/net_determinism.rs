@@ -14,7 +14,7 @@
 //!   equal hashes), for 200 seeds;
 //! - those seeds reach many outcomes, among them a lost datagram, a host
 //!   reset, and a run with neither;
-//! - a recorded trace replays to the same log, trace and sequence of
+//! - a recorded trace replays to the same log, trace and sequence of picks and
 //!   observations;
 //! - a replay of a changed program stops with "replay diverged at step";
 //! - a scheduler decides a datagram's loss, however unlikely the link makes
@@ -423,31 +423,42 @@ fn seeds_reach_many_outcomes_with_and_without_faults() {
 
 // ----- replay ----------------------------------------------------------------
 
-/// Forwards to `inner` and records every observation.
+/// What a scheduler is told, in order: the events it picked and the
+/// observations it was given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Told {
+    Picked(Event),
+    Saw(Observation),
+}
+
+/// Forwards to `inner` and records every pick and observation.
 struct Observing<S> {
     inner: S,
-    seen: Rc<RefCell<Vec<Observation>>>,
+    seen: Rc<RefCell<Vec<Told>>>,
 }
 
 impl<S: Scheduler> Scheduler for Observing<S> {
     fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.inner.pick(enabled)
+        let i = self.inner.pick(enabled);
+        self.seen.borrow_mut().push(Told::Picked(enabled[i]));
+        i
     }
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
         self.inner.choose(kind, n)
     }
     fn observe(&mut self, o: &Observation) {
         self.inner.observe(o);
-        self.seen.borrow_mut().push(*o);
+        self.seen.borrow_mut().push(Told::Saw(*o));
     }
 }
 
 /// Runs the program on `builder` with its scheduler (made by `inner`)
-/// wrapped in [`Observing`]; returns the log, trace and observations.
+/// wrapped in [`Observing`]; returns the log, trace, and the picks and
+/// observations in order.
 fn run_observed<S: Scheduler + 'static>(
     builder: &mut Builder,
     mut inner: impl FnMut(u64) -> S + 'static,
-) -> (Vec<String>, Trace, Vec<Observation>) {
+) -> (Vec<String>, Trace, Vec<Told>) {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let s = seen.clone();
     builder.scheduler(move |seed| Observing {
@@ -493,14 +504,21 @@ fn a_recorded_trace_replays_log_trace_and_observations() {
             "seed {seed}: observed replay's trace"
         );
         let diverged = seen.iter().zip(&replayed_seen).position(|(a, b)| a != b);
-        assert_eq!(diverged, None, "seed {seed}: first differing observation");
-        assert_eq!(seen.len(), replayed_seen.len(), "seed {seed}: observations");
+        assert_eq!(
+            diverged, None,
+            "seed {seed}: first differing pick or observation"
+        );
+        assert_eq!(
+            seen.len(),
+            replayed_seen.len(),
+            "seed {seed}: picks and observations"
+        );
 
-        for o in &seen {
-            match o {
-                Observation::Lost { .. } => lost += 1,
-                Observation::Duplicated { .. } => duplicated += 1,
-                Observation::HostStopped { .. } => stopped += 1,
+        for t in &seen {
+            match t {
+                Told::Saw(Observation::Lost { .. }) => lost += 1,
+                Told::Saw(Observation::Duplicated { .. }) => duplicated += 1,
+                Told::Saw(Observation::HostStopped { .. }) => stopped += 1,
                 _ => {}
             }
         }
@@ -516,34 +534,6 @@ fn a_recorded_trace_replays_log_trace_and_observations() {
 
 // ----- the order of observations ---------------------------------------------
 
-/// What a scheduler is told, in order: the events it picked and the
-/// observations it was given.
-#[derive(Debug, Clone, Copy)]
-enum Told {
-    Picked(Event),
-    Saw(Observation),
-}
-
-/// Forwards to a [`RandomScheduler`] and records what it is told.
-struct Recording {
-    inner: RandomScheduler,
-    told: Rc<RefCell<Vec<Told>>>,
-}
-
-impl Scheduler for Recording {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        let i = self.inner.pick(enabled);
-        self.told.borrow_mut().push(Told::Picked(enabled[i]));
-        i
-    }
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        self.inner.choose(kind, n)
-    }
-    fn observe(&mut self, o: &Observation) {
-        self.told.borrow_mut().push(Told::Saw(*o));
-    }
-}
-
 /// A delivery's `Delivered` comes before what it caused: the receiving
 /// kernel's replies (`Sent` with no task), which an observer attributes to
 /// the delivery it last saw.
@@ -551,15 +541,7 @@ impl Scheduler for Recording {
 fn a_delivery_is_observed_before_what_it_causes() {
     let mut replies = 0;
     for seed in 0..10 {
-        let told = Rc::new(RefCell::new(Vec::new()));
-        let t = told.clone();
-        let mut builder = seeded(seed);
-        builder.scheduler(move |seed| Recording {
-            inner: RandomScheduler::new(seed),
-            told: t.clone(),
-        });
-        run(&mut builder, false);
-        let told = told.take();
+        let (_, _, told) = run_observed(&mut seeded(seed), RandomScheduler::new);
         for (i, step) in told.iter().enumerate() {
             let Told::Picked(Event::Deliver(packet)) = *step else {
                 continue;
