@@ -12,7 +12,9 @@
 //! - [`Event::Sent`]: a packet was created (by a write, a send, a
 //!   handshake step, a close or a kernel reply). The runtime reports it to
 //!   its scheduler and, for a datagram on a lossy or duplicating link, asks
-//!   its data choices (see [`Net::faults`](crate::Net::faults)).
+//!   its data choices (see [`Net::faults`](crate::Net::faults)). A
+//!   runtime with no one to report segments to can turn their
+//!   announcements off ([`Net::announce_segments`]).
 //! - [`Event::Discarded`]: a packet left the network without being
 //!   delivered, and why.
 //!

@@ -52,6 +52,8 @@ pub struct Net {
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
     pub(crate) events: Vec<Event>,
+    /// Whether `Event::Sent` is queued for stream segments too.
+    announce_segments: bool,
 }
 
 impl Default for Net {
@@ -81,7 +83,20 @@ impl Net {
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
             events: Vec::new(),
+            announce_segments: true,
         }
+    }
+
+    /// Whether [`Event::Sent`] is queued for stream segments as well as
+    /// for datagrams (by default, yes).
+    ///
+    /// Segments have no faults to choose (see [`Net::faults`]), so a
+    /// runtime that does not report packets to anyone can turn their
+    /// announcements off and skip an event per segment. A segment that
+    /// leaves the network undelivered is still reported by
+    /// [`Event::Discarded`].
+    pub fn announce_segments(&mut self, on: bool) {
+        self.announce_segments = on;
     }
 
     /// The configuration.
@@ -359,7 +374,9 @@ impl Net {
     /// Puts a new packet into the network at `now`.
     fn enqueue(&mut self, now: Duration, mut p: Packet) -> PacketId {
         let id = self.ids.packet();
-        self.events.push(Event::Sent { packet: id });
+        if self.announce_segments || p.flow().is_none() {
+            self.events.push(Event::Sent { packet: id });
+        }
         match self.blocked(p.src_host, p.dst_host) {
             Some(reason) if p.flow().is_none() => {
                 self.events.push(Event::Discarded { packet: id, reason });

@@ -770,6 +770,34 @@ mod tests {
     }
 
     #[test]
+    fn unannounced_segments_queue_no_sent_event() {
+        let sent = |net: &mut Net| {
+            net.drain_events()
+                .filter(|e| matches!(e, Event::Sent { .. }))
+                .count()
+        };
+        let Pair {
+            mut net,
+            client,
+            server,
+            now,
+        } = pair(NetConfig::default());
+        net.drain_events().for_each(drop);
+        net.tcp_write(client, b"one", now).unwrap();
+        assert_eq!(sent(&mut net), 1, "announced by default");
+        net.announce_segments(false);
+        net.tcp_write(server, b"two", now).unwrap();
+        assert_eq!(sent(&mut net), 0);
+        assert_eq!(net.packet_count(), 2, "the segment was still sent");
+        // Datagrams are always announced: they have faults to choose.
+        let host = net.tcp_host(client).unwrap();
+        let a = net.udp_bind(host, "0.0.0.0:9".parse().unwrap()).unwrap();
+        net.udp_send_to(a, "10.0.0.2:9".parse().unwrap(), b"three", now)
+            .unwrap();
+        assert_eq!(sent(&mut net), 1);
+    }
+
+    #[test]
     fn refused_without_listener() {
         let mut net = Net::default();
         let a = net.add_host("a", []);

@@ -12,7 +12,9 @@
 //!   endpoint for that readiness ([`World::net_register`]);
 //! - `Sent(packet)` is observed, and for a datagram on a lossy or
 //!   duplicating link the scheduler is asked the loss and duplication data
-//!   choices (option 0, the default, delivers it once);
+//!   choices (option 0, the default, delivers it once). Stream segments
+//!   have no such choices, so the model announces them only when the
+//!   scheduler observes (`Net::announce_segments`);
 //! - `Discarded(packet)` is observed as lost.
 //!
 //! A `Deliver` step runs the same way, through `World::deliver`, except
@@ -207,11 +209,6 @@ impl World {
             let Some(p) = st.net.packet(packet) else {
                 return; // discarded at once; a Discarded event follows
             };
-            // Stream segments have no faults: with no one to observe
-            // them, there is nothing to do.
-            if p.kind().is_stream() && !self.observing() {
-                return;
-            }
             (
                 sim_host(p.src_host()),
                 sim_host(p.dst_host()),

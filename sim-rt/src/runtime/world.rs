@@ -201,7 +201,9 @@ impl World {
         let start = Duration::from_nanos(DAY + rng.next_u64() % (365 * DAY));
         let seed = config.seed;
         let paused = config.start_paused;
-        let net = NetState::new(config.net.clone());
+        let mut net = NetState::new(config.net.clone());
+        // Segments are announced only to be observed (they have no faults).
+        net.net.announce_segments(scheduler.observes());
         let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let world = Rc::new(World {
