@@ -114,6 +114,8 @@ pub enum Event {
         readiness: Readiness,
     },
     /// A packet was created and is in flight (or held for retransmission).
+    /// Queued for every datagram, and for stream segments unless turned
+    /// off with [`Net::announce_segments`].
     Sent {
         /// The new packet.
         packet: PacketId,
