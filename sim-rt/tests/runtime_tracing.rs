@@ -5,6 +5,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tracing_subscriber::fmt::format::FmtSpan;
+
 #[derive(Clone, Default)]
 struct Buf(Arc<Mutex<Vec<u8>>>);
 
@@ -18,17 +20,26 @@ impl Write for Buf {
     }
 }
 
-#[test]
-fn log_lines_show_simulated_time_host_and_task() {
+/// What `f` logs through a `SimTime`-stamped fmt subscriber that also
+/// writes the span events in `spans`.
+fn logged(spans: FmtSpan, f: impl FnOnce()) -> String {
     let buf = Buf::default();
     let writer = buf.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_timer(sim_rt::time::SimTime)
+        .with_span_events(spans)
         .with_max_level(tracing::Level::TRACE)
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    tracing::subscriber::with_default(subscriber, f);
+    let out = buf.0.lock().unwrap().clone();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn log_lines_show_simulated_time_host_and_task() {
+    let out = logged(FmtSpan::NONE, || {
         let rt = sim_rt::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -42,7 +53,6 @@ fn log_lines_show_simulated_time_host_and_task() {
         });
         tracing::info!("outside");
     });
-    let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     let accepted = lines.iter().find(|l| l.ends_with("accepted")).expect(&out);
     assert!(accepted.starts_with("   1.250000s"), "{accepted}");
@@ -64,16 +74,7 @@ fn log_lines_show_simulated_time_host_and_task() {
 /// creating or removing a task: the timer must not need the runtime then.
 #[test]
 fn span_events_while_tasks_come_and_go_are_stamped_without_panicking() {
-    let buf = Buf::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_timer(sim_rt::time::SimTime)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    let out = logged(FmtSpan::FULL, || {
         let rt = sim_rt::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -82,7 +83,6 @@ fn span_events_while_tasks_come_and_go_are_stamped_without_panicking() {
             t.await.unwrap();
         });
     });
-    let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
     assert!(out.contains("task{"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("   0.003000s")), "{out}");
 }
