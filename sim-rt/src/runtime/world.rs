@@ -162,6 +162,9 @@ pub(crate) struct World {
     scheduler: RefCell<Box<dyn Scheduler>>,
     /// `scheduler.observes()`, asked once: whether to make observations.
     observing: bool,
+    /// Whether the fault injector is configured (fixed at build time), so
+    /// the steps of a run without one skip asking it.
+    injecting: bool,
     wakes: Arc<WakeQueue>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
@@ -206,6 +209,7 @@ impl World {
         net.net.announce_segments(scheduler.observes());
         let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
+        let injecting = injector.is_some();
         let world = Rc::new(World {
             id,
             core: RefCell::new(Core {
@@ -231,6 +235,7 @@ impl World {
                 injector,
             }),
             observing: scheduler.observes(),
+            injecting,
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
             net: RefCell::new(net),
@@ -506,7 +511,9 @@ impl World {
         let (main_id, main_waker, span) = self.start_main();
         let waker = Waker::from(main_waker.clone());
         loop {
-            self.inject_fault();
+            if self.injecting {
+                self.inject_fault();
+            }
             let next = match self.next_event() {
                 Ok(next) => next,
                 Err(failure) => return Err(self.fail(*failure)),
