@@ -103,7 +103,11 @@ pub(crate) const MAIN_KEY: usize = usize::MAX;
 /// thread wakes.
 #[derive(Debug, Default)]
 pub(crate) struct WakeQueue {
-    pub(crate) queue: Mutex<Vec<WakeRecord>>,
+    queue: Mutex<Vec<WakeRecord>>,
+    /// Set, under the lock, when records are queued; cleared, under the
+    /// lock, when they are taken. The step loop reads it without the lock,
+    /// to skip locking an empty queue (most steps wake nothing).
+    queued: AtomicBool,
     /// The id of the task being polled (0: none), for "woken by".
     pub(crate) running: AtomicU64,
 }
@@ -111,6 +115,37 @@ pub(crate) struct WakeQueue {
 impl WakeQueue {
     pub(crate) fn running(&self) -> Option<Id> {
         Id::from_raw(self.running.load(Ordering::Relaxed))
+    }
+
+    /// Queues a wake for the next step.
+    pub(crate) fn push(&self, record: WakeRecord) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.push(record);
+        self.queued.store(true, Ordering::Release);
+    }
+
+    /// Queues wakes for the next step.
+    pub(crate) fn extend(&self, records: Vec<WakeRecord>) {
+        if records.is_empty() {
+            return;
+        }
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.extend(records);
+        self.queued.store(true, Ordering::Release);
+    }
+
+    /// Moves the queued records into `buf`, which must be empty. Returns
+    /// false, without locking, when none are queued.
+    #[inline]
+    pub(crate) fn take_into(&self, buf: &mut Vec<WakeRecord>) -> bool {
+        debug_assert!(buf.is_empty());
+        if !self.queued.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        self.queued.store(false, Ordering::Relaxed);
+        std::mem::swap(&mut *queue, buf);
+        !buf.is_empty()
     }
 }
 
@@ -131,15 +166,11 @@ impl Wake for TaskWaker {
     fn wake_by_ref(self: &Arc<Self>) {
         if !self.scheduled.swap(true, Ordering::AcqRel) {
             let by = self.queue.running();
-            self.queue
-                .queue
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(WakeRecord {
-                    key: self.key,
-                    id: self.id,
-                    by,
-                });
+            self.queue.push(WakeRecord {
+                key: self.key,
+                id: self.id,
+                by,
+            });
         }
     }
 }

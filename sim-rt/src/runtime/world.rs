@@ -681,12 +681,8 @@ impl World {
     /// Moves queued wakes into the enabled set, dropping stale ones and
     /// holding back those of paused hosts.
     fn drain_wakes(&self, core: &mut Core) {
-        {
-            let mut queue = self.wakes.queue.lock().unwrap_or_else(|e| e.into_inner());
-            if queue.is_empty() {
-                return;
-            }
-            std::mem::swap(&mut *queue, &mut core.wake_buf);
+        if !self.wakes.take_into(&mut core.wake_buf) {
+            return;
         }
         let mut sched = self.scheduler.borrow_mut();
         for w in core.wake_buf.drain(..) {
@@ -1028,13 +1024,7 @@ impl World {
             }
         };
         self.observe(Observation::HostPaused { host, paused });
-        if !requeue.is_empty() {
-            self.wakes
-                .queue
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .extend(requeue);
-        }
+        self.wakes.extend(requeue);
     }
 
     pub(crate) fn host_state(&self, host: HostId) -> (bool, bool) {
