@@ -158,7 +158,16 @@ impl World {
 
     /// Drains the model's events until it has none: wakes, observations,
     /// fault choices (which may cause more events).
+    #[inline]
     pub(crate) fn net_events(&self) {
+        // Most socket calls queue no event: check before the call.
+        if self.net.borrow().net.has_events() {
+            self.drain_net_events();
+        }
+    }
+
+    #[inline(never)]
+    fn drain_net_events(&self) {
         loop {
             let (mut events, mut wakers) = {
                 let mut guard = self.net.borrow_mut();
