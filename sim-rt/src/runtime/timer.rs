@@ -129,7 +129,17 @@ impl Timers {
     }
 
     /// The earliest deadline of an armed entry, discarding stale items.
+    #[inline]
     pub(crate) fn next_deadline(&mut self) -> Option<Duration> {
+        // Asked at every step that runs no task: answer "none" in place.
+        if self.order.is_empty() {
+            return None;
+        }
+        self.next_deadline_slow()
+    }
+
+    #[inline(never)]
+    fn next_deadline_slow(&mut self) -> Option<Duration> {
         loop {
             let &Reverse(at) = self.order.peek()?;
             let entries = &self.entries;
@@ -147,6 +157,13 @@ impl Timers {
             let b = self.buckets.remove(&at).unwrap();
             self.spare.push(b);
         }
+    }
+
+    /// Whether some deadline (perhaps of a stale item) is at or before
+    /// `now`: when false, [`Timers::fire_until`] would fire nothing.
+    #[inline]
+    pub(crate) fn any_due(&self, now: Duration) -> bool {
+        self.order.peek().is_some_and(|&Reverse(at)| at <= ns(now))
     }
 
     /// Marks every entry due at or before `now` as fired and moves its waker
