@@ -52,13 +52,9 @@ impl NetIo {
 
     /// The socket's simulation, or an error when it is not reachable (it
     /// ended, or this is another thread).
+    #[inline(always)]
     pub(crate) fn world(&self) -> io::Result<Rc<World>> {
-        context::world_of(self.runtime).ok_or_else(|| {
-            io::Error::other(
-                "this socket's simulation has ended or runs on another thread; \
-                 a simulated socket works only inside the simulation that created it",
-            )
-        })
+        context::world_of(self.runtime).ok_or_else(unreachable_world)
     }
 
     /// Runs a non-blocking operation on `endpoint`; on `WouldBlock`,
@@ -155,6 +151,14 @@ impl NetIo {
 /// Whether the model still knows `endpoint`.
 fn exists(net: &Net, endpoint: Endpoint) -> bool {
     net.exists(endpoint)
+}
+
+#[cold]
+fn unreachable_world() -> io::Error {
+    io::Error::other(
+        "this socket's simulation has ended or runs on another thread; \
+         a simulated socket works only inside the simulation that created it",
+    )
 }
 
 fn gone() -> io::Error {

@@ -124,8 +124,12 @@ pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
 
 /// The simulation with id `runtime`, if reachable from this thread: the
 /// current one, or one that is still alive on this thread.
+#[inline]
 pub(crate) fn world_of(runtime: u64) -> Option<Rc<World>> {
-    try_current()
-        .filter(|w| w.id == runtime)
-        .or_else(|| lookup(runtime))
+    // The current world, almost always: without an intermediate `Option`.
+    let current = CURRENT.with(|c| match &*c.borrow() {
+        Some(w) if w.id == runtime => Some(w.clone()),
+        _ => None,
+    });
+    current.or_else(|| lookup(runtime))
 }

@@ -107,6 +107,7 @@ pub(crate) fn sim_host(h: sim_net::HostId) -> HostId {
 impl World {
     /// Runs a socket operation on the model at the current time, then
     /// handles what it caused (see the module docs).
+    #[inline(always)]
     pub(crate) fn net_op<R>(&self, f: impl FnOnce(&mut Net, Duration) -> R) -> R {
         let now = self.core.borrow().now;
         let r = {
