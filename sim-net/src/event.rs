@@ -8,7 +8,9 @@
 //!   completed or failed, an error to report). The runtime wakes the tasks
 //!   waiting on that endpoint for that readiness; they retry and may get
 //!   `WouldBlock` again (wakes are hints, as with epoll). No event is
-//!   emitted for the endpoint whose own operation caused the change.
+//!   emitted for the endpoint whose own operation caused the change, nor
+//!   for write space freed in a send buffer that was not full (a writer
+//!   waits only after finding no space, so none can be waiting).
 //! - [`Event::Sent`]: a packet was created (by a write, a send, a
 //!   handshake step, a close or a kernel reply). The runtime reports it to
 //!   its scheduler and, for a datagram on a lossy or duplicating link, asks

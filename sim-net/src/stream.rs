@@ -584,7 +584,14 @@ impl Net {
         };
         match seg {
             // The sender's buffer freed when the packet left the network.
-            Segment::Data(_) if self.conns.contains_key(&from) => {
+            // Only a full buffer has writers waiting (a writer waits only
+            // after finding no space), so only that change is announced.
+            Segment::Data(ref d)
+                if self
+                    .conns
+                    .get(&from)
+                    .is_some_and(|s| s.send_space() <= d.as_slice().len()) =>
+            {
                 self.wake(Endpoint::Conn(from), Readiness::WRITABLE);
             }
             Segment::Fin => {
@@ -868,6 +875,40 @@ mod tests {
         settle(&mut net, now);
         assert!(net.tcp_host(client).is_none() && net.tcp_host(server).is_none());
         assert!(net.packets().next().is_none());
+    }
+
+    #[test]
+    fn a_delivery_announces_write_space_only_to_a_full_buffer() {
+        let writable = |net: &mut Net, conn| {
+            net.drain_events().any(|e| {
+                e == Event::Ready {
+                    endpoint: Endpoint::Conn(conn),
+                    readiness: Readiness::WRITABLE,
+                }
+            })
+        };
+        let Pair {
+            mut net,
+            client,
+            now,
+            ..
+        } = pair(NetConfig {
+            mss: 4,
+            send_buffer: 8,
+            ..NetConfig::default()
+        });
+        // Space left while the segment is in flight: no writer can be
+        // waiting, and its delivery announces nothing.
+        assert_eq!(net.tcp_write(client, &[1; 4], now).unwrap(), 4);
+        net.drain_events().for_each(drop);
+        let now = settle(&mut net, now);
+        assert!(!writable(&mut net, client));
+        // A full buffer: the delivery that frees space announces it.
+        assert_eq!(net.tcp_write(client, &[2; 20], now).unwrap(), 8);
+        assert!(!net.readiness(Endpoint::Conn(client)).is_writable());
+        net.drain_events().for_each(drop);
+        settle(&mut net, now);
+        assert!(writable(&mut net, client));
     }
 
     #[test]
