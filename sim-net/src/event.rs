@@ -138,6 +138,7 @@ impl Net {
     }
 
     /// Whether any event is queued.
+    #[inline]
     pub fn has_events(&self) -> bool {
         !self.events.is_empty()
     }
@@ -146,6 +147,7 @@ impl Net {
     /// first, like [`Net::drain_events`]; when `out` is empty its buffer is
     /// swapped in rather than copied (what a runtime draining after every
     /// step wants).
+    #[inline]
     pub fn take_events(&mut self, out: &mut Vec<Event>) {
         if out.is_empty() {
             std::mem::swap(&mut self.events, out);
