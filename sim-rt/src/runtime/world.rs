@@ -17,9 +17,11 @@
 //!
 //! # Invariants
 //!
-//! - `enabled[i]` and `enabled_keys[i]` describe the same event; each
-//!   runnable task appears once (its waker's `scheduled` flag is set).
-//! - `Advance` is in `enabled` only transiently, when it is the only event.
+//! - `enabled[i]` and `enabled_keys[i]` describe the same `Poll` for every
+//!   `i < enabled_keys.len()`; each runnable task appears once (its
+//!   waker's `scheduled` flag is set).
+//! - `Deliver`s and `Advance` are in `enabled` only during a pick, after
+//!   the `Poll`s, and have no key.
 //! - `now` never decreases.
 //!
 //! # Determinism
@@ -131,6 +133,8 @@ pub(crate) struct Core {
     pub(crate) now: Duration,
     /// `now` when the runtime was built.
     pub(crate) start: Duration,
+    /// `start + config.max_time` (saturating): time may not pass it.
+    time_limit: Duration,
     pub(crate) step: u64,
     pub(crate) paused: bool,
     tasks: Slab<TaskSlot>,
@@ -139,8 +143,8 @@ pub(crate) struct Core {
     /// not yet polled): `next_event` appends the `Deliver`s and the
     /// `Advance` for the pick and drops them again.
     enabled: Vec<Event>,
-    /// The slab key (or `MAIN_KEY`) of each `Poll` in `enabled`;
-    /// `DELIVER_KEY` or `MAIN_KEY` for the others during a pick.
+    /// The slab key (or `MAIN_KEY`) of each `Poll` in `enabled`, in the
+    /// same order (the `Poll`s come first).
     enabled_keys: Vec<usize>,
     wake_buf: Vec<WakeRecord>,
     fire_buf: Vec<Waker>,
@@ -188,9 +192,6 @@ enum Next {
     Deliver(sim_net::PacketId),
 }
 
-/// The key recorded in `enabled_keys` for a `Deliver` event.
-const DELIVER_KEY: usize = usize::MAX - 1;
-
 /// The host that runs the test's own future.
 pub(crate) const MAIN_HOST: HostId = HostId(0);
 
@@ -210,12 +211,14 @@ impl World {
         let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let injecting = injector.is_some();
+        let time_limit = start.saturating_add(config.max_time);
         let world = Rc::new(World {
             id,
             core: RefCell::new(Core {
                 config,
                 now: start,
                 start,
+                time_limit,
                 step: 0,
                 paused,
                 tasks: Slab::new(),
@@ -588,8 +591,8 @@ impl World {
     fn next_event(&self) -> Result<Next, Box<Failure>> {
         let mut guard = self.core.borrow_mut();
         let core = &mut *guard;
-        if let Some(failure) = core.failure.take() {
-            return Err(Box::new(failure));
+        if core.failure.is_some() {
+            return Err(Box::new(core.failure.take().expect("checked")));
         }
         self.drain_wakes(core);
         let polls = core.enabled.len();
@@ -598,7 +601,6 @@ impl World {
         let (deliverable, window, latest) = net.schedule(now);
         for p in deliverable {
             core.enabled.push(Event::Deliver(*p));
-            core.enabled_keys.push(DELIVER_KEY);
         }
         // Where `Advance`, if enabled, moves the clock.
         let mut advance_to = now;
@@ -609,10 +611,10 @@ impl World {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            let limit = core.config.max_time;
             match target {
                 Some(t) if latest.is_some_and(|l| t > l) => {}
-                Some(t) if t.saturating_sub(core.start) > limit && core.enabled.is_empty() => {
+                Some(t) if t > core.time_limit && core.enabled.is_empty() => {
+                    let limit = core.config.max_time;
                     drop(net);
                     let tasks = self.task_infos(core);
                     return Err(Box::new(self.failure_in(
@@ -624,11 +626,10 @@ impl World {
                         },
                     )));
                 }
-                Some(t) if t.saturating_sub(core.start) > limit => {}
+                Some(t) if t > core.time_limit => {}
                 Some(t) => {
                     advance_to = t;
                     core.enabled.push(Event::Advance);
-                    core.enabled_keys.push(MAIN_KEY);
                 }
                 None => {}
             }
@@ -641,7 +642,6 @@ impl World {
         drop(net);
         if core.step >= core.config.max_steps {
             core.enabled.truncate(polls);
-            core.enabled_keys.truncate(polls);
             let tasks = self.task_infos(core);
             let limit = core.config.max_steps;
             return Err(Box::new(
@@ -655,15 +655,15 @@ impl World {
             "the scheduler picked option {index} but only {n} events are enabled"
         );
         let event = core.enabled[index];
-        let key = core.enabled_keys[index];
         // Deliver and Advance are recomputed at every step; polls stay
         // enabled until run.
         core.enabled.truncate(polls);
-        core.enabled_keys.truncate(polls);
-        if index < polls {
+        let key = if index < polls {
             core.enabled.swap_remove(index);
-            core.enabled_keys.swap_remove(index);
-        }
+            core.enabled_keys.swap_remove(index)
+        } else {
+            MAIN_KEY // unused: only a `Poll` has a key
+        };
         core.trace.push(Step::Pick {
             index: index as u32,
             of: n as u32,
@@ -931,6 +931,7 @@ impl World {
                 }
             }
             let tasks = &core.tasks;
+            debug_assert_eq!(core.enabled.len(), core.enabled_keys.len(), "only polls");
             let mut i = 0;
             while i < core.enabled.len() {
                 let key = core.enabled_keys[i];
@@ -1007,6 +1008,7 @@ impl World {
             h.paused = paused;
             if paused {
                 // Runnable tasks of the host wait too.
+                debug_assert_eq!(core.enabled.len(), core.enabled_keys.len(), "only polls");
                 let mut i = 0;
                 while i < core.enabled.len() {
                     let key = core.enabled_keys[i];
