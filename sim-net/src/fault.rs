@@ -78,9 +78,10 @@ impl Net {
     /// duplicate segments, so duplicating one would have no observable
     /// effect and only waste a choice.
     pub fn duplicate_packet(&mut self, id: PacketId) -> PacketId {
-        let copy = self.datagram(id, "duplicate_packet").clone();
+        let mut copy = self.datagram(id, "duplicate_packet").clone();
         let new = self.ids.packet();
-        self.packets.insert(new, copy);
+        copy.id = new;
+        self.packets.insert(copy);
         new
     }
 

@@ -371,24 +371,6 @@ impl Net {
         }
     }
 
-    /// Puts a new packet into the network at `now`.
-    fn enqueue(&mut self, now: Duration, mut p: Packet) -> PacketId {
-        let id = self.ids.packet();
-        if self.announce_segments || p.flow().is_none() {
-            self.events.push(Event::Sent { packet: id });
-        }
-        match self.blocked(p.src_host, p.dst_host) {
-            Some(reason) if p.flow().is_none() => {
-                self.events.push(Event::Discarded { packet: id, reason });
-                return id;
-            }
-            Some(_) => p.window = None,
-            None => p.window = Some(self.window_for(id, &p, now)),
-        }
-        self.packets.insert(id, p);
-        id
-    }
-
     pub(crate) fn send_segment(
         &mut self,
         now: Duration,
@@ -411,6 +393,7 @@ impl Net {
         self.send(now, src, dst, Body::Datagram(data))
     }
 
+    /// Puts a new packet into the network at `now`.
     fn send(
         &mut self,
         now: Duration,
@@ -418,7 +401,10 @@ impl Net {
         (dst_host, dst): (HostId, SocketAddr),
         body: Body,
     ) -> PacketId {
-        let p = Packet {
+        let id = self.ids.packet();
+        let mut p = Packet {
+            id,
+            head: false, // set when stored
             src_host,
             dst_host,
             src,
@@ -427,7 +413,19 @@ impl Net {
             body,
             window: None,
         };
-        self.enqueue(now, p)
+        if self.announce_segments || p.flow().is_none() {
+            self.events.push(Event::Sent { packet: id });
+        }
+        match self.blocked(p.src_host, p.dst_host) {
+            Some(reason) if p.flow().is_none() => {
+                self.events.push(Event::Discarded { packet: id, reason });
+                return id;
+            }
+            Some(_) => p.window = None,
+            None => p.window = Some(self.window_for(id, &p, now)),
+        }
+        self.packets.insert(p);
+        id
     }
 
     /// Removes a packet from the network (and its flow), keeping the

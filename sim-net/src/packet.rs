@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::{ConnId, HostId};
+use crate::{ConnId, HostId, PacketId};
 
 /// The interval during which a packet in flight may be delivered.
 ///
@@ -161,6 +161,10 @@ pub(crate) enum Body {
 /// A packet in flight or held for retransmission.
 #[derive(Clone, Debug)]
 pub struct Packet {
+    pub(crate) id: PacketId,
+    /// No older packet of its flow is in the network (always, for a
+    /// datagram). Kept by the packet store (see `store`).
+    pub(crate) head: bool,
     pub(crate) src_host: HostId,
     pub(crate) dst_host: HostId,
     pub(crate) src: SocketAddr,

@@ -7,36 +7,30 @@
 //! cheaply, and nothing is boxed or allocated per packet once the buffer
 //! has grown to the number in flight.
 //!
-//! Each slot also keeps whether its packet is its flow's *head* (no
-//! older packet of its flow is stored; every datagram is a head), so that
-//! the runtime's per-step question ("what is deliverable, and when does
-//! that change?") is one pass without bookkeeping of flows, and a
-//! delivery checks FIFO order without a scan.
+//! Each packet carries its id and whether it is its flow's *head* (no
+//! older packet of its flow is stored; every datagram is a head), which
+//! the store sets. So the store holds bare `Packet`s, which a delivery
+//! moves out with no wrapper to unpack; the runtime's per-step question
+//! ("what is deliverable, and when does that change?") is one pass
+//! without bookkeeping of flows; and a delivery checks FIFO order without
+//! a scan.
 //!
 //! # Invariants
 //!
 //! - Ids are strictly increasing from front to back.
-//! - A slot's `head` is true exactly when no older slot holds a packet of
-//!   the same flow (always for a datagram). [`Packets::check`] verifies
-//!   it.
+//! - A packet's `head` is true exactly when no older stored packet
+//!   belongs to the same flow (always for a datagram).
+//!   [`Packets::check`] verifies it.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use crate::{ConnId, Packet, PacketId, Window};
 
-#[derive(Debug)]
-struct Slot {
-    id: PacketId,
-    /// No older packet of the same flow is stored (always, for a
-    /// datagram).
-    head: bool,
-    packet: Packet,
-}
-
 #[derive(Debug, Default)]
 pub(crate) struct Packets {
-    slots: VecDeque<Slot>,
+    /// Oldest first.
+    slots: VecDeque<Packet>,
     /// Bumped by every call that may change a packet or the set.
     generation: u64,
 }
@@ -56,22 +50,19 @@ impl Packets {
         self.slots.binary_search_by_key(&id, |s| s.id).ok()
     }
 
-    /// Stores a new packet; `id` must be newer than every stored one.
-    pub(crate) fn insert(&mut self, id: PacketId, p: Packet) {
+    /// Stores a new packet, whose id must be newer than every stored one.
+    pub(crate) fn insert(&mut self, mut p: Packet) {
+        let id = p.id;
         assert!(
             self.slots.back().is_none_or(|s| s.id < id),
             "packet {id} is not newer than every packet in the network"
         );
         self.generation += 1;
-        let head = match p.flow() {
+        p.head = match p.flow() {
             None => true,
-            f => !self.slots.iter().any(|s| s.packet.flow() == f),
+            f => !self.slots.iter().any(|s| s.flow() == f),
         };
-        self.slots.push_back(Slot {
-            id,
-            head,
-            packet: p,
-        });
+        self.slots.push_back(p);
     }
 
     /// A number that changes whenever the packets may have changed.
@@ -80,7 +71,7 @@ impl Packets {
     }
 
     pub(crate) fn get(&self, id: PacketId) -> Option<&Packet> {
-        self.position(id).map(|i| &self.slots[i].packet)
+        self.position(id).map(|i| &self.slots[i])
     }
 
     /// Packet `id` and whether it is the oldest of its flow (or a
@@ -88,7 +79,7 @@ impl Packets {
     pub(crate) fn get_with_head(&self, id: PacketId) -> Option<(&Packet, bool)> {
         self.position(id).map(|i| {
             let s = &self.slots[i];
-            (&s.packet, s.head)
+            (s, s.head)
         })
     }
 
@@ -102,31 +93,26 @@ impl Packets {
         let i = self
             .position(id)
             .unwrap_or_else(|| panic!("set_window({id}): not in the network"));
-        self.slots[i].packet.window = w;
+        self.slots[i].window = w;
     }
 
     pub(crate) fn remove(&mut self, id: PacketId) -> Option<Packet> {
         let i = self.position(id)?;
         self.generation += 1;
         let s = &self.slots[i];
-        if let (true, Some(f)) = (s.head, s.packet.flow()) {
+        if let (true, Some(f)) = (s.head, s.flow()) {
             // The next packet of the flow, if any, becomes its head.
             let flow = Some(f);
-            if let Some(next) = self
-                .slots
-                .range_mut(i + 1..)
-                .find(|s| s.packet.flow() == flow)
-            {
+            if let Some(next) = self.slots.range_mut(i + 1..).find(|s| s.flow() == flow) {
                 next.head = true;
             }
         }
         // Mostly the oldest is delivered: no shifting then.
-        let s = if i == 0 {
+        if i == 0 {
             self.slots.pop_front()
         } else {
             self.slots.remove(i)
-        };
-        s.map(|s| s.packet)
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -135,7 +121,7 @@ impl Packets {
 
     /// Every packet, oldest first.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (PacketId, &Packet)> + '_ {
-        self.slots.iter().map(|s| (s.id, &s.packet))
+        self.slots.iter().map(|s| (s.id, s))
     }
 
     /// [`Net::schedule_into`](crate::Net::schedule_into): appends the
@@ -148,14 +134,14 @@ impl Packets {
         out: &mut Vec<PacketId>,
     ) -> (Option<Duration>, Option<Duration>) {
         fn scan(
-            slots: &[Slot],
+            slots: &[Packet],
             now: Duration,
             out: &mut Vec<PacketId>,
             next: &mut Option<Duration>,
             latest: &mut Option<Duration>,
         ) {
             for s in slots {
-                let Some(w) = s.packet.window else { continue };
+                let Some(w) = s.window else { continue };
                 *latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
                 if !s.head {
                     continue;
@@ -186,8 +172,8 @@ impl Packets {
         self.slots
             .range(..end)
             .rev()
-            .filter(|s| s.packet.flow() == flow)
-            .find_map(|s| s.packet.window)
+            .filter(|s| s.flow() == flow)
+            .find_map(|s| s.window)
     }
 
     /// Every id, oldest first.
@@ -205,8 +191,8 @@ impl Packets {
             "the packet store is not in send order"
         );
         for (i, s) in self.slots.iter().enumerate() {
-            let flow = s.packet.flow();
-            let head = flow.is_none() || !self.slots.range(..i).any(|o| o.packet.flow() == flow);
+            let flow = s.flow();
+            let head = flow.is_none() || !self.slots.range(..i).any(|o| o.flow() == flow);
             assert_eq!(s.head, head, "{}: stale head flag in the store", s.id);
         }
     }
@@ -223,9 +209,17 @@ mod tests {
     use crate::packet::{Body, Segment};
     use crate::HostId;
 
+    /// Stores `p` as packet `id`.
+    fn put(s: &mut Packets, id: PacketId, mut p: Packet) {
+        p.id = id;
+        s.insert(p);
+    }
+
     fn packet(n: u8) -> Packet {
         let a: SocketAddr = "10.0.0.1:1".parse().unwrap();
         Packet {
+            id: PacketId::__from_u64(0),
+            head: false,
             src_host: HostId::__from_u64(0),
             dst_host: HostId::__from_u64(1),
             src: a,
@@ -241,7 +235,7 @@ mod tests {
         let mut s = Packets::default();
         let ids: Vec<PacketId> = (1..=6).map(PacketId::__from_u64).collect();
         for (i, id) in ids.iter().enumerate() {
-            s.insert(*id, packet(i as u8));
+            put(&mut s, *id, packet(i as u8));
         }
         assert_eq!(s.remove(ids[3]).unwrap().payload()[..], [3]);
         assert_eq!(s.remove(ids[0]).unwrap().payload()[..], [0]);
@@ -278,12 +272,12 @@ mod tests {
         let mut s = Packets::default();
         let id = PacketId::__from_u64;
         // Flows 7 and 8 interleaved, a datagram between.
-        s.insert(id(1), segment(7, Some(1)));
-        s.insert(id(2), segment(8, Some(2)));
-        s.insert(id(3), segment(7, Some(3)));
-        s.insert(id(4), packet(0));
-        s.insert(id(5), segment(8, None));
-        s.insert(id(6), segment(7, Some(6)));
+        put(&mut s, id(1), segment(7, Some(1)));
+        put(&mut s, id(2), segment(8, Some(2)));
+        put(&mut s, id(3), segment(7, Some(3)));
+        put(&mut s, id(4), packet(0));
+        put(&mut s, id(5), segment(8, None));
+        put(&mut s, id(6), segment(7, Some(6)));
         s.check();
         let heads = |s: &Packets| -> Vec<u64> {
             s.ids()
@@ -311,8 +305,8 @@ mod tests {
         s.remove(id(2));
         s.check();
         // A new packet of a flow with none stored is a head.
-        s.insert(id(7), segment(8, Some(7)));
-        s.insert(id(8), segment(7, Some(8)));
+        put(&mut s, id(7), segment(8, Some(7)));
+        put(&mut s, id(8), segment(7, Some(8)));
         assert_eq!(heads(&s), vec![4, 6, 7]);
         s.check();
     }
@@ -321,7 +315,7 @@ mod tests {
     #[should_panic(expected = "is not newer")]
     fn an_old_id_is_refused() {
         let mut s = Packets::default();
-        s.insert(PacketId::__from_u64(2), packet(0));
-        s.insert(PacketId::__from_u64(1), packet(1));
+        put(&mut s, PacketId::__from_u64(2), packet(0));
+        put(&mut s, PacketId::__from_u64(1), packet(1));
     }
 }
