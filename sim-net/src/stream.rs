@@ -318,7 +318,9 @@ impl Net {
             // as the peer's window allows (what `pump` would send, without
             // passing through `unsent`).
             let sent = self.send_direct(conn, &data[..n], now);
-            self.conn_mut(conn).unsent.extend(&data[sent..n]);
+            if sent < n {
+                self.conn_mut(conn).unsent.extend(&data[sent..n]);
+            }
         } else {
             c.unsent.extend(&data[..n]);
             self.pump(conn, now);
