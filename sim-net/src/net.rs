@@ -184,9 +184,9 @@ impl Net {
     /// runtime must only deliver what [`Net::deliverable`] returned.
     pub fn deliver(&mut self, id: PacketId, now: Duration) -> HostId {
         self.observe(now);
-        let (p, head) = self
+        let p = self
             .packets
-            .get_with_head(id)
+            .get(id)
             .unwrap_or_else(|| panic!("deliver({id}): the packet is not in the network"));
         let w = p.window.unwrap_or_else(|| {
             panic!(
@@ -199,7 +199,7 @@ impl Net {
             w.earliest
         );
         assert!(
-            head,
+            p.head,
             "deliver({id}): only the oldest undelivered segment of a stream direction is deliverable"
         );
         let p = self.remove_packet(id);

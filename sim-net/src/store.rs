@@ -74,15 +74,6 @@ impl Packets {
         self.position(id).map(|i| &self.slots[i])
     }
 
-    /// Packet `id` and whether it is the oldest of its flow (or a
-    /// datagram).
-    pub(crate) fn get_with_head(&self, id: PacketId) -> Option<(&Packet, bool)> {
-        self.position(id).map(|i| {
-            let s = &self.slots[i];
-            (s, s.head)
-        })
-    }
-
     /// Gives stored packet `id` window `w` (`None`: held).
     ///
     /// # Panics
@@ -282,12 +273,12 @@ mod tests {
         let heads = |s: &Packets| -> Vec<u64> {
             s.ids()
                 .into_iter()
-                .filter(|id| s.get_with_head(*id).unwrap().1)
+                .filter(|id| s.get(*id).unwrap().head)
                 .map(PacketId::as_u64)
                 .collect()
         };
         assert_eq!(heads(&s), vec![1, 2, 4]);
-        assert_eq!(s.get_with_head(id(3)).map(|(_, h)| h), Some(false));
+        assert_eq!(s.get(id(3)).map(|p| p.head), Some(false));
         // The newest windowed packet of the flow older than the id.
         let w = |s: &Packets, f, i| s.predecessor_window(ConnId::__from_u64(f), id(i));
         assert_eq!(w(&s, 7, 7), Some(segment(7, Some(6)).window.unwrap()));
