@@ -15,7 +15,7 @@
 //!
 //! Run with `cargo bench -p sim-rt --bench net`.
 //!
-//! On a shared machine criterion's means move by 10-25% from run to run,
+//! On a shared machine criterion's means move by up to half from run to run,
 //! more than most changes are worth. To compare two commits, run
 //! `SIM_BENCH_BEST_OF=60 cargo bench -p sim-rt --bench net` on each
 //! instead: it runs every workload that many times and prints the fastest
