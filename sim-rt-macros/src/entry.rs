@@ -27,13 +27,32 @@ enum Kind {
     Test,
 }
 
+/// The name the user's crate reaches the runtime by: `sim_rt` itself, or
+/// `tokio` (the whole-graph package re-exports these attributes as
+/// `tokio::main`/`tokio::test`, and the user's crate has no `sim_rt`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Root {
+    SimRt,
+    Tokio,
+}
+
+impl Root {
+    fn name(self) -> &'static str {
+        match self {
+            Root::SimRt => "sim_rt",
+            Root::Tokio => "tokio",
+        }
+    }
+}
+
 impl Kind {
     /// The name used in error messages, as the user would write it.
-    fn macro_name(self) -> &'static str {
-        match self {
-            Kind::Main => "sim_rt::main",
-            Kind::Test => "sim_rt::test",
-        }
+    fn macro_name(self, root: Root) -> String {
+        let entry = match self {
+            Kind::Main => "main",
+            Kind::Test => "test",
+        };
+        format!("{}::{entry}", root.name())
     }
 
     /// tokio's defaults: `main` is multi-threaded, tests are not.
@@ -147,7 +166,7 @@ const ARGUMENT_NAMES: &str =
     "`flavor`, `worker_threads`, `start_paused`, `crate`, `unhandled_panic`, `name`";
 
 impl Args {
-    fn parse(args: TokenStream, kind: Kind) -> syn::Result<Args> {
+    fn parse(args: TokenStream, kind: Kind, root: Root) -> syn::Result<Args> {
         let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
         let mut parsed = Args::default();
         for meta in metas {
@@ -171,7 +190,7 @@ impl Args {
                         .ok_or_else(|| syn::Error::new_spanned(&path, "Must have specified ident"))?
                         .to_string()
                         .to_lowercase();
-                    let macro_name = kind.macro_name();
+                    let macro_name = kind.macro_name(root);
                     let msg = match key.as_str() {
                         "threaded_scheduler" | "multi_thread" => format!(
                             "Set the runtime flavor with #[{macro_name}(flavor = \"multi_thread\")]."
@@ -248,9 +267,9 @@ impl Args {
     }
 
     /// Checks the arguments against each other (tokio's `Configuration::build`).
-    fn validate(self, kind: Kind) -> syn::Result<Config> {
+    fn validate(self, kind: Kind, root: Root) -> syn::Result<Config> {
         let flavor = self.flavor.unwrap_or(kind.default_flavor());
-        let macro_name = kind.macro_name();
+        let macro_name = kind.macro_name(root);
         let single = matches!(flavor, Flavor::CurrentThread | Flavor::Local);
 
         if let (true, Some((_, span))) = (single, self.worker_threads) {
@@ -343,7 +362,7 @@ fn lit_bool(lit: Lit, span: Span, field: &str) -> syn::Result<bool> {
 }
 
 /// Checks the function and the arguments together.
-fn configure(item: &ItemFn, args: TokenStream, kind: Kind) -> syn::Result<Config> {
+fn configure(item: &ItemFn, args: TokenStream, kind: Kind, root: Root) -> syn::Result<Config> {
     if item.sig.asyncness.is_none() {
         let msg = "the `async` keyword is missing from the function declaration";
         return Err(syn::Error::new_spanned(item.sig.fn_token, msg));
@@ -352,11 +371,11 @@ fn configure(item: &ItemFn, args: TokenStream, kind: Kind) -> syn::Result<Config
         let msg = "the test function cannot accept arguments";
         return Err(syn::Error::new_spanned(&item.sig.inputs, msg));
     }
-    Args::parse(args, kind)?.validate(kind)
+    Args::parse(args, kind, root)?.validate(kind, root)
 }
 
 /// Entry point of `#[sim_rt::main]`.
-pub(crate) fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn main(args: TokenStream, item: TokenStream, root: Root) -> TokenStream {
     let item: ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(e) => return with_error(item, e),
@@ -365,16 +384,16 @@ pub(crate) fn main(args: TokenStream, item: TokenStream) -> TokenStream {
         let msg = "the main function cannot accept arguments";
         Err(syn::Error::new_spanned(&item.sig.ident, msg))
     } else {
-        configure(&item, args, Kind::Main)
+        configure(&item, args, Kind::Main, root)
     };
     match config {
-        Ok(config) => expand(item, Kind::Main, config),
-        Err(e) => with_error(expand(item, Kind::Main, Config::FALLBACK), e),
+        Ok(config) => expand(item, Kind::Main, config, root),
+        Err(e) => with_error(expand(item, Kind::Main, Config::FALLBACK, root), e),
     }
 }
 
 /// Entry point of `#[sim_rt::test]`.
-pub(crate) fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn test(args: TokenStream, item: TokenStream, root: Root) -> TokenStream {
     let item: ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(e) => return with_error(item, e),
@@ -384,11 +403,11 @@ pub(crate) fn test(args: TokenStream, item: TokenStream) -> TokenStream {
             let msg = "second test attribute is supplied, consider removing or changing the order of your test attributes";
             Err(syn::Error::new_spanned(attr, msg))
         }
-        None => configure(&item, args, Kind::Test),
+        None => configure(&item, args, Kind::Test, root),
     };
     match config {
-        Ok(config) => expand(item, Kind::Test, config),
-        Err(e) => with_error(expand(item, Kind::Test, Config::FALLBACK), e),
+        Ok(config) => expand(item, Kind::Test, config, root),
+        Err(e) => with_error(expand(item, Kind::Test, Config::FALLBACK, root), e),
     }
 }
 
@@ -417,7 +436,7 @@ fn is_test_attribute(attr: &Attribute) -> bool {
 }
 
 /// Writes the function back out, with its body run by the simulation.
-fn expand(mut item: ItemFn, kind: Kind, config: Config) -> TokenStream {
+fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStream {
     item.sig.asyncness = None;
 
     // rustc reports a mismatch between the body and the return type at the
@@ -430,7 +449,8 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config) -> TokenStream {
         Some(path) => path.to_token_stream(),
         None => {
             let span = Span::call_site().located_at(last_start);
-            quote_spanned!(span=> ::sim_rt)
+            let name = Ident::new(root.name(), span);
+            quote_spanned!(span=> ::#name)
         }
     };
 
@@ -606,11 +626,11 @@ mod tests {
     use super::*;
 
     fn expand_test(args: &str, item: &str) -> String {
-        test(args.parse().unwrap(), item.parse().unwrap()).to_string()
+        test(args.parse().unwrap(), item.parse().unwrap(), Root::SimRt).to_string()
     }
 
     fn expand_main(args: &str, item: &str) -> String {
-        main(args.parse().unwrap(), item.parse().unwrap()).to_string()
+        main(args.parse().unwrap(), item.parse().unwrap(), Root::SimRt).to_string()
     }
 
     fn assert_error(out: &str, msg: &str) {
@@ -629,6 +649,31 @@ mod tests {
         );
         assert!(!out.contains("async fn"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
+    }
+
+    #[test]
+    fn the_tokio_root_names_tokio_in_paths_and_messages() {
+        let out = test(
+            "".parse().unwrap(),
+            "async fn t() {}".parse().unwrap(),
+            Root::Tokio,
+        )
+        .to_string();
+        assert!(
+            out.contains(":: tokio :: runtime :: __private :: run"),
+            "{out}"
+        );
+        assert!(!out.contains("sim_rt"), "{out}");
+        let out = main(
+            "multi_thread".parse().unwrap(),
+            "async fn main() {}".parse().unwrap(),
+            Root::Tokio,
+        )
+        .to_string();
+        assert_error(
+            &out,
+            "Set the runtime flavor with #[tokio::main(flavor = \\\"multi_thread\\\")].",
+        );
     }
 
     #[test]

@@ -82,7 +82,7 @@ mod select;
 /// [`tokio::main`]: https://docs.rs/tokio/1/tokio/attr.main.html
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::main(args.into(), item.into()).into()
+    entry::main(args.into(), item.into(), entry::Root::SimRt).into()
 }
 
 /// Simulated [`tokio::test`]: a `#[test]` that runs an `async fn` on a fresh
@@ -120,7 +120,25 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// [`tokio::test`]: https://docs.rs/tokio/1/tokio/attr.test.html
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry::test(args.into(), item.into()).into()
+    entry::test(args.into(), item.into(), entry::Root::SimRt).into()
+}
+
+/// `#[tokio::main]` of the whole-graph package (`sim-tokio`, named `tokio`):
+/// [`macro@main`] with `crate = "tokio"` as its default and `tokio::main` in
+/// its messages, since a crate built in that mode reaches the runtime only as
+/// `tokio`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::main(args.into(), item.into(), entry::Root::Tokio).into()
+}
+
+/// `#[tokio::test]` of the whole-graph package: [`macro@test`] with
+/// `crate = "tokio"` as its default and `tokio::test` in its messages.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn tokio_test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry::test(args.into(), item.into(), entry::Root::Tokio).into()
 }
 
 /// Implementation detail of `sim_rt::select!`; not public API.

@@ -68,4 +68,3 @@ pub use crate::task::spawn;
 
 /// tokio's own [`tokio::io`], re-exported unchanged.
 pub use tokio::io;
-pub use tokio::{join, pin, try_join};

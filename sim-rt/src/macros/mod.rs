@@ -1,14 +1,17 @@
-//! The macros of the public API that `sim_rt` defines itself: [`select!`](crate::select!)
-//! (exported at the crate root) and the hidden items its expansion names.
+//! The macros of the public API that `sim_rt` defines itself:
+//! [`select!`](crate::select!), [`join!`](crate::join!),
+//! [`try_join!`](crate::try_join!) and [`pin!`](crate::pin!) (exported at
+//! the crate root), and the hidden items their expansions name.
 //!
 //! `#[sim_rt::main]` and `#[sim_rt::test]` are procedural macros in the
-//! `sim-rt-macros` crate; `join!`, `try_join!` and `pin!` are tokio's own,
-//! re-exported, since they do not depend on a runtime.
+//! `sim-rt-macros` crate.
 //!
-//! `select!` expands to paths under `$crate::macros`, so everything it needs
-//! is reachable from here: the `support` module and the `select_priv_*`
+//! The macros expand to paths under `$crate::macros`, so everything they
+//! need is reachable from here: the `support` module and the `select_priv_*`
 //! procedural helpers of `sim-rt-macros`.
 
+#[macro_use]
+mod join;
 #[macro_use]
 mod select;
 

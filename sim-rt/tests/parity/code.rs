@@ -183,6 +183,13 @@ async fn service() -> io::Result<u32> {
     let fut = async { 5 };
     tokio::pin!(fut);
     let e = (&mut fut).await;
+    let (f, g) = tokio::join!(biased; async { 6 }, async { 7 });
+    let fg: Result<(u32, u32), io::Error> = tokio::try_join!(biased; async { Ok(f) }, async { Ok(g) });
+    assert_eq!(fg?, (6, 7));
+    tokio::pin! {
+        let h = async { 8 };
+    }
+    assert_eq!(h.as_mut().await, 8);
     let (mut client, mut server) = tokio::io::duplex(64);
     client.write_all(b"ping").await?;
     let mut buf = [0u8; 4];
