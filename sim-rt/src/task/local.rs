@@ -307,10 +307,11 @@ impl<F: Future> Future for Member<F> {
 /// - Dropping the set aborts its unfinished tasks: each is dropped at its
 ///   next step of the simulation (when the simulation is driven again, or
 ///   shuts down), not during the set's `drop`.
-/// - `id()` and the unstable `unhandled_panic` are not provided; a task's
-///   panic follows the runtime's
-///   [`UnhandledPanic`](crate::runtime::UnhandledPanic).
+/// - The unstable `unhandled_panic` is not provided; a task's panic follows
+///   the runtime's [`UnhandledPanic`](crate::runtime::UnhandledPanic).
 pub struct LocalSet {
+    /// This set's runtime id, from the same sequence as the runtimes'.
+    id: crate::runtime::Id,
     shared: Rc<Shared>,
     /// Set while the set itself is being awaited (a driver of its own).
     driving: Option<Driver>,
@@ -343,9 +344,17 @@ impl LocalSet {
     /// An empty set.
     pub fn new() -> LocalSet {
         LocalSet {
+            id: crate::runtime::Id::next(),
             shared: Rc::default(),
             driving: None,
         }
+    }
+
+    /// Simulated [`tokio::task::LocalSet::id`]: this set's own runtime
+    /// [`Id`](crate::runtime::Id), unique among the runtimes and sets of
+    /// the process.
+    pub fn id(&self) -> crate::runtime::Id {
+        self.id
     }
 
     /// Enters the set's context: until the guard drops,

@@ -13,12 +13,14 @@ use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+pub mod coop;
 mod error;
 mod join_handle;
 mod join_set;
 mod local;
 mod task_local;
 
+pub use self::coop::{consume_budget, unconstrained, Unconstrained};
 pub use self::error::JoinError;
 pub use self::join_handle::{AbortHandle, JoinHandle};
 pub use self::join_set::JoinSet;
@@ -146,6 +148,32 @@ where
 {
     let origin = Origin::Blocking(Location::caller());
     context::with(|w| JoinHandle::spawn_on(w, async move { f() }, None, origin))
+}
+
+/// Simulated [`tokio::task::block_in_place`]: runs blocking code on the
+/// current thread without blocking the other tasks.
+///
+/// # Panics
+///
+/// Inside a runtime built with `new_current_thread` (or a `LocalRuntime`),
+/// as tokio does.
+///
+/// # Differences from tokio
+///
+/// A simulation has no other worker to hand its tasks to: `f` runs at once,
+/// within the current step, and takes no simulated time. The other tasks
+/// wait for it, as they would for any poll. Outside a simulation `f` just
+/// runs.
+#[track_caller]
+pub fn block_in_place<F, R>(f: F) -> R
+where
+    F: FnOnce() -> R,
+{
+    let flavor = context::try_with(|w| w.core.borrow().config.flavor);
+    if flavor == Some(crate::runtime::RuntimeFlavor::CurrentThread) && context::driving() {
+        panic!("can call blocking only when running on the multi-threaded runtime");
+    }
+    f()
 }
 
 /// Simulated [`tokio::task::yield_now`]: gives the scheduler a chance to run
