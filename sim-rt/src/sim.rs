@@ -142,22 +142,54 @@ pub fn lookup_host(name: &str) -> Option<HostId> {
     context::with(|w| w.host_by_name(name))
 }
 
-/// Sends ctrl-c to the host named `name`: every pending
-/// [`crate::signal::ctrl_c`] future of that host completes.
+/// Sends ctrl-c (SIGINT) to the host named `name`: every pending
+/// [`crate::signal::ctrl_c`] future of that host completes, as does every
+/// SIGINT listener made with [`crate::signal::unix::signal`].
 ///
 /// # Panics
 ///
 /// When no host has that name, or outside a simulation.
 #[track_caller]
 pub fn send_ctrl_c(name: &str) {
+    deliver_signal(name, 2, "send_ctrl_c");
+}
+
+/// Sends the Unix signal `signal` to the host named `name`: every listener
+/// for it on that host ([`crate::signal::unix::signal`], and
+/// [`crate::signal::ctrl_c`] for SIGINT) made before this call sees it.
+///
+/// ```
+/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// use sim_rt::signal::unix::{signal, SignalKind};
+/// sim_rt::sim::host("server").start(|| async {
+///     let mut term = signal(SignalKind::terminate()).unwrap();
+///     term.recv().await;
+///     println!("server: graceful shutdown");
+/// });
+/// sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+/// sim_rt::sim::send_signal("server", SignalKind::terminate());
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// When no host has that name, or outside a simulation.
+#[cfg(unix)]
+#[track_caller]
+pub fn send_signal(name: &str, signal: crate::signal::unix::SignalKind) {
+    deliver_signal(name, signal.as_raw_value(), "send_signal");
+}
+
+#[track_caller]
+fn deliver_signal(name: &str, signal: i32, caller: &str) {
     let waiters = context::with(|w| {
         let host = w
             .host_by_name(name)
-            .unwrap_or_else(|| panic!("send_ctrl_c: no host named \"{name}\" in this simulation"));
+            .unwrap_or_else(|| panic!("{caller}: no host named \"{name}\" in this simulation"));
         let mut core = w.core.borrow_mut();
-        let h = &mut core.hosts[host.index()];
-        h.ctrl_c += 1;
-        std::mem::take(&mut h.ctrl_c_waiters)
+        let slot = core.hosts[host.index()].signal_slot(signal);
+        slot.sent += 1;
+        std::mem::take(&mut slot.waiters)
     });
     for w in waiters {
         w.wake();

@@ -1,11 +1,73 @@
 //! Simulated [`tokio::signal`]: signals a host receives only when the
-//! simulation sends them (see [`crate::sim::send_ctrl_c`]).
+//! simulation sends them ([`crate::sim::send_signal`],
+//! [`crate::sim::send_ctrl_c`]), never the process's real ones.
+//!
+//! # Invariants
+//!
+//! - Each host counts, per signal number, the signals sent to it
+//!   (`world::Host::signals`). A listener remembers the count it has seen
+//!   and is ready while the host's count is higher; deliveries between two
+//!   receives are coalesced into one, as with real signals.
+//!
+//! # Determinism
+//!
+//! Signals come only from the simulation's own calls; a delivery wakes the
+//! host's waiting listeners in the order they started waiting.
 
 use std::future::poll_fn;
 use std::io;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use crate::runtime::context;
+use crate::scheduler::HostId;
+
+#[cfg(unix)]
+pub mod unix;
+
+/// SIGINT, which [`ctrl_c`] waits for.
+const SIGINT: i32 = 2;
+
+/// A listener's view of one signal on one host.
+#[derive(Debug)]
+pub(crate) struct Listener {
+    host: HostId,
+    signal: i32,
+    /// The host's count for `signal` when last seen.
+    seen: u64,
+}
+
+impl Listener {
+    /// A listener on the calling task's host that sees only the signals
+    /// sent from now on.
+    #[track_caller]
+    pub(crate) fn new(signal: i32) -> Listener {
+        context::with(|w| {
+            let host = w
+                .current()
+                .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
+            let seen = w.core.borrow_mut().hosts[host.index()]
+                .signal_slot(signal)
+                .sent;
+            Listener { host, signal, seen }
+        })
+    }
+
+    /// Ready once a signal was sent after the last one seen.
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        context::with(|w| {
+            let mut core = w.core.borrow_mut();
+            let slot = core.hosts[self.host.index()].signal_slot(self.signal);
+            if slot.sent > self.seen {
+                self.seen = slot.sent;
+                return Poll::Ready(());
+            }
+            if !slot.waiters.iter().any(|x| x.will_wake(cx.waker())) {
+                slot.waiters.push(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+    }
+}
 
 /// Simulated [`tokio::signal::ctrl_c`]: completes when the simulation sends
 /// ctrl-c to the calling task's host after this call.
@@ -35,24 +97,7 @@ use crate::runtime::context;
 /// counts for every `ctrl_c()` future of the host created before it was
 /// sent; one sent earlier is not seen.
 pub async fn ctrl_c() -> io::Result<()> {
-    let (host, seen) = context::with(|w| {
-        let host = w
-            .current()
-            .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
-        (host, w.core.borrow().hosts[host.index()].ctrl_c)
-    });
-    poll_fn(|cx| {
-        context::with(|w| {
-            let mut core = w.core.borrow_mut();
-            let h = &mut core.hosts[host.index()];
-            if h.ctrl_c > seen {
-                return Poll::Ready(Ok(()));
-            }
-            if !h.ctrl_c_waiters.iter().any(|x| x.will_wake(cx.waker())) {
-                h.ctrl_c_waiters.push(cx.waker().clone());
-            }
-            Poll::Pending
-        })
-    })
-    .await
+    let mut listener = Listener::new(SIGINT);
+    poll_fn(|cx| listener.poll_recv(cx)).await;
+    Ok(())
 }
