@@ -53,10 +53,12 @@ pub mod fs;
 #[allow(unsafe_code)]
 mod intercept;
 pub mod net;
+pub mod process;
 pub mod runtime;
 pub mod scheduler;
 pub mod signal;
 pub mod sim;
+pub mod stream;
 pub mod sync;
 pub mod task;
 pub mod time;
