@@ -11,6 +11,7 @@ mod real {
     include!("parity/net.rs");
     include!("parity/fs.rs");
     include!("parity/watch.rs");
+    include!("parity/rt.rs");
 }
 
 mod sim {
@@ -19,4 +20,5 @@ mod sim {
     include!("parity/net.rs");
     include!("parity/fs.rs");
     include!("parity/watch.rs");
+    include!("parity/rt.rs");
 }

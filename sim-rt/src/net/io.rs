@@ -155,10 +155,7 @@ fn exists(net: &Net, endpoint: Endpoint) -> bool {
 
 #[cold]
 fn unreachable_world() -> io::Error {
-    io::Error::other(
-        "this socket's simulation has ended or runs on another thread; \
-         a simulated socket works only inside the simulation that created it",
-    )
+    io::Error::other(crate::runtime::RUNTIME_GONE)
 }
 
 fn gone() -> io::Error {

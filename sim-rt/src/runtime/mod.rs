@@ -20,6 +20,8 @@
 //! - `failure`: failure reports.
 //! - `context`: the simulation running on this thread.
 //! - `net`, `fs`: the network and disk models, and their glue.
+//! - `metrics`, `id`, `local_runtime`: tokio's [`RuntimeMetrics`], [`Id`]
+//!   and [`LocalRuntime`] over a simulation.
 
 use std::fmt;
 use std::future::Future;
@@ -27,13 +29,16 @@ use std::io;
 use std::marker::PhantomData;
 use std::panic::Location;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) mod context;
 mod failure;
 mod fault;
 pub(crate) mod fs;
+mod id;
+mod local_runtime;
+mod metrics;
 pub(crate) mod net;
 pub(crate) mod task;
 pub(crate) mod timer;
@@ -41,6 +46,9 @@ mod trace;
 pub(crate) mod world;
 
 pub use self::failure::{Failure, FailureKind};
+pub use self::id::Id;
+pub use self::local_runtime::{LocalOptions, LocalRuntime};
+pub use self::metrics::RuntimeMetrics;
 pub use self::trace::{Step, Trace};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
@@ -133,6 +141,8 @@ pub struct Builder {
     faults: Option<crate::sim::FaultInjector>,
     /// Set by `exact_seed`: `SIM_SEED` is not read.
     exact_seed: bool,
+    /// [`Builder::name`], for [`Handle::name`].
+    name: Option<Arc<str>>,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -151,6 +161,7 @@ impl fmt::Debug for Builder {
             .field("network", &self.net)
             .field("disk", &self.disk)
             .field("fault_injector", &self.faults)
+            .field("name", &self.name)
             .finish()
     }
 }
@@ -169,6 +180,7 @@ impl Builder {
             disk: sim_fs::FsConfig::default(),
             faults: None,
             exact_seed: false,
+            name: None,
         }
     }
 
@@ -253,6 +265,78 @@ impl Builder {
     /// Simulated [`tokio::runtime::Builder::global_queue_interval`]: ignored.
     pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
         let _ = val;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::name`]: the runtime's name, as
+    /// [`Handle::name`] returns it.
+    pub fn name(&mut self, val: impl Into<String>) -> &mut Self {
+        self.name = Some(Arc::from(val.into()));
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::thread_name_fn`]: ignored (the
+    /// simulation starts no threads).
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        drop(f);
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_start`]: ignored (the
+    /// simulation starts no threads).
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        drop(f);
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_stop`]: ignored (the
+    /// simulation starts no threads).
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        drop(f);
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_park`]: ignored (the
+    /// simulated worker never parks a real thread; see
+    /// [`RuntimeMetrics::worker_park_count`]).
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        drop(f);
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_unpark`]: ignored, as
+    /// [`on_thread_park`](Self::on_thread_park).
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        drop(f);
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`]:
+    /// ignored (there is no I/O driver; the network is simulated).
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
+        let _ = capacity;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`]:
+    /// ignored, as [`max_io_events_per_tick`](Self::max_io_events_per_tick).
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
+        let _ = capacity;
         self
     }
 
@@ -388,8 +472,7 @@ impl Builder {
             Some(make) => make(seed),
             None => Box::new(RandomScheduler::new(seed)),
         };
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let id = Id::next().as_u64();
         let world = World::new(
             id,
             Config {
@@ -402,6 +485,7 @@ impl Builder {
                 net: self.net.clone(),
                 fs: self.disk.clone(),
                 faults: self.faults.clone(),
+                name: self.name.clone(),
             },
             scheduler,
         );
@@ -411,8 +495,26 @@ impl Builder {
             handle: Handle {
                 id,
                 flavor: self.flavor,
+                name: self.name.clone(),
             },
         })
+    }
+
+    /// Simulated [`tokio::runtime::Builder::build_local`]: a
+    /// [`LocalRuntime`].
+    ///
+    /// # Panics
+    ///
+    /// For a builder made by [`new_multi_thread`](Self::new_multi_thread),
+    /// as tokio does, and when `SIM_SEED` is malformed (see
+    /// [`build`](Self::build)).
+    #[track_caller]
+    pub fn build_local(&mut self, options: LocalOptions) -> io::Result<LocalRuntime> {
+        let _ = options;
+        if self.flavor == RuntimeFlavor::MultiThread {
+            panic!("multi_thread is not supported for LocalRuntime");
+        }
+        self.build().map(LocalRuntime::from_runtime)
     }
 }
 
@@ -533,6 +635,11 @@ impl Runtime {
         &self.handle
     }
 
+    /// Simulated [`tokio::runtime::Runtime::metrics`].
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.handle.metrics()
+    }
+
     /// Simulated [`tokio::runtime::Runtime::enter`]: makes this simulation
     /// current (so `spawn` and `Instant::now` work) until the guard drops.
     pub fn enter(&self) -> EnterGuard<'_> {
@@ -599,6 +706,7 @@ pub struct EnterGuard<'a> {
 pub struct Handle {
     id: u64,
     flavor: RuntimeFlavor,
+    name: Option<Arc<str>>,
 }
 
 /// Simulated [`tokio::runtime::TryCurrentError`].
@@ -643,15 +751,19 @@ impl Handle {
 
     /// Simulated [`tokio::runtime::Handle::try_current`].
     pub fn try_current() -> Result<Handle, TryCurrentError> {
-        context::try_with(|w| Handle {
-            id: w.id,
-            flavor: w.core.borrow().config.flavor,
+        context::try_with(|w| {
+            let core = w.core.borrow();
+            Handle {
+                id: w.id,
+                flavor: core.config.flavor,
+                name: core.config.name.clone(),
+            }
         })
         .ok_or(TryCurrentError(()))
     }
 
     #[track_caller]
-    fn world(&self) -> Rc<World> {
+    pub(crate) fn world(&self) -> Rc<World> {
         context::lookup(self.id).unwrap_or_else(|| {
             panic!(
                 "this Handle's simulation is not reachable: it was dropped, or the handle is used \
@@ -708,6 +820,53 @@ impl Handle {
     pub fn runtime_flavor(&self) -> RuntimeFlavor {
         self.flavor
     }
+
+    /// Simulated [`tokio::runtime::Handle::id`].
+    pub fn id(&self) -> Id {
+        Id::new(self.id)
+    }
+
+    /// Simulated [`tokio::runtime::Handle::name`]: the name given with
+    /// [`Builder::name`], if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Simulated [`tokio::runtime::Handle::metrics`].
+    pub fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics::new(self.clone())
+    }
+}
+
+/// The message of the error a simulated socket or timer returns once its
+/// simulation is gone; [`is_rt_shutdown_err`] recognises it.
+pub(crate) const RUNTIME_GONE: &str = "this socket's simulation has ended or runs on another \
+    thread; a simulated socket works only inside the simulation that created it";
+
+/// Simulated [`tokio::runtime::is_rt_shutdown_err`]: whether `err` is the
+/// error an I/O resource returns because its simulation is gone (dropped,
+/// or out of reach from this thread).
+///
+/// # Differences from tokio
+///
+/// tokio recognises its own "runtime shutting down" error; this recognises
+/// sim-rt's "simulation has ended" error.
+pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::Other
+        && err
+            .get_ref()
+            .is_some_and(|inner| inner.source().is_none() && inner.to_string() == RUNTIME_GONE)
+}
+
+/// Simulated [`tokio::runtime::worker_index`]: `Some(0)` while a simulation
+/// is being driven on this thread (inside its tasks), else `None`.
+///
+/// # Differences from tokio
+///
+/// None: a simulation behaves as a current-thread runtime driven by the
+/// thread that called `block_on`.
+pub fn worker_index() -> Option<usize> {
+    context::driving().then_some(0)
 }
 
 /// A data choice through the current simulation's scheduler; 0 outside a

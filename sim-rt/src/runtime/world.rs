@@ -66,6 +66,8 @@ pub(crate) struct Config {
     /// The configuration of every host's disk, unless the host sets its own.
     pub(crate) fs: sim_fs::FsConfig,
     pub(crate) faults: Option<crate::sim::FaultInjector>,
+    /// [`Builder::name`](super::Builder::name).
+    pub(crate) name: Option<std::sync::Arc<str>>,
 }
 
 /// What a task slot was created for (for messages).
@@ -96,14 +98,44 @@ pub(crate) type Entry = Rc<dyn Fn() -> Pin<Box<dyn Future<Output = ()>>>>;
 pub(crate) struct Host {
     pub(crate) name: Rc<str>,
     span: tracing::Span,
-    pub(crate) ctrl_c: u64,
-    pub(crate) ctrl_c_waiters: Vec<Waker>,
+    /// Signals sent to this host, one slot per signal number sent or
+    /// listened for (`crate::signal`).
+    signals: Vec<SignalSlot>,
     pub(crate) net_id: sim_net::HostId,
     pub(crate) entry: Option<Entry>,
     pub(crate) stopped: bool,
     pub(crate) paused: bool,
     /// Wakes of this host's tasks held back while it is paused.
     deferred: Vec<WakeRecord>,
+}
+
+/// One signal number's deliveries to a host.
+#[derive(Debug)]
+pub(crate) struct SignalSlot {
+    signal: i32,
+    /// How many times it was sent.
+    pub(crate) sent: u64,
+    /// Listeners waiting for the next one, in the order they started
+    /// waiting.
+    pub(crate) waiters: Vec<Waker>,
+}
+
+impl Host {
+    /// The slot of `signal`, made on first use.
+    pub(crate) fn signal_slot(&mut self, signal: i32) -> &mut SignalSlot {
+        let i = match self.signals.iter().position(|s| s.signal == signal) {
+            Some(i) => i,
+            None => {
+                self.signals.push(SignalSlot {
+                    signal,
+                    sent: 0,
+                    waiters: Vec::new(),
+                });
+                self.signals.len() - 1
+            }
+        };
+        &mut self.signals[i]
+    }
 }
 
 /// A change to a host asked for by one of its own tasks: applied when that
@@ -136,6 +168,9 @@ pub(crate) struct Core {
     /// `start + config.max_time` (saturating): time may not pass it.
     time_limit: Duration,
     pub(crate) step: u64,
+    /// How many times the clock moved (the simulated worker "parked"), for
+    /// `RuntimeMetrics`.
+    advances: u64,
     pub(crate) paused: bool,
     tasks: Slab<TaskSlot>,
     next_id: u64,
@@ -192,6 +227,14 @@ enum Next {
     Deliver(sim_net::PacketId),
 }
 
+/// A snapshot of the counters behind `RuntimeMetrics`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WorldMetrics {
+    pub(crate) alive_tasks: usize,
+    pub(crate) runnable: usize,
+    pub(crate) advances: u64,
+}
+
 /// The host that runs the test's own future.
 pub(crate) const MAIN_HOST: HostId = HostId(0);
 
@@ -220,6 +263,7 @@ impl World {
                 start,
                 time_limit,
                 step: 0,
+                advances: 0,
                 paused,
                 tasks: Slab::new(),
                 next_id: 0,
@@ -278,8 +322,7 @@ impl World {
         core.hosts.push(Host {
             name: name.into(),
             span: tracing::trace_span!("host", name),
-            ctrl_c: 0,
-            ctrl_c_waiters: Vec::new(),
+            signals: Vec::new(),
             net_id,
             entry,
             stopped: false,
@@ -583,6 +626,7 @@ impl World {
 
     fn set_running(&self, current: Option<Current>) {
         self.core.borrow_mut().current = current;
+        crate::task::coop::start_poll(current.is_some());
         self.wakes
             .running
             .store(current.map_or(0, |c| c.id.as_u64()), Ordering::Relaxed);
@@ -819,6 +863,7 @@ impl World {
             let mut core = self.core.borrow_mut();
             debug_assert!(to >= core.now, "time never goes backwards");
             core.now = core.now.max(to);
+            core.advances += 1;
             let now = core.now;
             // Many advances are to a packet's arrival, with no timer due.
             let fired = core.timers.any_due(now).then(|| {
@@ -1047,6 +1092,17 @@ impl World {
 
     pub(crate) fn host_count(&self) -> usize {
         self.core.borrow().hosts.len()
+    }
+
+    /// What `RuntimeMetrics` reports: spawned tasks not yet finished, tasks
+    /// woken and waiting to be polled, and clock advances so far.
+    pub(crate) fn metrics(&self) -> WorldMetrics {
+        let core = self.core.borrow();
+        WorldMetrics {
+            alive_tasks: core.tasks.iter().filter(|(_, t)| !t.finished).count(),
+            runnable: core.enabled_keys.len(),
+            advances: core.advances,
+        }
     }
 
     // ----- timers ----------------------------------------------------------

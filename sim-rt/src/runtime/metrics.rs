@@ -1,0 +1,101 @@
+//! Simulated [`tokio::runtime::RuntimeMetrics`]: counters of a simulation,
+//! read live from its world.
+//!
+//! The simulation has one worker (the thread that drives it). It "parks"
+//! when no task can run and the clock moves to the next instant at which
+//! something is due, so the park count is the number of clock advances.
+
+use std::time::Duration;
+
+use super::Handle;
+
+/// Simulated [`tokio::runtime::RuntimeMetrics`]: a handle to a simulation's
+/// counters. Each method reads the current value.
+///
+/// # Panics
+///
+/// Every method panics when the simulation is no longer reachable (it was
+/// dropped, or this is another thread), like [`Handle`]'s methods.
+///
+/// # Differences from tokio
+///
+/// One worker, always. Parking is a clock advance, and polls take no
+/// simulated time, so [`worker_total_busy_duration`](Self::worker_total_busy_duration)
+/// is always zero.
+#[derive(Debug, Clone)]
+pub struct RuntimeMetrics {
+    handle: Handle,
+}
+
+impl RuntimeMetrics {
+    pub(crate) fn new(handle: Handle) -> RuntimeMetrics {
+        RuntimeMetrics { handle }
+    }
+
+    fn counters(&self) -> super::world::WorldMetrics {
+        self.handle.world().metrics()
+    }
+
+    #[track_caller]
+    fn check_worker(&self, worker: usize) {
+        assert!(
+            worker < self.num_workers(),
+            "worker index {worker} out of range: a simulation has one worker (index 0)"
+        );
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::num_workers`]: 1.
+    pub fn num_workers(&self) -> usize {
+        1
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::num_alive_tasks`]: tasks
+    /// spawned and not yet finished (not counting the future passed to
+    /// `block_on`).
+    pub fn num_alive_tasks(&self) -> usize {
+        self.counters().alive_tasks
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::global_queue_depth`]:
+    /// tasks woken and not yet polled.
+    pub fn global_queue_depth(&self) -> usize {
+        self.counters().runnable
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_count`]: how
+    /// many times the clock advanced because no task could run.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not 0.
+    #[track_caller]
+    pub fn worker_park_count(&self, worker: usize) -> u64 {
+        self.check_worker(worker);
+        self.counters().advances
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_unpark_count`]:
+    /// parks plus unparks. The simulated worker is never parked when asked
+    /// (it is running the caller), so this is even: twice the park count.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not 0.
+    #[track_caller]
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.check_worker(worker);
+        self.counters().advances * 2
+    }
+
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_total_busy_duration`]:
+    /// always zero, since polls take no simulated time.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not 0.
+    #[track_caller]
+    pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
+        self.check_worker(worker);
+        Duration::ZERO
+    }
+}
