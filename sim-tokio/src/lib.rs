@@ -1,0 +1,68 @@
+//! sim-rt under tokio's name, for a whole dependency graph.
+//!
+//! This crate is the package `tokio` of this repository (directory
+//! `sim-tokio/`). A test build selects it for every crate of the graph with a
+//! cargo config file:
+//!
+//! ```toml
+//! # sim.toml, used as `cargo test --config sim.toml`
+//! [patch.crates-io]
+//! tokio = { path = "<this repository>/sim-tokio" }
+//!
+//! [build]
+//! rustflags = ["--cfg", "sim"]
+//! ```
+//!
+//! Every crate that names `tokio` (axum, hyper-util, tonic, reqwest, tower,
+//! tokio-util, tokio-stream...) then compiles against this crate: the tasks
+//! they spawn are tasks of the simulation, their timers run on the simulated
+//! clock, their sockets are simulated sockets on the calling task's host. The
+//! user's manifest and source do not change between the real and the
+//! simulated build.
+//!
+//! Each module is sim-rt's module of the same name; see sim-rt's docs for
+//! what each item does in a simulation and how it differs from tokio. The
+//! simulation's own API (hosts, faults, choices) is [`sim`], present under
+//! `cfg(sim)` only, so code that uses it is `#[cfg(sim)]` in both builds.
+//!
+//! # Features
+//!
+//! Every tokio feature exists so that dependents' feature lists resolve;
+//! none selects anything, as everything sim-rt has is always compiled.
+//!
+//! # Not simulated
+//!
+//! - `process`: commands build, but spawning returns
+//!   `io::ErrorKind::Unsupported` (a simulation cannot run a child process).
+//! - `io::unix::AsyncFd`, Unix domain sockets, `net::windows`: they need the
+//!   operating system's reactor or file system; constructors return
+//!   `io::ErrorKind::Unsupported` naming the item.
+//! - `runtime::Builder::new_multi_thread` runs on the simulator's one thread
+//!   (its `worker_threads` is recorded, not used).
+
+#![deny(missing_docs)]
+
+pub use sim_rt::{fs, io, net, process, runtime, signal, stream, sync, task, time};
+pub use sim_rt::{join, pin, select, spawn, task_local, try_join};
+
+/// Simulated `#[tokio::main]`: see [`sim_rt::main`]. Here its `crate`
+/// argument defaults to `tokio`.
+pub use sim_rt_macros::tokio_main as main;
+/// Simulated `#[tokio::test]`: see [`sim_rt::test`]. Here its `crate`
+/// argument defaults to `tokio`.
+pub use sim_rt_macros::tokio_test as test;
+
+/// The simulation's own API: hosts, the network and disk faults, choices
+/// (sim-rt's [`sim_rt::sim`]). Only under `cfg(sim)`.
+#[cfg(sim)]
+pub use sim_rt::sim;
+
+/// The scheduler interface the explorer drives (sim-rt's
+/// [`sim_rt::scheduler`]). Only under `cfg(sim)`.
+#[cfg(sim)]
+pub use sim_rt::scheduler;
+
+/// A choice of the simulation: see [`sim_rt::choose`]. Only under
+/// `cfg(sim)`.
+#[cfg(sim)]
+pub use sim_rt::choose;
