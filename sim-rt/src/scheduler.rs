@@ -176,6 +176,12 @@ pub enum Observation {
         parent: Option<Id>,
         /// The host it runs on.
         host: HostId,
+        /// Where it was spawned (`tokio::spawn`, `spawn_local`,
+        /// `spawn_blocking`...): in a whole-graph build, a line of the
+        /// dependency that spawned it (axum's per-connection task, hyper's
+        /// connection driver, tower's buffer worker). `None` for a host's
+        /// entry task.
+        spawned_at: Option<&'static std::panic::Location<'static>>,
     },
     /// A task was woken by `by` (None: by a timer or from outside any task).
     Woken {

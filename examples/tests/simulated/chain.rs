@@ -49,6 +49,7 @@ mod staged {
                     task,
                     parent: parent.map(self::task),
                     host: host(0),
+                    spawned_at: None,
                 }
             }),
             (
@@ -129,6 +130,7 @@ mod staged {
                 task: task(n),
                 parent: None,
                 host: host(0),
+                spawned_at: None,
             });
         }
         staged.step(&Observation::Annotated {
@@ -141,6 +143,7 @@ mod staged {
             task: task(4),
             parent: Some(task(1)),
             host: host(0),
+            spawned_at: None,
         });
         let enabled: Vec<Event> = (1..=4).map(|n| Event::Poll(task(n))).collect();
         let order = |s: &Staged| -> Vec<Unit> {

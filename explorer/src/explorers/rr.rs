@@ -288,7 +288,8 @@ pub(super) mod tests {
             t.clone().prop_map(|task| Observation::Spawned {
                 task,
                 parent: None,
-                host: host(0)
+                host: host(0),
+                spawned_at: None,
             }),
             t.clone()
                 .prop_map(|task| Observation::Woken { task, by: None }),
@@ -414,6 +415,7 @@ pub(super) mod tests {
             task: task(n),
             parent: None,
             host: host(0),
+            spawned_at: None,
         }
     }
 

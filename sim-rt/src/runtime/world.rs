@@ -459,6 +459,10 @@ impl World {
             task: id,
             parent: current.map(|c| c.id),
             host,
+            spawned_at: match origin {
+                Origin::Spawn(l) | Origin::Blocking(l) => Some(l),
+                Origin::HostEntry => None,
+            },
         });
         (key, id)
     }
