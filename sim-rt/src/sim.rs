@@ -204,6 +204,15 @@ fn deliver_signal(name: &str, signal: i32, caller: &str) {
 /// it runs a test), and the target from the test executable's name. Parts
 /// that cannot be known are left out; outside a test (a binary), it is
 /// `cargo run`.
+///
+/// The line also selects the same build: it starts with the `RUSTFLAGS` the
+/// test was run with (`RUSTFLAGS='--cfg sim' cargo test ...` for a crate
+/// that swaps tokio for sim_rt under `cfg(sim)`: without it, a pasted line
+/// would rebuild on real tokio and ignore `SIM_REPLAY`), and carries the
+/// arguments of the cargo command that started the test which choose what
+/// is built (`--config .cargo/sim.toml` for the whole-graph mode,
+/// `--release`, `--profile`, features, `--target`, `--manifest-path`; read
+/// from the parent process on Linux).
 pub fn cargo_test_command() -> String {
     let Some(test) = std::thread::current()
         .name()
@@ -212,7 +221,7 @@ pub fn cargo_test_command() -> String {
     else {
         return cargo_run_command();
     };
-    let mut cmd = String::from("cargo test");
+    let mut cmd = build_selection("test");
     if let Ok(pkg) = std::env::var("CARGO_PKG_NAME") {
         cmd.push_str(&format!(" -p {pkg}"));
         let target = std::env::current_exe().ok().and_then(|exe| {
@@ -254,20 +263,35 @@ fn cargo_run_command() -> String {
     let exe = std::env::current_exe().ok();
     let package = std::env::var("CARGO_PKG_NAME").ok();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    run_command(exe.as_deref(), package.as_deref(), &args)
+    run_command(
+        build_selection("run"),
+        exe.as_deref(),
+        package.as_deref(),
+        &args,
+    )
 }
 
 /// [`cargo_run_command`] for an executable at `exe`, of `package`, run with
 /// `args`: the arguments are part of what reproduces a run.
-fn run_command(exe: Option<&std::path::Path>, package: Option<&str>, args: &[String]) -> String {
-    let mut cmd = String::from("cargo run");
+///
+/// `cmd` is what [`build_selection`] made of the build (`cargo run` and the
+/// arguments that select it).
+fn run_command(
+    mut cmd: String,
+    exe: Option<&std::path::Path>,
+    package: Option<&str>,
+    args: &[String],
+) -> String {
     let in_dir = |name: &str| {
         exe.is_some_and(|e| {
             e.ancestors()
                 .any(|a| a.file_name().is_some_and(|f| f == name))
         })
     };
-    if in_dir("release") {
+    let profile_given = cmd
+        .split(' ')
+        .any(|w| ["--release", "-r", "--profile"].contains(&w));
+    if in_dir("release") && !profile_given {
         cmd.push_str(" --release");
     }
     if let Some(pkg) = package {
@@ -291,6 +315,89 @@ fn run_command(exe: Option<&std::path::Path>, package: Option<&str>, args: &[Str
         }
     }
     cmd
+}
+
+/// `[RUSTFLAGS=...] cargo <subcommand> [<build-selecting args>]` for the
+/// build this process is: see [`cargo_test_command`]. `--release` is among
+/// the parent's arguments when it was given, so [`run_command`]'s own guess
+/// from the executable's directory is then not repeated.
+fn build_selection(subcommand: &str) -> String {
+    let mut cmd = String::new();
+    if let Some(flags) = std::env::var("RUSTFLAGS")
+        .ok()
+        .filter(|f| !f.trim().is_empty())
+    {
+        cmd.push_str(&format!("RUSTFLAGS={} ", shell_quote(&flags)));
+    }
+    cmd.push_str("cargo ");
+    cmd.push_str(subcommand);
+    for arg in selecting_args(&parent_cargo_args()) {
+        cmd.push(' ');
+        cmd.push_str(&shell_quote(&arg));
+    }
+    cmd
+}
+
+/// The arguments of the parent process when it is cargo (Linux only: read
+/// from `/proc`), without the program name.
+fn parent_cargo_args() -> Vec<String> {
+    #[cfg(target_os = "linux")]
+    {
+        let ppid = std::os::unix::process::parent_id();
+        let Ok(raw) = std::fs::read(format!("/proc/{ppid}/cmdline")) else {
+            return Vec::new();
+        };
+        let mut args = raw
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned());
+        let is_cargo = args.next().is_some_and(|program| {
+            std::path::Path::new(&program)
+                .file_name()
+                .is_some_and(|f| f == "cargo")
+        });
+        if is_cargo {
+            return args.filter(|a| !a.is_empty()).collect();
+        }
+    }
+    Vec::new()
+}
+
+/// From a cargo command line (without the program), the arguments that
+/// choose what is built, in their order, each flag with its value:
+/// `--config`, `--release`/`-r`, `--profile`, `--features`/`-F`,
+/// `--all-features`, `--no-default-features`, `--target`,
+/// `--manifest-path`. Everything after `--` belongs to the test binary.
+fn selecting_args(args: &[String]) -> Vec<String> {
+    const WITH_VALUE: [&str; 6] = [
+        "--config",
+        "--profile",
+        "--features",
+        "-F",
+        "--target",
+        "--manifest-path",
+    ];
+    const ALONE: [&str; 4] = ["--release", "-r", "--all-features", "--no-default-features"];
+    let mut kept = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        if ALONE.contains(&arg.as_str()) {
+            kept.push(arg.clone());
+        } else if WITH_VALUE.contains(&arg.as_str()) {
+            if let Some(value) = args.next() {
+                kept.push(arg.clone());
+                kept.push(value.clone());
+            }
+        } else if WITH_VALUE
+            .iter()
+            .any(|flag| flag.starts_with("--") && arg.starts_with(&format!("{flag}=")))
+        {
+            kept.push(arg.clone());
+        }
+    }
+    kept
 }
 
 /// `arg` as one shell word: as is when it is plainly safe, else in single
@@ -770,21 +877,69 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    fn run() -> String {
+        "cargo run".into()
+    }
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| a.to_string()).collect()
+    }
+
+    #[test]
+    fn the_build_is_selected_by_the_same_cargo_arguments() {
+        let parent = strings(&[
+            "test",
+            "--config",
+            ".cargo/sim.toml",
+            "-p",
+            "shop",
+            "--release",
+            "--features=x",
+            "-F",
+            "y",
+            "--manifest-path",
+            "a/Cargo.toml",
+            "--workspace",
+            "--",
+            "--config",
+            "not-cargo's",
+        ]);
+        assert_eq!(
+            selecting_args(&parent),
+            strings(&[
+                "--config",
+                ".cargo/sim.toml",
+                "--release",
+                "--features=x",
+                "-F",
+                "y",
+                "--manifest-path",
+                "a/Cargo.toml",
+            ])
+        );
+        assert!(selecting_args(&strings(&["test", "--config"])).is_empty());
+        let release = Path::new("/w/target/release/explore");
+        assert_eq!(
+            run_command("cargo run --release".into(), Some(release), None, &[]),
+            "cargo run --release --bin explore"
+        );
+    }
+
     #[test]
     fn the_run_command_names_the_binary_and_repeats_its_arguments() {
         let exe = Path::new("/w/target/release/explore");
         assert_eq!(
-            run_command(Some(exe), Some("examples"), &["2pc".into()]),
+            run_command(run(), Some(exe), Some("examples"), &["2pc".into()]),
             "cargo run --release -p examples --bin explore -- 2pc"
         );
         let exe = Path::new("/w/target/debug/examples/demo");
         assert_eq!(
-            run_command(Some(exe), Some("explorer"), &[]),
+            run_command(run(), Some(exe), Some("explorer"), &[]),
             "cargo run -p explorer --example demo"
         );
         let odd = ["a b".to_string(), "it's".to_string(), String::new()];
         assert_eq!(
-            run_command(None, None, &odd),
+            run_command(run(), None, None, &odd),
             r#"cargo run -- 'a b' 'it'\''s' ''"#
         );
     }
