@@ -52,6 +52,7 @@ pub mod macros;
 pub mod fs;
 #[allow(unsafe_code)]
 mod intercept;
+pub mod io;
 pub mod net;
 pub mod process;
 pub mod runtime;
@@ -67,6 +68,3 @@ pub use sim_rt_macros::{main, test};
 
 pub use crate::sim::choose;
 pub use crate::task::spawn;
-
-/// tokio's own [`tokio::io`], re-exported unchanged.
-pub use tokio::io;
