@@ -12,15 +12,16 @@
 //!
 //! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
 //! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
-//! The runtime-independent parts of tokio (`io`, `sync`, `join!`,
-//! `try_join!`, `pin!`) are re-exported unchanged, except `sync::watch`,
-//! which sim-rt replaces with a deterministic one of the same API.
+//! tokio's runtime-independent `io` is sim-rt's own, with tokio's exact
+//! API; `sync` is re-exported unchanged, except `sync::watch`, which
+//! sim-rt replaces with a deterministic one of the same API.
 //!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
 //!   API, simulated.
-//! - [`io`], [`sync`]: tokio's own, re-exported; [`sync::watch`] is
+//! - [`io`]: tokio's API, reimplemented (no crates.io tokio behind it).
+//! - [`sync`]: tokio's own, re-exported; [`sync::watch`] is
 //!   sim-rt's own (tokio's wakes its waiters in an order drawn from an
 //!   unseeded thread-local generator).
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
