@@ -79,6 +79,7 @@ fn io_signatures() {
     seeker::<Pin<Box<C>>>();
 
     // ReadBuf.
+    #[allow(clippy::extra_unused_lifetimes)]
     fn read_buf_api<'b>() {
         let _: fn(&'b mut [u8]) -> ReadBuf<'b> = ReadBuf::<'b>::new;
         let _: fn(&'b mut [MaybeUninit<u8>]) -> ReadBuf<'b> = ReadBuf::<'b>::uninit;
@@ -142,7 +143,7 @@ fn io_signatures() {
     ] {
         let _: fn(Ready) -> bool = f;
     }
-    let _: Ready = (Ready::READABLE | Ready::WRITABLE) & Ready::READABLE - Ready::WRITABLE;
+    let _: Ready = (Ready::READABLE | Ready::WRITABLE) & (Ready::READABLE - Ready::WRITABLE);
     fn ready_impls<
         T: Copy + Ord + std::fmt::Debug + std::ops::BitOrAssign + std::ops::Sub<Output = T> + Send + Sync,
     >() {
