@@ -88,11 +88,12 @@ impl<T: AsRef<[u8]> + Unpin> AsyncRead for io::Cursor<T> {
         _cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        let pos = self.position();
         let data = self.get_ref().as_ref();
-        // A position past the end reads nothing (std's Cursor does the same).
-        let start = usize::try_from(self.position())
-            .unwrap_or(usize::MAX)
-            .min(data.len());
+        // A position past the end reads nothing and stays where it is.
+        let Some(start) = usize::try_from(pos).ok().filter(|&p| p <= data.len()) else {
+            return Poll::Ready(Ok(()));
+        };
         let n = (data.len() - start).min(buf.remaining());
         buf.put_slice(&data[start..start + n]);
         self.set_position((start + n) as u64);
