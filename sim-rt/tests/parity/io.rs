@@ -538,3 +538,64 @@ async fn io_helpers_run() {
     chained.read_to_string(&mut s).await.unwrap();
     assert_eq!(s, "abc");
 }
+
+/// `copy` between always-ready ends yields on the cooperative budget after
+/// the same number of polls on both runtimes.
+#[tokio::test]
+async fn io_copy_yields_on_budget_like_tokio() {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::{Context, Poll};
+    use tokio::io::AsyncReadExt;
+
+    struct CountPolls<F>(Pin<Box<F>>, Arc<AtomicUsize>);
+    impl<F: Future> Future for CountPolls<F> {
+        type Output = F::Output;
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            self.0.as_mut().poll(cx)
+        }
+    }
+    let polls = Arc::new(AtomicUsize::new(0));
+    let task = CountPolls(
+        Box::pin(async {
+            let mut src = tokio::io::repeat(7).take(1 << 20);
+            tokio::io::copy(&mut src, &mut tokio::io::sink()).await.unwrap()
+        }),
+        polls.clone(),
+    );
+    assert_eq!(tokio::spawn(task).await.unwrap(), 1 << 20);
+    assert_eq!(polls.load(Ordering::Relaxed), 3);
+
+    // A loop over `empty()`: one unit per read.
+    let polls = Arc::new(AtomicUsize::new(0));
+    let task = CountPolls(
+        Box::pin(async {
+            let mut e = tokio::io::empty();
+            for _ in 0..300 {
+                assert_eq!(e.read(&mut [0u8; 1]).await.unwrap(), 0);
+            }
+        }),
+        polls.clone(),
+    );
+    tokio::spawn(task).await.unwrap();
+    assert_eq!(polls.load(Ordering::Relaxed), 3);
+
+    // A duplex pipe that always has room and data: budgeted too.
+    let polls = Arc::new(AtomicUsize::new(0));
+    let task = CountPolls(
+        Box::pin(async {
+            use tokio::io::AsyncWriteExt;
+            let (mut a, mut b) = tokio::io::duplex(1 << 16);
+            for _ in 0..100 {
+                a.write_all(b"x").await.unwrap();
+                b.read_exact(&mut [0u8; 1]).await.unwrap();
+            }
+        }),
+        polls.clone(),
+    );
+    tokio::spawn(task).await.unwrap();
+    assert_eq!(polls.load(Ordering::Relaxed), 2);
+}
