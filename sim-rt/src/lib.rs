@@ -44,7 +44,10 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`.
+// Only `intercept` (the libc functions interposed on Linux) and three io
+// files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
+// `unsafe fn AsyncFd::register` signatures) use `unsafe`, each allowing it
+// at its top.
 #![deny(unsafe_code)]
 
 #[macro_use]

@@ -22,7 +22,8 @@ use super::{AsyncRead, AsyncWrite, ReadBuf};
 ///
 /// Inside a simulation, reading returns end of file at once (`Ok` with
 /// nothing read): a run cannot depend on real input. Outside one it reads
-/// the real standard input synchronously, blocking the thread.
+/// the real standard input synchronously, blocking the thread (tokio reads
+/// on a blocking thread). The `Debug` output shows no inner handle.
 #[derive(Debug)]
 pub struct Stdin {
     _private: (),
@@ -82,7 +83,8 @@ macro_rules! std_output {
         /// # Differences from tokio
         ///
         /// Writes complete at once, synchronously (tokio hands them to a
-        /// blocking thread). Output does not change the run.
+        /// blocking thread). Output does not change the run. The `Debug`
+        /// output shows no inner handle.
         #[derive(Debug)]
         pub struct $name {
             _private: (),
