@@ -12,15 +12,16 @@
 //!
 //! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
 //! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
-//! The runtime-independent parts of tokio (`io`, `sync`, `join!`,
-//! `try_join!`, `pin!`) are re-exported unchanged, except `sync::watch`,
-//! which sim-rt replaces with a deterministic one of the same API.
+//! tokio's runtime-independent `io` is sim-rt's own, with tokio's exact
+//! API; `sync` is re-exported unchanged, except `sync::watch`, which
+//! sim-rt replaces with a deterministic one of the same API.
 //!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
 //!   API, simulated.
-//! - [`io`], [`sync`]: tokio's own, re-exported; [`sync::watch`] is
+//! - [`io`]: tokio's API, reimplemented (no crates.io tokio behind it).
+//! - [`sync`]: tokio's own, re-exported; [`sync::watch`] is
 //!   sim-rt's own (tokio's wakes its waiters in an order drawn from an
 //!   unseeded thread-local generator).
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
@@ -43,7 +44,10 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`.
+// Only `intercept` (the libc functions interposed on Linux) and three io
+// files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
+// `unsafe fn AsyncFd::register` signatures) use `unsafe`, each allowing it
+// at its top.
 #![deny(unsafe_code)]
 
 #[macro_use]
@@ -52,6 +56,7 @@ pub mod macros;
 pub mod fs;
 #[allow(unsafe_code)]
 mod intercept;
+pub mod io;
 pub mod net;
 pub mod process;
 pub mod runtime;
@@ -67,6 +72,3 @@ pub use sim_rt_macros::{main, test};
 
 pub use crate::sim::choose;
 pub use crate::task::spawn;
-
-/// tokio's own [`tokio::io`], re-exported unchanged.
-pub use tokio::io;

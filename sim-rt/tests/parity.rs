@@ -12,6 +12,7 @@ mod real {
     include!("parity/fs.rs");
     include!("parity/watch.rs");
     include!("parity/rt.rs");
+    include!("parity/io.rs");
 }
 
 mod sim {
@@ -21,4 +22,5 @@ mod sim {
     include!("parity/fs.rs");
     include!("parity/watch.rs");
     include!("parity/rt.rs");
+    include!("parity/io.rs");
 }

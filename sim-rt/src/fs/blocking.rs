@@ -21,8 +21,8 @@ use std::io;
 use std::panic::Location;
 use std::sync::Arc;
 
+use crate::io::ReadBuf;
 use sim_fs::{Chooser, Fd, Fs, IoOp};
-use tokio::io::ReadBuf;
 
 use crate::runtime::context;
 use crate::runtime::world::{Origin, World, MAIN_HOST};

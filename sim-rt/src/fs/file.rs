@@ -25,8 +25,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
+use crate::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 use sim_fs::IoOp;
-use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 use tokio::sync::Mutex;
 
 use super::blocking::{

@@ -12,8 +12,8 @@ use std::net::{Shutdown, SocketAddr};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
 use bytes::BufMut;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::TcpStream;
 

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::{fmt, io};
 
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
 use bytes::BufMut;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::TcpStream;
 

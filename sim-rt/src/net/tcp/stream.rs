@@ -21,9 +21,9 @@ use std::sync::{Mutex, PoisonError};
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
 use bytes::BufMut;
 use sim_net::{ConnId, Endpoint, Net, Readiness};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::split::{split, ReadHalf, WriteHalf};
 use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
