@@ -43,7 +43,8 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`.
+// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`,
+// besides the `unsafe fn`s whose traits demand it (`FromRawFd`...).
 #![deny(unsafe_code)]
 
 #[macro_use]

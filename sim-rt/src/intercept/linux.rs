@@ -672,7 +672,11 @@ fn sim_getaddrinfo(
             entries.push(GaiEntry {
                 addr: std::net::SocketAddr::new(ip, port),
                 socktype,
-                protocol: if protocol != 0 { protocol } else { default_protocol },
+                protocol: if protocol != 0 {
+                    protocol
+                } else {
+                    default_protocol
+                },
                 canonname: None,
             });
         }

@@ -29,12 +29,15 @@
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{ready, Context, Poll};
 
 use sim_net::{Endpoint, Net, Readiness, SocketId};
+use socket2::Socket;
 
 use super::addr::{each_addr, resolve, ToSocketAddrs};
+use super::fd::{self, Kind, Placeholder};
 use super::io::NetIo;
 use super::{checked_ttl, DEFAULT_TTL};
 use crate::io::ReadBuf;
@@ -83,11 +86,14 @@ use crate::io::ReadBuf;
 ///
 /// # Differences from tokio
 ///
-/// - Not provided, because they need a real OS socket: `from_std`,
-///   `into_std`, `TryFrom<std::net::UdpSocket>`, `AsRawFd`/`AsFd` (and the
-///   Windows equivalents), `device`/`bind_device`, `tos`/`tclass` options,
-///   the multicast options and `join_multicast_*`/`leave_multicast_*`
-///   (the model has no multicast).
+/// - There is no OS socket: [`from_std`](Self::from_std) (and `TryFrom`)
+///   and [`into_std`](Self::into_std) fail with `Unsupported`, and the raw
+///   fd (`AsRawFd`, `AsFd`) is a real but never bound placeholder socket,
+///   created on first use; options set on it have no effect on the
+///   simulation (`ttl` and `broadcast` read them back).
+/// - Not provided: `device`/`bind_device`, `tos`/`tclass` options, the
+///   multicast options and `join_multicast_*`/`leave_multicast_*` (the
+///   model has no multicast).
 /// - Not provided: `ready(Interest)`, `try_io` and `async_io` (tokio's
 ///   `Interest` is behind its `net` feature); `recv_buf`, `recv_buf_from`
 ///   and their `try_` forms (they take a `bytes::BufMut`, which this crate
@@ -114,6 +120,8 @@ pub struct UdpSocket {
     ttl: AtomicU32,
     /// `SO_BROADCAST`, stored only.
     broadcast: AtomicBool,
+    /// The raw fd. Once it exists, it holds the two options above.
+    fd: Placeholder,
 }
 
 impl UdpSocket {
@@ -148,6 +156,7 @@ impl UdpSocket {
                 id,
                 ttl: AtomicU32::new(DEFAULT_TTL),
                 broadcast: AtomicBool::new(false),
+                fd: Placeholder::lazy(),
             })
         })
         .await
@@ -512,7 +521,10 @@ impl UdpSocket {
     ///
     /// The option is stored only: the model has no broadcast addresses.
     pub fn broadcast(&self) -> io::Result<bool> {
-        Ok(self.broadcast.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.broadcast(),
+            None => Ok(self.broadcast.load(Ordering::Relaxed)),
+        }
     }
 
     /// Simulated [`tokio::net::UdpSocket::set_broadcast`]: stores
@@ -524,14 +536,22 @@ impl UdpSocket {
     /// nowhere whether or not this is set (a real kernel refuses it with
     /// `PermissionDenied` unless set, and broadcasts it if set).
     pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
-        self.broadcast.store(on, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_broadcast(on),
+            None => {
+                self.broadcast.store(on, Ordering::Relaxed);
+                Ok(())
+            }
+        }
     }
 
     /// Simulated [`tokio::net::UdpSocket::ttl`]: the stored `IP_TTL` value
     /// (initially 64, Linux's default).
     pub fn ttl(&self) -> io::Result<u32> {
-        Ok(self.ttl.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.ttl_v4(),
+            None => Ok(self.ttl.load(Ordering::Relaxed)),
+        }
     }
 
     /// Simulated [`tokio::net::UdpSocket::set_ttl`]: stores `IP_TTL`.
@@ -545,8 +565,55 @@ impl UdpSocket {
     ///
     /// The value changes nothing: the model has no hop count.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_ttl_v4(ttl),
+            None => {
+                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+                Ok(())
+            }
+        }
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::from_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.from_std):
+    /// always fails, since a std socket is a real OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`, with a message saying to bind the socket inside the
+    /// simulation ([`UdpSocket::bind`]). The std socket is closed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio registers the socket with its reactor; a real socket cannot
+    /// join the simulated network.
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        drop(socket);
+        Err(fd::from_std_unsupported("UdpSocket::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.into_std):
+    /// always fails, since a simulated socket has no OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`. The socket is dropped, which closes it.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio hands over its OS socket; a simulated socket has none.
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        Err(fd::into_std_unsupported("UdpSocket::into_std"))
+    }
+
+    /// The placeholder fd, created now (with the stored options) if needed.
+    fn placeholder(&self) -> &Socket {
+        self.fd
+            .get_or_create(fd::domain_of(self.local_addr()), Kind::Udp, |s| {
+                let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
+                let _ = s.set_broadcast(self.broadcast.load(Ordering::Relaxed));
+            })
     }
 
     /// Simulated [`tokio::net::UdpSocket::take_error`]: the pending
@@ -596,6 +663,33 @@ impl UdpSocket {
             .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
                 op(net, id)
             })
+    }
+}
+
+impl TryFrom<std::net::UdpSocket> for UdpSocket {
+    type Error = io::Error;
+
+    /// As [`UdpSocket::from_std`]: always `Unsupported`.
+    fn try_from(socket: std::net::UdpSocket) -> Result<Self, Self::Error> {
+        Self::from_std(socket)
+    }
+}
+
+impl AsRawFd for UdpSocket {
+    /// The placeholder socket (see the type's docs), created on first use.
+    ///
+    /// # Panics
+    ///
+    /// When the process has no file descriptor left for it.
+    fn as_raw_fd(&self) -> RawFd {
+        self.placeholder().as_raw_fd()
+    }
+}
+
+impl AsFd for UdpSocket {
+    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.placeholder().as_fd()
     }
 }
 
