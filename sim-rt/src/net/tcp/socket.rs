@@ -463,7 +463,8 @@ impl TcpSocket {
     ///
     /// After a `bind` to port 0 the port stays 0 (see the type's docs).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        if let Some(addr) = *self.bound() {
+        let bound = *self.bound();
+        if let Some(addr) = bound {
             return Ok(addr);
         }
         self.inner.local_addr()?.as_socket().ok_or_else(|| {
@@ -563,10 +564,8 @@ impl TcpSocket {
     pub fn listen(self, backlog: u32) -> io::Result<TcpListener> {
         let _ = backlog;
         self.check_unused("TcpSocket::listen")?;
-        let addr = match *self.bound() {
-            Some(addr) => addr,
-            None => self.local_addr()?,
-        };
+        // `local_addr` locks `bound` too: no guard may live across it.
+        let addr = self.local_addr()?;
         TcpListener::listen_socket(addr, self.inner)
     }
 
