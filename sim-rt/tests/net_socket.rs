@@ -276,10 +276,10 @@ fn from_std_and_into_std_are_unsupported() {
 #[test]
 fn std_to_socket_addrs_resolves_simulated_hosts() {
     let (server, localhost, unknown) = run(async {
-        sim::host("server").start(|| std::future::pending::<()>());
+        sim::host("server").start(std::future::pending::<()>);
         sim::host("db")
             .ip("fd00::5".parse::<std::net::IpAddr>().unwrap())
-            .start(|| std::future::pending::<()>());
+            .start(std::future::pending::<()>);
         let server: Vec<_> = ("server", 80).to_socket_addrs().unwrap().collect();
         let db: Vec<_> = "DB.:5432".to_socket_addrs().unwrap().collect();
         assert_eq!(db, vec![addr("[fd00::5]:5432")]);
@@ -369,7 +369,7 @@ fn getaddrinfo_follows_its_hints() {
     }
 
     run(async {
-        sim::host("server").start(|| std::future::pending::<()>());
+        sim::host("server").start(std::future::pending::<()>);
         let all = gai(
             "server",
             Some("8080"),

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net`]: TCP and UDP over the simulated network.
+//! Simulated [`tokio::net`](https://docs.rs/tokio/1/tokio/net/index.html): TCP and UDP over the simulated network.
 //!
 //! Every socket belongs to the host of the task that created it, and talks
 //! through the simulation's network model (`sim_net`): packets take time

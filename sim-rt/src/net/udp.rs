@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::UdpSocket`]: a handle on one datagram socket of
+//! Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a handle on one datagram socket of
 //! the network model.
 //!
 //! Every operation is the model's non-blocking call (`Net::udp_*`) run
@@ -42,7 +42,7 @@ use super::io::NetIo;
 use super::{checked_ttl, DEFAULT_TTL};
 use crate::io::ReadBuf;
 
-/// Simulated [`tokio::net::UdpSocket`]: a UDP socket on the host of the
+/// Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a UDP socket on the host of the
 /// task that bound it.
 ///
 /// UDP has no connections: a bound socket sends to any address with
@@ -125,7 +125,7 @@ pub struct UdpSocket {
 }
 
 impl UdpSocket {
-    /// Simulated [`tokio::net::UdpSocket::bind`]: creates a socket on the
+    /// Simulated [`tokio::net::UdpSocket::bind`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind): creates a socket on the
     /// current task's host, bound to `addr`.
     ///
     /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
@@ -162,7 +162,7 @@ impl UdpSocket {
         .await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::local_addr`]: the address the
+    /// Simulated [`tokio::net::UdpSocket::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.local_addr): the address the
     /// socket is bound to, with the port actually assigned.
     ///
     /// # Errors
@@ -173,7 +173,7 @@ impl UdpSocket {
         self.io.query(self.endpoint(), |net| net.udp_local_addr(id))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peer_addr`]: the address the
+    /// Simulated [`tokio::net::UdpSocket::peer_addr`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peer_addr): the address the
     /// socket is connected to.
     ///
     /// # Errors
@@ -184,7 +184,7 @@ impl UdpSocket {
         self.io.query(self.endpoint(), |net| net.udp_peer_addr(id))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::connect`]: sets the destination
+    /// Simulated [`tokio::net::UdpSocket::connect`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.connect): sets the destination
     /// of [`send`](Self::send) and, from now on, receives only datagrams
     /// sent from `addr`.
     ///
@@ -211,7 +211,7 @@ impl UdpSocket {
         .await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::writable`]: waits until the
+    /// Simulated [`tokio::net::UdpSocket::writable`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.writable): waits until the
     /// socket can send, which in the model is always.
     ///
     /// # Cancel safety
@@ -221,13 +221,13 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send_ready`]: `Ready` when
+    /// Simulated [`tokio::net::UdpSocket::poll_send_ready`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send_ready): `Ready` when
     /// the socket can send, which in the model is always.
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::send`]: sends `buf` as one
+    /// Simulated [`tokio::net::UdpSocket::send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.send): sends `buf` as one
     /// datagram to the connected peer; returns its length.
     ///
     /// Sending never waits in the model: the datagram leaves at once (or is
@@ -246,7 +246,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send`]: sends `buf` to the
+    /// Simulated [`tokio::net::UdpSocket::poll_send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send): sends `buf` to the
     /// connected peer; never `Pending` in the model.
     ///
     /// # Errors
@@ -260,7 +260,7 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_send`]: sends `buf` to the
+    /// Simulated [`tokio::net::UdpSocket::try_send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_send): sends `buf` to the
     /// connected peer without waiting (the model never returns
     /// `WouldBlock` for a send).
     ///
@@ -273,7 +273,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, now| net.udp_send(id, buf, now))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::readable`]: waits until a
+    /// Simulated [`tokio::net::UdpSocket::readable`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.readable): waits until a
     /// datagram is queued, usually before [`try_recv`](Self::try_recv).
     ///
     /// # Cancel safety
@@ -283,14 +283,14 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv_ready`]: `Ready` when a
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_ready`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv_ready): `Ready` when a
     /// datagram is queued; otherwise registers the task and returns
     /// `Pending`.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::recv`]: waits for a datagram and
+    /// Simulated [`tokio::net::UdpSocket::recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv): waits for a datagram and
     /// copies it into `buf`; returns the number of bytes copied.
     ///
     /// A datagram longer than `buf` is truncated and the rest of it is
@@ -305,7 +305,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv`]: receives a datagram
+    /// Simulated [`tokio::net::UdpSocket::poll_recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv): receives a datagram
     /// into the unfilled part of `buf`, truncating it to fit.
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let n = ready!(self.poll_recv_into(cx, buf.initialize_unfilled()))?;
@@ -313,7 +313,7 @@ impl UdpSocket {
         Poll::Ready(Ok(()))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_recv`]: takes a queued
+    /// Simulated [`tokio::net::UdpSocket::try_recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv): takes a queued
     /// datagram into `buf` without waiting.
     ///
     /// # Errors
@@ -323,7 +323,7 @@ impl UdpSocket {
         self.try_recv_from(buf).map(|(n, _)| n)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::send_to`]: sends `buf` as one
+    /// Simulated [`tokio::net::UdpSocket::send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.send_to): sends `buf` as one
     /// datagram to `addr`; returns its length.
     ///
     /// When `addr` resolves to several addresses, only the first is used.
@@ -354,7 +354,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send_to(cx, buf, target)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send_to`]: sends `buf` to
+    /// Simulated [`tokio::net::UdpSocket::poll_send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send_to): sends `buf` to
     /// `target`; never `Pending` in the model.
     ///
     /// # Errors
@@ -373,7 +373,7 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_send_to`]: sends `buf` to
+    /// Simulated [`tokio::net::UdpSocket::try_send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_send_to): sends `buf` to
     /// `target` without waiting (the model never returns `WouldBlock` for a
     /// send).
     ///
@@ -387,7 +387,7 @@ impl UdpSocket {
         })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::recv_from`]: waits for a datagram,
+    /// Simulated [`tokio::net::UdpSocket::recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_from): waits for a datagram,
     /// copies it into `buf` (truncating it to fit) and returns the number
     /// of bytes copied and the sender's address.
     ///
@@ -398,7 +398,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_from_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv_from`]: receives a
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv_from): receives a
     /// datagram into the unfilled part of `buf`, truncating it to fit;
     /// returns the sender's address.
     pub fn poll_recv_from(
@@ -411,7 +411,7 @@ impl UdpSocket {
         Poll::Ready(Ok(from))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_recv_from`]: takes a queued
+    /// Simulated [`tokio::net::UdpSocket::try_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_from): takes a queued
     /// datagram into `buf` without waiting; returns its copied length and
     /// sender.
     ///
@@ -424,7 +424,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, _| net.udp_recv_from(id, buf))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek): like
     /// [`recv`](Self::recv), but the datagram stays queued.
     ///
     /// # Cancel safety
@@ -434,13 +434,13 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_from_into(cx, buf).map_ok(|(n, _)| n)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::poll_peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek): like
     /// [`poll_recv`](Self::poll_recv), but the datagram stays queued.
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         self.poll_peek_from(cx, buf).map_ok(drop)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::try_peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek): like
     /// [`try_recv`](Self::try_recv), but the datagram stays queued.
     ///
     /// # Errors
@@ -450,7 +450,7 @@ impl UdpSocket {
         self.try_peek_from(buf).map(|(n, _)| n)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_from): like
     /// [`recv_from`](Self::recv_from), but the datagram stays queued: the
     /// next receive returns it again.
     ///
@@ -461,7 +461,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_from_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_from): like
     /// [`poll_recv_from`](Self::poll_recv_from), but the datagram stays
     /// queued.
     pub fn poll_peek_from(
@@ -474,7 +474,7 @@ impl UdpSocket {
         Poll::Ready(Ok(from))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::try_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek_from): like
     /// [`try_recv_from`](Self::try_recv_from), but the datagram stays
     /// queued.
     ///
@@ -487,7 +487,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, _| net.udp_peek_from(id, buf))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek_sender`]: waits for a
+    /// Simulated [`tokio::net::UdpSocket::peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_sender): waits for a
     /// datagram and returns its sender, leaving it queued.
     ///
     /// # Cancel safety
@@ -497,14 +497,14 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_sender(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`]: the sender of
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_sender): the sender of
     /// the oldest queued datagram, leaving it queued.
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
         self.poll_peek_from_into(cx, &mut [])
             .map_ok(|(_, from)| from)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek_sender`]: the sender of
+    /// Simulated [`tokio::net::UdpSocket::try_peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek_sender): the sender of
     /// the oldest queued datagram, without waiting.
     ///
     /// # Errors
@@ -514,7 +514,7 @@ impl UdpSocket {
         self.try_peek_from(&mut []).map(|(_, from)| from)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::broadcast`]: the stored
+    /// Simulated [`tokio::net::UdpSocket::broadcast`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.broadcast): the stored
     /// `SO_BROADCAST` value (initially `false`).
     ///
     /// # Differences from tokio
@@ -527,7 +527,7 @@ impl UdpSocket {
         }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::set_broadcast`]: stores
+    /// Simulated [`tokio::net::UdpSocket::set_broadcast`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_broadcast): stores
     /// `SO_BROADCAST`.
     ///
     /// # Differences from tokio
@@ -545,7 +545,7 @@ impl UdpSocket {
         }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::ttl`]: the stored `IP_TTL` value
+    /// Simulated [`tokio::net::UdpSocket::ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.ttl): the stored `IP_TTL` value
     /// (initially 64, Linux's default).
     pub fn ttl(&self) -> io::Result<u32> {
         match self.fd.get() {
@@ -554,7 +554,7 @@ impl UdpSocket {
         }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::set_ttl`]: stores `IP_TTL`.
+    /// Simulated [`tokio::net::UdpSocket::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_ttl): stores `IP_TTL`.
     ///
     /// # Errors
     ///
@@ -616,7 +616,7 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::take_error`]: the pending
+    /// Simulated [`tokio::net::UdpSocket::take_error`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.take_error): the pending
     /// `SO_ERROR`, which in the model is always none (it carries no ICMP
     /// errors).
     ///

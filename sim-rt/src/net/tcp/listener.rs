@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::TcpListener`]: a listening socket of the task's
+//! Simulated [`tokio::net::TcpListener`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html): a listening socket of the task's
 //! host in the network model.
 //!
 //! The model's kernel completes handshakes on its own and queues the new
@@ -23,7 +23,7 @@ use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
 use crate::net::{checked_ttl, DEFAULT_TTL};
 
-/// Simulated [`tokio::net::TcpListener`]: a TCP socket server, listening
+/// Simulated [`tokio::net::TcpListener`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html): a TCP socket server, listening
 /// for connections.
 ///
 /// [`accept`](TcpListener::accept) takes the next connection. The socket is
@@ -70,7 +70,7 @@ pub struct TcpListener {
 }
 
 impl TcpListener {
-    /// Simulated [`tokio::net::TcpListener::bind`]: creates a listener
+    /// Simulated [`tokio::net::TcpListener::bind`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.bind): creates a listener
     /// bound to `addr`, ready to accept connections.
     ///
     /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
@@ -176,7 +176,7 @@ impl TcpListener {
         Endpoint::Listener(self.id)
     }
 
-    /// Simulated [`tokio::net::TcpListener::accept`]: waits for a new
+    /// Simulated [`tokio::net::TcpListener::accept`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.accept): waits for a new
     /// connection and returns it with the peer's address.
     ///
     /// # Cancel safety
@@ -206,7 +206,7 @@ impl TcpListener {
         poll_fn(|cx| self.poll_accept(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpListener::poll_accept`]: accepts a
+    /// Simulated [`tokio::net::TcpListener::poll_accept`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.poll_accept): accepts a
     /// connection if one is queued, else registers the task to be woken
     /// when one arrives and returns `Poll::Pending`.
     ///
@@ -229,7 +229,7 @@ impl TcpListener {
             })
     }
 
-    /// Simulated [`tokio::net::TcpListener::local_addr`]: the address the
+    /// Simulated [`tokio::net::TcpListener::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.local_addr): the address the
     /// listener is bound to, with the port actually bound.
     ///
     /// # Errors
@@ -245,7 +245,7 @@ impl TcpListener {
             .query(self.endpoint(), |net| net.tcp_listener_addr(id))
     }
 
-    /// Simulated [`tokio::net::TcpListener::ttl`]: the value of the `IP_TTL`
+    /// Simulated [`tokio::net::TcpListener::ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.ttl): the value of the `IP_TTL`
     /// option (64, Linux's default, until [`set_ttl`](Self::set_ttl)).
     ///
     /// # Differences from tokio
@@ -258,7 +258,7 @@ impl TcpListener {
         }
     }
 
-    /// Simulated [`tokio::net::TcpListener::set_ttl`]: sets the `IP_TTL`
+    /// Simulated [`tokio::net::TcpListener::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.set_ttl): sets the `IP_TTL`
     /// option, the time-to-live of every packet sent from this socket.
     /// Streams accepted afterwards start with this value.
     ///

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::tcp`]: the TCP handles and the halves a stream
+//! Simulated [`tokio::net::tcp`](https://docs.rs/tokio/1/tokio/net/tcp/index.html): the TCP handles and the halves a stream
 //! splits into.
 //!
 //! - `listener.rs`: [`TcpListener`](crate::net::TcpListener) (bind, accept).

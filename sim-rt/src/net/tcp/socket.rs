@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::TcpSocket`]: a TCP socket configured before it
+//! Simulated [`tokio::net::TcpSocket`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html): a TCP socket configured before it
 //! connects or listens.
 //!
 //! A `TcpSocket` is a real socket (created by `socket(2)`, which a

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::TcpStream`]: one end of a connection in the
+//! Simulated [`tokio::net::TcpStream`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html): one end of a connection in the
 //! network model.
 //!
 //! Reads, writes and peeks are the model's non-blocking calls; on
@@ -38,7 +38,7 @@ use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
 use crate::net::{checked_ttl, DEFAULT_TTL};
 
-/// Simulated [`tokio::net::TcpStream`]: a TCP stream between a local and a
+/// Simulated [`tokio::net::TcpStream`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html): a TCP stream between a local and a
 /// remote socket.
 ///
 /// A stream comes from [`connect`](TcpStream::connect) or from
@@ -123,7 +123,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::connect`]: opens a TCP connection
+    /// Simulated [`tokio::net::TcpStream::connect`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.connect): opens a TCP connection
     /// to `addr`.
     ///
     /// If `addr` resolves to several addresses, each is tried in turn until
@@ -214,7 +214,7 @@ impl TcpStream {
         Endpoint::Conn(self.conn)
     }
 
-    /// Simulated [`tokio::net::TcpStream::local_addr`]: the local address
+    /// Simulated [`tokio::net::TcpStream::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.local_addr): the local address
     /// of the stream.
     ///
     /// # Errors
@@ -230,7 +230,7 @@ impl TcpStream {
             .query(self.endpoint(), |net| net.tcp_local_addr(conn))
     }
 
-    /// Simulated [`tokio::net::TcpStream::peer_addr`]: the remote address
+    /// Simulated [`tokio::net::TcpStream::peer_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peer_addr): the remote address
     /// the stream is connected to.
     ///
     /// # Errors
@@ -247,7 +247,7 @@ impl TcpStream {
             .query(self.endpoint(), |net| net.tcp_peer_addr(conn))
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_peek`]: copies received
+    /// Simulated [`tokio::net::TcpStream::poll_peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_peek): copies received
     /// bytes into `buf` without removing them from the receive buffer, or
     /// registers the task to be woken when there are some.
     ///
@@ -279,7 +279,7 @@ impl TcpStream {
         Poll::Ready(Ok(n))
     }
 
-    /// Simulated [`tokio::net::TcpStream::readable`]: waits until the
+    /// Simulated [`tokio::net::TcpStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.readable): waits until the
     /// stream is readable (data, end of stream or an error to report).
     ///
     /// Usually paired with [`try_read`](Self::try_read). The stream may
@@ -323,7 +323,7 @@ impl TcpStream {
         poll_fn(|cx| self.poll_read_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_read_ready`]: `Ready` once
+    /// Simulated [`tokio::net::TcpStream::poll_read_ready`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_read_ready): `Ready` once
     /// the stream is readable, else registers the task to be woken when it
     /// becomes so.
     ///
@@ -334,7 +334,7 @@ impl TcpStream {
         self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read`]: reads the bytes
+    /// Simulated [`tokio::net::TcpStream::try_read`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read): reads the bytes
     /// already received into `buf`, without waiting.
     ///
     /// Returns the number of bytes read: `Ok(0)` means end of stream (or an
@@ -355,7 +355,7 @@ impl TcpStream {
             .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now))
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read_vectored`]: like
+    /// Simulated [`tokio::net::TcpStream::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read_vectored): like
     /// [`try_read`](Self::try_read), filling the buffers in order.
     ///
     /// # Differences from tokio
@@ -373,7 +373,7 @@ impl TcpStream {
         Ok(n)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read_buf`]: like
+    /// Simulated [`tokio::net::TcpStream::try_read_buf`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read_buf): like
     /// [`try_read`](Self::try_read), appending to `buf` and advancing its
     /// cursor. Reads at most what `buf`'s current chunk holds (a `Vec`
     /// grows a chunk when it is full).
@@ -388,7 +388,7 @@ impl TcpStream {
         Ok(n)
     }
 
-    /// Simulated [`tokio::net::TcpStream::writable`]: waits until the
+    /// Simulated [`tokio::net::TcpStream::writable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.writable): waits until the
     /// stream is writable (send buffer space, or an error to report).
     ///
     /// Usually paired with [`try_write`](Self::try_write).
@@ -404,7 +404,7 @@ impl TcpStream {
         poll_fn(|cx| self.poll_write_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_write_ready`]: `Ready` once
+    /// Simulated [`tokio::net::TcpStream::poll_write_ready`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_write_ready): `Ready` once
     /// the stream is writable, else registers the task to be woken when it
     /// becomes so.
     ///
@@ -415,7 +415,7 @@ impl TcpStream {
         self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_write`]: writes as much of
+    /// Simulated [`tokio::net::TcpStream::try_write`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_write): writes as much of
     /// `buf` as the send buffer takes, without waiting.
     ///
     /// # Errors
@@ -435,7 +435,7 @@ impl TcpStream {
             .try_op(self.endpoint(), |net, now| net.tcp_write(conn, buf, now))
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_write_vectored`]: like
+    /// Simulated [`tokio::net::TcpStream::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_write_vectored): like
     /// [`try_write`](Self::try_write) with the buffers concatenated.
     ///
     /// # Differences from tokio
@@ -448,7 +448,7 @@ impl TcpStream {
         })
     }
 
-    /// Simulated [`tokio::net::TcpStream::peek`]: waits for received bytes
+    /// Simulated [`tokio::net::TcpStream::peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peek): waits for received bytes
     /// and copies them into `buf` without removing them, so the next read
     /// returns them again.
     ///
@@ -499,7 +499,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::nodelay`]: the value of the
+    /// Simulated [`tokio::net::TcpStream::nodelay`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.nodelay): the value of the
     /// `TCP_NODELAY` option (initially `false`).
     ///
     /// # Differences from tokio
@@ -512,7 +512,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_nodelay`]: sets the
+    /// Simulated [`tokio::net::TcpStream::set_nodelay`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_nodelay): sets the
     /// `TCP_NODELAY` option, which turns off Nagle's algorithm (coalescing
     /// small writes into fewer segments).
     ///
@@ -531,7 +531,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::linger`]: the value of the
+    /// Simulated [`tokio::net::TcpStream::linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.linger): the value of the
     /// `SO_LINGER` option (initially `None`).
     ///
     /// # Differences from tokio
@@ -544,7 +544,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_linger`]: sets the
+    /// Simulated [`tokio::net::TcpStream::set_linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_linger): sets the
     /// `SO_LINGER` option, what closing does with unsent data.
     ///
     /// The option holds whole seconds, so the duration is truncated to
@@ -577,7 +577,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_zero_linger`]: sets
+    /// Simulated [`tokio::net::TcpStream::set_zero_linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_zero_linger): sets
     /// `SO_LINGER` to zero, so that dropping the stream aborts the
     /// connection ("abortive close"): unsent bytes are discarded and the
     /// peer gets an RST, which it reports as `ConnectionReset`, instead of
@@ -611,7 +611,7 @@ impl TcpStream {
         self.store_linger(Some(Duration::ZERO))
     }
 
-    /// Simulated [`tokio::net::TcpStream::ttl`]: the value of the `IP_TTL`
+    /// Simulated [`tokio::net::TcpStream::ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.ttl): the value of the `IP_TTL`
     /// option: 64, Linux's default, for a stream that connected; the
     /// listener's value for an accepted stream, which Linux copies from it;
     /// or what [`set_ttl`](Self::set_ttl) set.
@@ -626,7 +626,7 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_ttl`]: sets the `IP_TTL`
+    /// Simulated [`tokio::net::TcpStream::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_ttl): sets the `IP_TTL`
     /// option, the time-to-live of every packet sent from this socket.
     ///
     /// # Errors
@@ -748,7 +748,7 @@ impl TcpStream {
             })
     }
 
-    /// Simulated [`tokio::net::TcpStream::split`]: borrows the stream as a
+    /// Simulated [`tokio::net::TcpStream::split`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.split): borrows the stream as a
     /// read half and a write half, to read and write concurrently (for
     /// example in the two branches of a [`join!`](crate::join)).
     ///
@@ -765,7 +765,7 @@ impl TcpStream {
         split(self)
     }
 
-    /// Simulated [`tokio::net::TcpStream::into_split`]: splits the stream
+    /// Simulated [`tokio::net::TcpStream::into_split`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.into_split): splits the stream
     /// into owned halves that can move into separate tasks.
     ///
     /// **Note:** dropping the write half shuts down the write direction of
