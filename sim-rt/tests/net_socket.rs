@@ -435,3 +435,54 @@ fn a_raw_socket_cannot_reach_the_network_from_a_simulation() {
     );
     assert!(msg.contains("TcpSocket::from_std_stream"), "{msg}");
 }
+
+/// `UdpSocket`'s `BufMut` receives, its placeholder-held options, and
+/// multicast membership (not simulated).
+#[test]
+fn udp_buf_receives_options_and_multicast() {
+    run(async {
+        let a = UdpSocket::bind("127.0.0.1:0").await?;
+        let b = UdpSocket::bind("127.0.0.1:0").await?;
+        b.connect(a.local_addr()?).await?;
+        // One datagram at a time: datagrams may reorder, even on loopback.
+        b.send(b"one").await?;
+        let mut buf = Vec::with_capacity(16);
+        let (n, from) = a.recv_buf_from(&mut buf).await?;
+        assert_eq!((n, from, &buf[..]), (3, b.local_addr()?, &b"one"[..]));
+        a.connect(b.local_addr()?).await?;
+        b.send(b"two").await?;
+        assert_eq!(a.recv_buf(&mut buf).await?, 3);
+        assert_eq!(buf, b"onetwo");
+        b.send(b"three").await?;
+        a.readable().await?;
+        let mut small = [0u8; 2];
+        let mut slice = &mut small[..];
+        assert_eq!(
+            a.try_recv_buf(&mut slice)?,
+            2,
+            "truncated to the room given"
+        );
+        assert_eq!(&small, b"th");
+        let err = a.try_recv_buf_from(&mut Vec::with_capacity(4)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::WouldBlock);
+
+        a.set_multicast_ttl_v4(3)?;
+        assert_eq!(a.multicast_ttl_v4()?, 3);
+        a.set_multicast_loop_v4(false)?;
+        assert!(!a.multicast_loop_v4()?);
+        a.set_tos_v4(0x10)?;
+        assert_eq!(a.tos_v4()?, 0x10);
+        assert_eq!(a.device()?, None);
+        let err = a
+            .join_multicast_v4("239.0.0.1".parse().unwrap(), "0.0.0.0".parse().unwrap())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unsupported);
+        assert!(
+            err.to_string()
+                .starts_with("UdpSocket::join_multicast_v4(239.0.0.1): multicast is not simulated"),
+            "{err}"
+        );
+        Ok::<_, io::Error>(())
+    })
+    .unwrap();
+}

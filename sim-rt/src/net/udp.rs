@@ -28,11 +28,12 @@
 
 use std::future::poll_fn;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{ready, Context, Poll};
 
+use bytes::BufMut;
 use sim_net::{Endpoint, Net, Readiness, SocketId};
 use socket2::Socket;
 
@@ -91,13 +92,12 @@ use crate::io::ReadBuf;
 ///   fd (`AsRawFd`, `AsFd`) is a real but never bound placeholder socket,
 ///   created on first use; options set on it have no effect on the
 ///   simulation (`ttl` and `broadcast` read them back).
-/// - Not provided: `device`/`bind_device`, `tos`/`tclass` options, the
-///   multicast options and `join_multicast_*`/`leave_multicast_*` (the
-///   model has no multicast).
+/// - `device`/`bind_device`, `tos`/`tclass` and the multicast options
+///   live on the placeholder fd (kernel semantics) and change nothing in
+///   the simulation; the model has no multicast, so
+///   `join_multicast_*`/`leave_multicast_*` fail with `Unsupported`.
 /// - Not provided: `ready(Interest)`, `try_io` and `async_io` (tokio's
-///   `Interest` is behind its `net` feature); `recv_buf`, `recv_buf_from`
-///   and their `try_` forms (they take a `bytes::BufMut`, which this crate
-///   does not depend on).
+///   `Interest` is behind its `net` feature).
 /// - [`set_ttl`](Self::set_ttl) and [`set_broadcast`](Self::set_broadcast)
 ///   are stored and read back but change nothing: the model has no hop
 ///   count and no broadcast addresses.
@@ -607,6 +607,314 @@ impl UdpSocket {
         Err(fd::into_std_unsupported("UdpSocket::into_std"))
     }
 
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::recv_buf`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_buf):
+    /// like [`recv`](Self::recv), into `buf`'s current chunk, advancing its
+    /// cursor.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn recv_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let n = self.recv(&mut data).await?;
+        buf.put_slice(&data[..n]);
+        Ok(n)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::try_recv_buf`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_buf):
+    /// like [`try_recv`](Self::try_recv), into `buf`'s current chunk.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_recv_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let n = self.try_recv(&mut data)?;
+        buf.put_slice(&data[..n]);
+        Ok(n)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::recv_buf_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_buf_from):
+    /// like [`recv_from`](Self::recv_from), into `buf`'s current chunk.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn recv_buf_from<B: BufMut>(&self, buf: &mut B) -> io::Result<(usize, SocketAddr)> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let (n, from) = self.recv_from(&mut data).await?;
+        buf.put_slice(&data[..n]);
+        Ok((n, from))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::try_recv_buf_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_buf_from):
+    /// like [`try_recv_from`](Self::try_recv_from), into `buf`'s current
+    /// chunk.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_recv_buf_from<B: BufMut>(&self, buf: &mut B) -> io::Result<(usize, SocketAddr)> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let (n, from) = self.try_recv_from(&mut data)?;
+        buf.put_slice(&data[..n]);
+        Ok((n, from))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_loop_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_loop_v4):
+    /// `IP_MULTICAST_LOOP`, read from the placeholder fd.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.placeholder().multicast_loop_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_loop_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_loop_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.placeholder().set_multicast_loop_v4(on)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_ttl_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_ttl_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.placeholder().multicast_ttl_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_ttl_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_ttl_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.placeholder().set_multicast_ttl_v4(ttl)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_loop_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_loop_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.placeholder().multicast_loop_v6()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_loop_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_loop_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.placeholder().set_multicast_loop_v6(on)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tclass_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(any(
+        target_os = "android",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "fuchsia",
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "cygwin",
+    ))]
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        self.placeholder().tclass_v6()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tclass_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the simulated network has no traffic classes.
+    #[cfg(any(
+        target_os = "android",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "fuchsia",
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "cygwin",
+    ))]
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        self.placeholder().set_tclass_v6(tclass)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tos_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        self.placeholder().tos_v4()
+    }
+
+    /// Deprecated. Use [`tos_v4()`](Self::tos_v4) instead.
+    #[deprecated(
+        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+    )]
+    #[doc(hidden)]
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn tos(&self) -> io::Result<u32> {
+        self.tos_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tos_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the simulated network has no types of service.
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        self.placeholder().set_tos_v4(tos)
+    }
+
+    /// Deprecated. Use [`set_tos_v4()`](Self::set_tos_v4) instead.
+    #[deprecated(
+        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+    )]
+    #[doc(hidden)]
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.set_tos_v4(tos)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.device).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        self.placeholder().device()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind_device).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The kernel checks the name against the machine's real interfaces;
+    /// the binding has no effect on the simulated network.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.placeholder().bind_device(interface)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::join_multicast_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.join_multicast_v4).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("join_multicast_v4", multiaddr.into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::join_multicast_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.join_multicast_v6).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("join_multicast_v6", (*multiaddr).into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::leave_multicast_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.leave_multicast_v4).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("leave_multicast_v4", multiaddr.into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::leave_multicast_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.leave_multicast_v6).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("leave_multicast_v6", (*multiaddr).into()))
+    }
+
     /// The placeholder fd, created now (with the stored options) if needed.
     fn placeholder(&self) -> &Socket {
         self.fd
@@ -664,6 +972,17 @@ impl UdpSocket {
                 op(net, id)
             })
     }
+}
+
+/// The error of the multicast membership calls: the model has none.
+fn no_multicast(item: &str, group: std::net::IpAddr) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "UdpSocket::{item}({group}): multicast is not simulated by sim-rt; send to each \
+             member's address instead"
+        ),
+    )
 }
 
 impl TryFrom<std::net::UdpSocket> for UdpSocket {

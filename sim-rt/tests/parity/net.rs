@@ -182,6 +182,37 @@ fn net_socket_signatures() {
     let _: fn(&TcpStream) -> io::Result<Option<Duration>> = TcpStream::linger;
     let _: fn(&TcpStream) -> io::Result<()> = TcpStream::set_zero_linger;
 
+    // UdpSocket: BufMut receives and the options tokio exposes.
+    fn udp_more(u: &UdpSocket, v: &mut Vec<u8>) {
+        future_of::<io::Result<usize>, _>(u.recv_buf(v));
+        let _: io::Result<usize> = u.try_recv_buf(&mut Vec::<u8>::new());
+        let _: io::Result<(usize, SocketAddr)> = u.try_recv_buf_from(&mut Vec::<u8>::new());
+    }
+    fn udp_more_from(u: &UdpSocket, v: &mut Vec<u8>) {
+        future_of::<io::Result<(usize, SocketAddr)>, _>(u.recv_buf_from(v));
+    }
+    let _: fn(&UdpSocket) -> io::Result<bool> = UdpSocket::multicast_loop_v4;
+    let _: fn(&UdpSocket, bool) -> io::Result<()> = UdpSocket::set_multicast_loop_v4;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::multicast_ttl_v4;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_multicast_ttl_v4;
+    let _: fn(&UdpSocket) -> io::Result<bool> = UdpSocket::multicast_loop_v6;
+    let _: fn(&UdpSocket, bool) -> io::Result<()> = UdpSocket::set_multicast_loop_v6;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tclass_v6;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tclass_v6;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tos_v4;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tos;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tos_v4;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tos;
+    let _: fn(&UdpSocket) -> io::Result<Option<Vec<u8>>> = UdpSocket::device;
+    let _: fn(&UdpSocket, Option<&[u8]>) -> io::Result<()> = UdpSocket::bind_device;
+    let _: fn(&UdpSocket, std::net::Ipv4Addr, std::net::Ipv4Addr) -> io::Result<()> =
+        UdpSocket::join_multicast_v4;
+    let _: fn(&UdpSocket, &std::net::Ipv6Addr, u32) -> io::Result<()> = UdpSocket::join_multicast_v6;
+    let _: fn(&UdpSocket, std::net::Ipv4Addr, std::net::Ipv4Addr) -> io::Result<()> =
+        UdpSocket::leave_multicast_v4;
+    let _: fn(&UdpSocket, &std::net::Ipv6Addr, u32) -> io::Result<()> =
+        UdpSocket::leave_multicast_v6;
+
     // Unix domain sockets.
     use tokio::net::unix::{self, pipe};
     use tokio::net::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
