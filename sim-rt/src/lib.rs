@@ -44,10 +44,11 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux) and three io
+// Only `intercept` (the libc functions interposed on Linux), three io
 // files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
-// `unsafe fn AsyncFd::register` signatures) use `unsafe`, each allowing it
-// at its top.
+// `unsafe fn AsyncFd::register` signatures) and the `unsafe fn`s whose
+// traits demand it (`FromRawFd`...) use `unsafe`, each allowing it where it
+// is.
 #![deny(unsafe_code)]
 
 #[macro_use]

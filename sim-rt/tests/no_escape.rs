@@ -326,7 +326,7 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
         .unwrap_err();
     let msg = failure.message().unwrap();
     assert!(
-        msg.contains("note: a real socket was opened inside a simulation"),
+        msg.contains("note: a real socket was used inside a simulation"),
         "{msg}"
     );
     assert!(msg.contains("use sim_rt::net"), "{msg}");

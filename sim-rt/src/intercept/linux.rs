@@ -20,13 +20,20 @@
 //!   syscall never takes more than six. Arguments the caller did not pass
 //!   are garbage that the forwarded syscall ignores.
 
-use std::ffi::{c_int, c_long, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_int, c_long, c_uint, c_void, CStr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::Duration;
 
-use libc::{clockid_t, pthread_attr_t, pthread_t, size_t, ssize_t, time_t, timespec, timeval};
+use libc::{
+    addrinfo, clockid_t, mmsghdr, msghdr, pthread_attr_t, pthread_t, size_t, sockaddr, socklen_t,
+    ssize_t, time_t, timespec, timeval,
+};
 
-use super::{in_simulation, refuse, sim_fill, sim_now, threads_allowed, Escape, WALL_CLOCK_EPOCH};
+use super::{
+    in_simulation, refuse, sim_fill, sim_now, sim_resolve, threads_allowed, Escape,
+    WALL_CLOCK_EPOCH,
+};
 
 /// Finds libc's definition of `name` (the next one after ours) once.
 fn next(slot: &AtomicPtr<c_void>, name: &CStr) -> *mut c_void {
@@ -80,6 +87,14 @@ pub(super) fn keep_linked() {
         syscall as *const (),
         pthread_create as *const (),
         socket as *const (),
+        bind as *const (),
+        connect as *const (),
+        listen as *const (),
+        send as *const (),
+        sendto as *const (),
+        sendmsg as *const (),
+        sendmmsg as *const (),
+        getaddrinfo as *const (),
         epoll_create as *const (),
         epoll_create1 as *const (),
     ]);
@@ -327,20 +342,143 @@ pub unsafe extern "C" fn pthread_create(
     real!(c"pthread_create": Create)(thread, attr, start, arg)
 }
 
-/// Interposed `socket`: `std::net` (and real tokio's sockets). Refused
-/// inside a simulation.
+/// Interposed `socket`: allowed inside a simulation too (see the module
+/// docs of `intercept`): the calls that would make the socket reach the
+/// network are refused instead. Interposed only so the table of intercepted
+/// names stays in one place; it always forwards.
 ///
 /// # Safety
 ///
 /// As libc's.
 #[no_mangle]
 pub unsafe extern "C" fn socket(domain: c_int, ty: c_int, protocol: c_int) -> c_int {
-    if in_simulation() {
-        refuse(Escape::Socket);
-        set_errno(libc::EPERM);
-        return -1;
-    }
     real!(c"socket": unsafe extern "C" fn(c_int, c_int, c_int) -> c_int)(domain, ty, protocol)
+}
+
+/// Refuses a call that would reach the network from inside a simulation:
+/// remembers it for the failure report, says so on stderr, `EPERM`.
+fn refuse_socket() -> c_int {
+    refuse(Escape::Socket);
+    set_errno(libc::EPERM);
+    -1
+}
+
+/// Interposed `bind`: `std::net::{TcpListener, UdpSocket}::bind`, socket2.
+/// Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+    if in_simulation() {
+        return refuse_socket();
+    }
+    real!(c"bind": unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int)(fd, addr, len)
+}
+
+/// Interposed `connect`: `std::net::TcpStream::connect`, socket2. Refused
+/// inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+    if in_simulation() {
+        return refuse_socket();
+    }
+    real!(c"connect": unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int)(
+        fd, addr, len,
+    )
+}
+
+/// Interposed `listen`. Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn listen(fd: c_int, backlog: c_int) -> c_int {
+    if in_simulation() {
+        return refuse_socket();
+    }
+    real!(c"listen": unsafe extern "C" fn(c_int, c_int) -> c_int)(fd, backlog)
+}
+
+/// Interposed `send`. Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
+    if in_simulation() {
+        return refuse_socket() as ssize_t;
+    }
+    type Send = unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
+    real!(c"send": Send)(fd, buf, len, flags)
+}
+
+/// Interposed `sendto`: `std::net::UdpSocket::send_to` (on a socket bound
+/// outside the simulation). Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn sendto(
+    fd: c_int,
+    buf: *const c_void,
+    len: size_t,
+    flags: c_int,
+    addr: *const sockaddr,
+    addr_len: socklen_t,
+) -> ssize_t {
+    if in_simulation() {
+        return refuse_socket() as ssize_t;
+    }
+    type SendTo = unsafe extern "C" fn(
+        c_int,
+        *const c_void,
+        size_t,
+        c_int,
+        *const sockaddr,
+        socklen_t,
+    ) -> ssize_t;
+    real!(c"sendto": SendTo)(fd, buf, len, flags, addr, addr_len)
+}
+
+/// Interposed `sendmsg`. Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
+    if in_simulation() {
+        return refuse_socket() as ssize_t;
+    }
+    real!(c"sendmsg": unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t)(fd, msg, flags)
+}
+
+/// Interposed `sendmmsg`. Refused inside a simulation.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn sendmmsg(
+    fd: c_int,
+    msgs: *mut mmsghdr,
+    len: c_uint,
+    flags: c_int,
+) -> c_int {
+    if in_simulation() {
+        return refuse_socket();
+    }
+    type SendMmsg = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
+    real!(c"sendmmsg": SendMmsg)(fd, msgs, len, flags)
 }
 
 /// Interposed `epoll_create1`: a real tokio runtime's (mio's) reactor.
@@ -372,4 +510,249 @@ pub unsafe extern "C" fn epoll_create(size: c_int) -> c_int {
         return -1;
     }
     real!(c"epoll_create": unsafe extern "C" fn(c_int) -> c_int)(size)
+}
+
+// ----- name resolution -------------------------------------------------------
+
+/// Interposed `getaddrinfo`: `std::net::ToSocketAddrs` for host names (so
+/// hyper-util's `GaiResolver`, which calls it from `spawn_blocking`),
+/// answered by the simulation's names inside one.
+///
+/// The list is allocated the way glibc allocates its own (one `malloc`
+/// block per entry holding the `addrinfo` and its socket address, the
+/// canonical name in a block of its own), so glibc's `freeaddrinfo` frees
+/// it, inside or outside the simulation.
+///
+/// Inside a simulation: a node resolves as `sim_rt::net::lookup_host`
+/// resolves it (a host's name, `localhost`, an IP literal); a name no host
+/// has is `EAI_NONAME`. The service must be a port number (names from
+/// `/etc/services` are not read: `EAI_SERVICE`). `ai_family` filters the
+/// addresses (`AI_V4MAPPED` maps IPv4 ones for `AF_INET6` when there is no
+/// IPv6 one); with no `ai_socktype` every address comes once per stream,
+/// datagram and raw socket type, as glibc does; `AI_CANONNAME` names the
+/// first entry with the node as given; `AI_PASSIVE` with no node gives the
+/// wildcard addresses, else loopback.
+///
+/// # Safety
+///
+/// As libc's: `node` and `service` are null or NUL-terminated, `hints` is
+/// null or valid, `res` is valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn getaddrinfo(
+    node: *const c_char,
+    service: *const c_char,
+    hints: *const addrinfo,
+    res: *mut *mut addrinfo,
+) -> c_int {
+    if !in_simulation() {
+        type Gai = unsafe extern "C" fn(
+            *const c_char,
+            *const c_char,
+            *const addrinfo,
+            *mut *mut addrinfo,
+        ) -> c_int;
+        return real!(c"getaddrinfo": Gai)(node, service, hints, res);
+    }
+    if res.is_null() {
+        return libc::EAI_FAIL;
+    }
+    // SAFETY: forwarded from our caller.
+    let node = (!node.is_null()).then(|| unsafe { CStr::from_ptr(node) });
+    let service = (!service.is_null()).then(|| unsafe { CStr::from_ptr(service) });
+    let hints = if hints.is_null() {
+        None
+    } else {
+        // SAFETY: a non-null `hints` points to a valid `addrinfo`.
+        Some(unsafe { &*hints })
+    };
+    match sim_getaddrinfo(node, service, hints) {
+        Ok(entries) => match alloc_list(&entries) {
+            Some(list) => {
+                // SAFETY: `res` is valid for writes (checked non-null).
+                unsafe { res.write(list) };
+                0
+            }
+            None => libc::EAI_MEMORY,
+        },
+        Err(code) => code,
+    }
+}
+
+/// One entry of a `getaddrinfo` answer, before allocation.
+struct GaiEntry {
+    addr: std::net::SocketAddr,
+    socktype: c_int,
+    protocol: c_int,
+    canonname: Option<Vec<u8>>,
+}
+
+/// The answer to `getaddrinfo(node, service, hints)` in the current
+/// simulation, or its `EAI_*` error.
+fn sim_getaddrinfo(
+    node: Option<&CStr>,
+    service: Option<&CStr>,
+    hints: Option<&addrinfo>,
+) -> Result<Vec<GaiEntry>, c_int> {
+    let (flags, family, socktype, protocol) = hints.map_or((0, libc::AF_UNSPEC, 0, 0), |h| {
+        (h.ai_flags, h.ai_family, h.ai_socktype, h.ai_protocol)
+    });
+    if !matches!(family, libc::AF_UNSPEC | libc::AF_INET | libc::AF_INET6) {
+        return Err(libc::EAI_FAMILY);
+    }
+    let types: &[(c_int, c_int)] = match socktype {
+        0 => &[
+            (libc::SOCK_STREAM, libc::IPPROTO_TCP),
+            (libc::SOCK_DGRAM, libc::IPPROTO_UDP),
+            (libc::SOCK_RAW, 0),
+        ],
+        libc::SOCK_STREAM => &[(libc::SOCK_STREAM, libc::IPPROTO_TCP)],
+        libc::SOCK_DGRAM => &[(libc::SOCK_DGRAM, libc::IPPROTO_UDP)],
+        libc::SOCK_RAW => &[(libc::SOCK_RAW, 0)],
+        _ => return Err(libc::EAI_SOCKTYPE),
+    };
+    let port = match service.map(|s| s.to_str()) {
+        None => 0,
+        Some(Ok(s)) => match s.parse::<u16>() {
+            Ok(port) => port,
+            Err(_) if flags & libc::AI_NUMERICSERV != 0 => return Err(libc::EAI_NONAME),
+            Err(_) => return Err(libc::EAI_SERVICE),
+        },
+        Some(Err(_)) => return Err(libc::EAI_SERVICE),
+    };
+    let ips: Vec<IpAddr> = match node {
+        None if service.is_none() => return Err(libc::EAI_NONAME),
+        None if flags & libc::AI_PASSIVE != 0 => vec![
+            std::net::Ipv4Addr::UNSPECIFIED.into(),
+            std::net::Ipv6Addr::UNSPECIFIED.into(),
+        ],
+        None => vec![
+            std::net::Ipv4Addr::LOCALHOST.into(),
+            std::net::Ipv6Addr::LOCALHOST.into(),
+        ],
+        Some(name) => {
+            let name = name.to_str().map_err(|_| libc::EAI_NONAME)?;
+            if flags & libc::AI_NUMERICHOST != 0 {
+                vec![name.parse::<IpAddr>().map_err(|_| libc::EAI_NONAME)?]
+            } else {
+                match sim_resolve(name) {
+                    None => return Err(libc::EAI_AGAIN),
+                    Some(Err(_)) => return Err(libc::EAI_NONAME),
+                    Some(Ok(ips)) => ips,
+                }
+            }
+        }
+    };
+    let mut kept: Vec<IpAddr> = ips
+        .iter()
+        .copied()
+        .filter(|ip| match family {
+            libc::AF_INET => ip.is_ipv4(),
+            libc::AF_INET6 => ip.is_ipv6(),
+            _ => true,
+        })
+        .collect();
+    if kept.is_empty() && family == libc::AF_INET6 && flags & libc::AI_V4MAPPED != 0 {
+        kept = ips
+            .iter()
+            .filter_map(|ip| match ip {
+                IpAddr::V4(v4) => Some(IpAddr::V6(v4.to_ipv6_mapped())),
+                IpAddr::V6(_) => None,
+            })
+            .collect();
+    }
+    if kept.is_empty() {
+        return Err(libc::EAI_NONAME);
+    }
+    let canonname = (flags & libc::AI_CANONNAME != 0)
+        .then(|| node.map(|n| n.to_bytes_with_nul().to_vec()))
+        .flatten();
+    let mut entries = Vec::with_capacity(kept.len() * types.len());
+    for ip in kept {
+        for &(socktype, default_protocol) in types {
+            entries.push(GaiEntry {
+                addr: std::net::SocketAddr::new(ip, port),
+                socktype,
+                protocol: if protocol != 0 {
+                    protocol
+                } else {
+                    default_protocol
+                },
+                canonname: None,
+            });
+        }
+    }
+    entries[0].canonname = canonname;
+    Ok(entries)
+}
+
+/// Allocates `entries` as a glibc-shaped `addrinfo` list (see
+/// [`getaddrinfo`]); `None` (with everything freed) when `malloc` fails.
+fn alloc_list(entries: &[GaiEntry]) -> Option<*mut addrinfo> {
+    use std::mem::size_of;
+    let mut head: *mut addrinfo = std::ptr::null_mut();
+    // Built back to front, so each entry links to the one built before.
+    for e in entries.iter().rev() {
+        let size = size_of::<addrinfo>() + size_of::<libc::sockaddr_in6>();
+        // SAFETY: plain allocation; checked for null below.
+        let block = unsafe { libc::calloc(1, size) }.cast::<addrinfo>();
+        let canon = match &e.canonname {
+            Some(name) => {
+                // SAFETY: as above.
+                let p = unsafe { libc::malloc(name.len()) }.cast::<c_char>();
+                if !p.is_null() {
+                    // SAFETY: `p` holds `name.len()` bytes.
+                    unsafe { std::ptr::copy_nonoverlapping(name.as_ptr().cast(), p, name.len()) };
+                }
+                p
+            }
+            None => std::ptr::null_mut(),
+        };
+        if block.is_null() || (e.canonname.is_some() && canon.is_null()) {
+            // SAFETY: freeing what this function allocated (free(NULL) is
+            // a no-op); `head` is a list in glibc's shape.
+            unsafe {
+                libc::free(block.cast());
+                libc::free(canon.cast());
+                libc::freeaddrinfo(head);
+            }
+            return None;
+        }
+        // SAFETY: `block` holds an `addrinfo` followed by room for a
+        // `sockaddr_in6` (which is 4-aligned; `addrinfo`'s size is a
+        // multiple of 8), zeroed by calloc.
+        unsafe {
+            let addr = block.add(1).cast::<u8>();
+            let addr_len = match e.addr {
+                std::net::SocketAddr::V4(a) => {
+                    let sin = addr.cast::<libc::sockaddr_in>();
+                    (*sin).sin_family = libc::AF_INET as libc::sa_family_t;
+                    (*sin).sin_port = a.port().to_be();
+                    (*sin).sin_addr.s_addr = u32::from_ne_bytes(a.ip().octets());
+                    size_of::<libc::sockaddr_in>()
+                }
+                std::net::SocketAddr::V6(a) => {
+                    let sin6 = addr.cast::<libc::sockaddr_in6>();
+                    (*sin6).sin6_family = libc::AF_INET6 as libc::sa_family_t;
+                    (*sin6).sin6_port = a.port().to_be();
+                    (*sin6).sin6_flowinfo = a.flowinfo().to_be();
+                    (*sin6).sin6_addr.s6_addr = a.ip().octets();
+                    (*sin6).sin6_scope_id = a.scope_id();
+                    size_of::<libc::sockaddr_in6>()
+                }
+            };
+            (*block).ai_family = if e.addr.is_ipv4() {
+                libc::AF_INET
+            } else {
+                libc::AF_INET6
+            };
+            (*block).ai_socktype = e.socktype;
+            (*block).ai_protocol = e.protocol;
+            (*block).ai_addrlen = addr_len as socklen_t;
+            (*block).ai_addr = addr.cast::<sockaddr>();
+            (*block).ai_canonname = canon;
+            (*block).ai_next = head;
+        }
+        head = block;
+    }
+    Some(head)
 }

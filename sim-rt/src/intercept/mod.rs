@@ -17,7 +17,17 @@
 //! | `clock_gettime` (every clock id), `gettimeofday`, `time`, `syscall(SYS_clock_gettime / SYS_gettimeofday / SYS_time)` | simulated time: realtime clocks read [`WALL_CLOCK_EPOCH`] plus the simulation's clock, monotonic, boot and CPU-time clocks the simulation's clock |
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
 //! | `pthread_create` (`std::thread::spawn`) | refused (`EPERM`) with a message, unless inside [`allow_threads`] |
-//! | `socket` (`std::net`), `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
+//! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
+//! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
+//! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
+//!
+//! `socket` itself is allowed: a real socket that is never bound, connected
+//! nor sent on reaches no network, and libraries create one before handing
+//! it to tokio (hyper-util's connector makes a socket2 socket, sets options
+//! on it, then calls `TcpSocket::from_std_stream`; sim_rt's
+//! [`TcpSocket`](crate::net::TcpSocket) turns it into a simulated socket
+//! and keeps the fd as a placeholder for its options). Every call that
+//! would make such a socket reach the network is refused.
 //!
 //! A refused call prints what to use instead on stderr at once, and when the
 //! program then panics on the error (`thread::spawn` does), the simulation's
@@ -134,10 +144,11 @@ impl Escape {
                  really needs a real thread can run inside sim_rt::sim::allow_threads(|| ...)"
             }
             Escape::Socket => {
-                "a real socket was opened inside a simulation (socket() was refused, e.g. by \
-                 std::net::TcpStream::connect or UdpSocket::bind). Real I/O escapes the \
-                 simulation: use sim_rt::net (tokio::net under --cfg sim) to talk to simulated \
-                 hosts; code that really needs a real socket can run inside \
+                "a real socket was used inside a simulation (bind/connect/listen/send on a real \
+                 socket was refused, e.g. by std::net::TcpStream::connect, UdpSocket::bind or a \
+                 socket2 socket). Real I/O escapes the simulation: use sim_rt::net (tokio::net \
+                 under --cfg sim, including TcpSocket::from_std_stream for a socket2 socket) to \
+                 talk to simulated hosts; code that really needs a real socket can run inside \
                  sim_rt::sim::without_interception(|| ...)"
             }
             Escape::Reactor => {
@@ -278,6 +289,24 @@ pub(crate) fn take_note() -> Option<&'static str> {
     let world = context::try_current_quiet()?;
     let step = world.core.try_borrow().map_or(u64::MAX, |c| c.step);
     (misuse.world == world.id && misuse.step == step).then(|| misuse.what.note())
+}
+
+/// Resolves `name` in the current simulation, as `sim_rt::net::lookup_host`
+/// does: `None` when no simulation is reachable (or its network is being
+/// used right now), else the model's answer.
+#[cfg_attr(
+    not(all(
+        feature = "intercept",
+        target_os = "linux",
+        target_env = "gnu",
+        not(target_feature = "crt-static")
+    )),
+    allow(dead_code)
+)]
+fn sim_resolve(name: &str) -> Option<std::io::Result<Vec<std::net::IpAddr>>> {
+    let world = context::try_current_quiet()?;
+    let net = world.net.try_borrow().ok()?;
+    Some(net.net.resolve(name))
 }
 
 /// The generator behind intercepted randomness, one per simulation.

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::ToSocketAddrs`] and [`tokio::net::lookup_host`]:
+//! Simulated [`tokio::net::ToSocketAddrs`](https://docs.rs/tokio/1/tokio/net/trait.ToSocketAddrs.html) and [`tokio::net::lookup_host`](https://docs.rs/tokio/1/tokio/net/fn.lookup_host.html):
 //! every form tokio accepts, resolved by the simulation's name service.
 
 use std::io;
@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV
 
 use sim_net::Net;
 
-/// Simulated [`tokio::net::ToSocketAddrs`]: converts to one or more
+/// Simulated [`tokio::net::ToSocketAddrs`](https://docs.rs/tokio/1/tokio/net/trait.ToSocketAddrs.html): converts to one or more
 /// addresses, resolving host names through the simulation (`localhost`,
 /// the names given to [`sim::host`](crate::sim::host), IP literals).
 ///
@@ -127,7 +127,7 @@ pub(crate) fn resolve<A: ToSocketAddrs>(addr: &A) -> io::Result<Vec<SocketAddr>>
     crate::runtime::context::with(|w| w.net_ref(|net| addr.resolve(net)))
 }
 
-/// Simulated [`tokio::net::lookup_host`]: the addresses `host` resolves to
+/// Simulated [`tokio::net::lookup_host`](https://docs.rs/tokio/1/tokio/net/fn.lookup_host.html): the addresses `host` resolves to
 /// in the simulation.
 ///
 /// # Errors

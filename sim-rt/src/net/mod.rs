@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net`]: TCP and UDP over the simulated network.
+//! Simulated [`tokio::net`](https://docs.rs/tokio/1/tokio/net/index.html): TCP and UDP over the simulated network.
 //!
 //! Every socket belongs to the host of the task that created it, and talks
 //! through the simulation's network model (`sim_net`): packets take time
@@ -13,10 +13,18 @@
 //!
 //! # Differences from tokio
 //!
-//! - Items that wrap real OS sockets (`from_std`, `into_std`, raw fds,
-//!   `TcpSocket`, Unix sockets) are not simulated; socket options
-//!   (`nodelay`, `ttl`, `linger`...) are stored and reported, and only a
-//!   zero linger changes behaviour (drop resets the connection).
+//! - There are no OS sockets: `from_std`/`TryFrom` and `into_std` fail
+//!   with `Unsupported`; the raw fd of a socket (`AsRawFd`, `AsFd`, for
+//!   socket2's `SockRef`) is a real placeholder socket that never reaches
+//!   the network. [`TcpSocket`] is such a real socket until it connects or
+//!   listens in the simulation, which is how hyper-util's connector (a
+//!   socket2 socket handed to `TcpSocket::from_std_stream`) works. Socket
+//!   options (`nodelay`, `ttl`, `linger`...) are stored and reported, and
+//!   only a zero linger changes behaviour (drop resets the connection).
+//! - Unix domain sockets ([`UnixStream`], [`UnixListener`],
+//!   [`UnixDatagram`], [`UnixSocket`], [`unix::pipe`]) exist with tokio's
+//!   API but are not simulated: their constructors fail with
+//!   `Unsupported`.
 //! - A packet travelling alone arrives at the start of its latency window:
 //!   time moves only to instants where something becomes due, so within a
 //!   window the arrival instant matters only relative to timers and other
@@ -28,14 +36,20 @@
 //!   `Sync` like tokio's so code that moves it between tasks compiles.
 
 mod addr;
+mod fd;
 pub(crate) mod io;
 pub mod tcp;
 mod udp;
+#[cfg(unix)]
+pub mod unix;
 
 pub use self::addr::{lookup_host, ToSocketAddrs};
 pub use self::tcp::listener::TcpListener;
+pub use self::tcp::socket::TcpSocket;
 pub use self::tcp::stream::TcpStream;
 pub use self::udp::UdpSocket;
+#[cfg(unix)]
+pub use self::unix::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
 
 /// Linux's default `IP_TTL` (`net.ipv4.ip_default_ttl`), what `ttl()`
 /// reports before any `set_ttl`.

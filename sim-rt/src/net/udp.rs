@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::UdpSocket`]: a handle on one datagram socket of
+//! Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a handle on one datagram socket of
 //! the network model.
 //!
 //! Every operation is the model's non-blocking call (`Net::udp_*`) run
@@ -28,18 +28,22 @@
 
 use std::future::poll_fn;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{ready, Context, Poll};
 
+use bytes::BufMut;
 use sim_net::{Endpoint, Net, Readiness, SocketId};
+use socket2::Socket;
 
 use super::addr::{each_addr, resolve, ToSocketAddrs};
+use super::fd::{self, Kind, Placeholder};
 use super::io::NetIo;
 use super::{checked_ttl, DEFAULT_TTL};
 use crate::io::ReadBuf;
 
-/// Simulated [`tokio::net::UdpSocket`]: a UDP socket on the host of the
+/// Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a UDP socket on the host of the
 /// task that bound it.
 ///
 /// UDP has no connections: a bound socket sends to any address with
@@ -83,15 +87,17 @@ use crate::io::ReadBuf;
 ///
 /// # Differences from tokio
 ///
-/// - Not provided, because they need a real OS socket: `from_std`,
-///   `into_std`, `TryFrom<std::net::UdpSocket>`, `AsRawFd`/`AsFd` (and the
-///   Windows equivalents), `device`/`bind_device`, `tos`/`tclass` options,
-///   the multicast options and `join_multicast_*`/`leave_multicast_*`
-///   (the model has no multicast).
+/// - There is no OS socket: [`from_std`](Self::from_std) (and `TryFrom`)
+///   and [`into_std`](Self::into_std) fail with `Unsupported`, and the raw
+///   fd (`AsRawFd`, `AsFd`) is a real but never bound placeholder socket,
+///   created on first use; options set on it have no effect on the
+///   simulation (`ttl` and `broadcast` read them back).
+/// - `device`/`bind_device`, `tos`/`tclass` and the multicast options
+///   live on the placeholder fd (kernel semantics) and change nothing in
+///   the simulation; the model has no multicast, so
+///   `join_multicast_*`/`leave_multicast_*` fail with `Unsupported`.
 /// - Not provided: `ready(Interest)`, `try_io` and `async_io` (tokio's
-///   `Interest` is behind its `net` feature); `recv_buf`, `recv_buf_from`
-///   and their `try_` forms (they take a `bytes::BufMut`, which this crate
-///   does not depend on).
+///   `Interest` is behind its `net` feature).
 /// - [`set_ttl`](Self::set_ttl) and [`set_broadcast`](Self::set_broadcast)
 ///   are stored and read back but change nothing: the model has no hop
 ///   count and no broadcast addresses.
@@ -114,10 +120,12 @@ pub struct UdpSocket {
     ttl: AtomicU32,
     /// `SO_BROADCAST`, stored only.
     broadcast: AtomicBool,
+    /// The raw fd. Once it exists, it holds the two options above.
+    fd: Placeholder,
 }
 
 impl UdpSocket {
-    /// Simulated [`tokio::net::UdpSocket::bind`]: creates a socket on the
+    /// Simulated [`tokio::net::UdpSocket::bind`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind): creates a socket on the
     /// current task's host, bound to `addr`.
     ///
     /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
@@ -148,12 +156,13 @@ impl UdpSocket {
                 id,
                 ttl: AtomicU32::new(DEFAULT_TTL),
                 broadcast: AtomicBool::new(false),
+                fd: Placeholder::lazy(),
             })
         })
         .await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::local_addr`]: the address the
+    /// Simulated [`tokio::net::UdpSocket::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.local_addr): the address the
     /// socket is bound to, with the port actually assigned.
     ///
     /// # Errors
@@ -164,7 +173,7 @@ impl UdpSocket {
         self.io.query(self.endpoint(), |net| net.udp_local_addr(id))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peer_addr`]: the address the
+    /// Simulated [`tokio::net::UdpSocket::peer_addr`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peer_addr): the address the
     /// socket is connected to.
     ///
     /// # Errors
@@ -175,7 +184,7 @@ impl UdpSocket {
         self.io.query(self.endpoint(), |net| net.udp_peer_addr(id))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::connect`]: sets the destination
+    /// Simulated [`tokio::net::UdpSocket::connect`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.connect): sets the destination
     /// of [`send`](Self::send) and, from now on, receives only datagrams
     /// sent from `addr`.
     ///
@@ -202,7 +211,7 @@ impl UdpSocket {
         .await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::writable`]: waits until the
+    /// Simulated [`tokio::net::UdpSocket::writable`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.writable): waits until the
     /// socket can send, which in the model is always.
     ///
     /// # Cancel safety
@@ -212,13 +221,13 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send_ready`]: `Ready` when
+    /// Simulated [`tokio::net::UdpSocket::poll_send_ready`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send_ready): `Ready` when
     /// the socket can send, which in the model is always.
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::send`]: sends `buf` as one
+    /// Simulated [`tokio::net::UdpSocket::send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.send): sends `buf` as one
     /// datagram to the connected peer; returns its length.
     ///
     /// Sending never waits in the model: the datagram leaves at once (or is
@@ -237,7 +246,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send`]: sends `buf` to the
+    /// Simulated [`tokio::net::UdpSocket::poll_send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send): sends `buf` to the
     /// connected peer; never `Pending` in the model.
     ///
     /// # Errors
@@ -251,7 +260,7 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_send`]: sends `buf` to the
+    /// Simulated [`tokio::net::UdpSocket::try_send`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_send): sends `buf` to the
     /// connected peer without waiting (the model never returns
     /// `WouldBlock` for a send).
     ///
@@ -264,7 +273,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, now| net.udp_send(id, buf, now))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::readable`]: waits until a
+    /// Simulated [`tokio::net::UdpSocket::readable`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.readable): waits until a
     /// datagram is queued, usually before [`try_recv`](Self::try_recv).
     ///
     /// # Cancel safety
@@ -274,14 +283,14 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv_ready`]: `Ready` when a
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_ready`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv_ready): `Ready` when a
     /// datagram is queued; otherwise registers the task and returns
     /// `Pending`.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::recv`]: waits for a datagram and
+    /// Simulated [`tokio::net::UdpSocket::recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv): waits for a datagram and
     /// copies it into `buf`; returns the number of bytes copied.
     ///
     /// A datagram longer than `buf` is truncated and the rest of it is
@@ -296,7 +305,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv`]: receives a datagram
+    /// Simulated [`tokio::net::UdpSocket::poll_recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv): receives a datagram
     /// into the unfilled part of `buf`, truncating it to fit.
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let n = ready!(self.poll_recv_into(cx, buf.initialize_unfilled()))?;
@@ -304,7 +313,7 @@ impl UdpSocket {
         Poll::Ready(Ok(()))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_recv`]: takes a queued
+    /// Simulated [`tokio::net::UdpSocket::try_recv`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv): takes a queued
     /// datagram into `buf` without waiting.
     ///
     /// # Errors
@@ -314,7 +323,7 @@ impl UdpSocket {
         self.try_recv_from(buf).map(|(n, _)| n)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::send_to`]: sends `buf` as one
+    /// Simulated [`tokio::net::UdpSocket::send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.send_to): sends `buf` as one
     /// datagram to `addr`; returns its length.
     ///
     /// When `addr` resolves to several addresses, only the first is used.
@@ -345,7 +354,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_send_to(cx, buf, target)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_send_to`]: sends `buf` to
+    /// Simulated [`tokio::net::UdpSocket::poll_send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_send_to): sends `buf` to
     /// `target`; never `Pending` in the model.
     ///
     /// # Errors
@@ -364,7 +373,7 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_send_to`]: sends `buf` to
+    /// Simulated [`tokio::net::UdpSocket::try_send_to`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_send_to): sends `buf` to
     /// `target` without waiting (the model never returns `WouldBlock` for a
     /// send).
     ///
@@ -378,7 +387,7 @@ impl UdpSocket {
         })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::recv_from`]: waits for a datagram,
+    /// Simulated [`tokio::net::UdpSocket::recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_from): waits for a datagram,
     /// copies it into `buf` (truncating it to fit) and returns the number
     /// of bytes copied and the sender's address.
     ///
@@ -389,7 +398,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_recv_from_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_recv_from`]: receives a
+    /// Simulated [`tokio::net::UdpSocket::poll_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv_from): receives a
     /// datagram into the unfilled part of `buf`, truncating it to fit;
     /// returns the sender's address.
     pub fn poll_recv_from(
@@ -402,7 +411,7 @@ impl UdpSocket {
         Poll::Ready(Ok(from))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_recv_from`]: takes a queued
+    /// Simulated [`tokio::net::UdpSocket::try_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_from): takes a queued
     /// datagram into `buf` without waiting; returns its copied length and
     /// sender.
     ///
@@ -415,7 +424,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, _| net.udp_recv_from(id, buf))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek): like
     /// [`recv`](Self::recv), but the datagram stays queued.
     ///
     /// # Cancel safety
@@ -425,13 +434,13 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_from_into(cx, buf).map_ok(|(n, _)| n)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::poll_peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek): like
     /// [`poll_recv`](Self::poll_recv), but the datagram stays queued.
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         self.poll_peek_from(cx, buf).map_ok(drop)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek`]: like
+    /// Simulated [`tokio::net::UdpSocket::try_peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek): like
     /// [`try_recv`](Self::try_recv), but the datagram stays queued.
     ///
     /// # Errors
@@ -441,7 +450,7 @@ impl UdpSocket {
         self.try_peek_from(buf).map(|(n, _)| n)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_from): like
     /// [`recv_from`](Self::recv_from), but the datagram stays queued: the
     /// next receive returns it again.
     ///
@@ -452,7 +461,7 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_from_into(cx, buf)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_from): like
     /// [`poll_recv_from`](Self::poll_recv_from), but the datagram stays
     /// queued.
     pub fn poll_peek_from(
@@ -465,7 +474,7 @@ impl UdpSocket {
         Poll::Ready(Ok(from))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek_from`]: like
+    /// Simulated [`tokio::net::UdpSocket::try_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek_from): like
     /// [`try_recv_from`](Self::try_recv_from), but the datagram stays
     /// queued.
     ///
@@ -478,7 +487,7 @@ impl UdpSocket {
             .try_op(self.endpoint(), |net, _| net.udp_peek_from(id, buf))
     }
 
-    /// Simulated [`tokio::net::UdpSocket::peek_sender`]: waits for a
+    /// Simulated [`tokio::net::UdpSocket::peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_sender): waits for a
     /// datagram and returns its sender, leaving it queued.
     ///
     /// # Cancel safety
@@ -488,14 +497,14 @@ impl UdpSocket {
         poll_fn(|cx| self.poll_peek_sender(cx)).await
     }
 
-    /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`]: the sender of
+    /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_sender): the sender of
     /// the oldest queued datagram, leaving it queued.
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
         self.poll_peek_from_into(cx, &mut [])
             .map_ok(|(_, from)| from)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::try_peek_sender`]: the sender of
+    /// Simulated [`tokio::net::UdpSocket::try_peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek_sender): the sender of
     /// the oldest queued datagram, without waiting.
     ///
     /// # Errors
@@ -505,17 +514,20 @@ impl UdpSocket {
         self.try_peek_from(&mut []).map(|(_, from)| from)
     }
 
-    /// Simulated [`tokio::net::UdpSocket::broadcast`]: the stored
+    /// Simulated [`tokio::net::UdpSocket::broadcast`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.broadcast): the stored
     /// `SO_BROADCAST` value (initially `false`).
     ///
     /// # Differences from tokio
     ///
     /// The option is stored only: the model has no broadcast addresses.
     pub fn broadcast(&self) -> io::Result<bool> {
-        Ok(self.broadcast.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.broadcast(),
+            None => Ok(self.broadcast.load(Ordering::Relaxed)),
+        }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::set_broadcast`]: stores
+    /// Simulated [`tokio::net::UdpSocket::set_broadcast`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_broadcast): stores
     /// `SO_BROADCAST`.
     ///
     /// # Differences from tokio
@@ -524,17 +536,25 @@ impl UdpSocket {
     /// nowhere whether or not this is set (a real kernel refuses it with
     /// `PermissionDenied` unless set, and broadcasts it if set).
     pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
-        self.broadcast.store(on, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_broadcast(on),
+            None => {
+                self.broadcast.store(on, Ordering::Relaxed);
+                Ok(())
+            }
+        }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::ttl`]: the stored `IP_TTL` value
+    /// Simulated [`tokio::net::UdpSocket::ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.ttl): the stored `IP_TTL` value
     /// (initially 64, Linux's default).
     pub fn ttl(&self) -> io::Result<u32> {
-        Ok(self.ttl.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.ttl_v4(),
+            None => Ok(self.ttl.load(Ordering::Relaxed)),
+        }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::set_ttl`]: stores `IP_TTL`.
+    /// Simulated [`tokio::net::UdpSocket::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_ttl): stores `IP_TTL`.
     ///
     /// # Errors
     ///
@@ -545,11 +565,366 @@ impl UdpSocket {
     ///
     /// The value changes nothing: the model has no hop count.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_ttl_v4(ttl),
+            None => {
+                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+                Ok(())
+            }
+        }
     }
 
-    /// Simulated [`tokio::net::UdpSocket::take_error`]: the pending
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::from_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.from_std):
+    /// always fails, since a std socket is a real OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`, with a message saying to bind the socket inside the
+    /// simulation ([`UdpSocket::bind`]). The std socket is closed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio registers the socket with its reactor; a real socket cannot
+    /// join the simulated network.
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        drop(socket);
+        Err(fd::from_std_unsupported("UdpSocket::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.into_std):
+    /// always fails, since a simulated socket has no OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`. The socket is dropped, which closes it.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio hands over its OS socket; a simulated socket has none.
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        Err(fd::into_std_unsupported("UdpSocket::into_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::recv_buf`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_buf):
+    /// like [`recv`](Self::recv), into `buf`'s current chunk, advancing its
+    /// cursor.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn recv_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let n = self.recv(&mut data).await?;
+        buf.put_slice(&data[..n]);
+        Ok(n)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::try_recv_buf`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_buf):
+    /// like [`try_recv`](Self::try_recv), into `buf`'s current chunk.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_recv_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let n = self.try_recv(&mut data)?;
+        buf.put_slice(&data[..n]);
+        Ok(n)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::recv_buf_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.recv_buf_from):
+    /// like [`recv_from`](Self::recv_from), into `buf`'s current chunk.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub async fn recv_buf_from<B: BufMut>(&self, buf: &mut B) -> io::Result<(usize, SocketAddr)> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let (n, from) = self.recv_from(&mut data).await?;
+        buf.put_slice(&data[..n]);
+        Ok((n, from))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::try_recv_buf_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_buf_from):
+    /// like [`try_recv_from`](Self::try_recv_from), into `buf`'s current
+    /// chunk.
+    ///
+    /// # Differences from tokio
+    ///
+    /// None.
+    pub fn try_recv_buf_from<B: BufMut>(&self, buf: &mut B) -> io::Result<(usize, SocketAddr)> {
+        let mut data = vec![0; buf.chunk_mut().len()];
+        let (n, from) = self.try_recv_from(&mut data)?;
+        buf.put_slice(&data[..n]);
+        Ok((n, from))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_loop_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_loop_v4):
+    /// `IP_MULTICAST_LOOP`, read from the placeholder fd.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.placeholder().multicast_loop_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_loop_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_loop_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.placeholder().set_multicast_loop_v4(on)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_ttl_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_ttl_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.placeholder().multicast_ttl_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_ttl_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_ttl_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.placeholder().set_multicast_ttl_v4(ttl)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::multicast_loop_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.multicast_loop_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.placeholder().multicast_loop_v6()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_multicast_loop_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_multicast_loop_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the model has no multicast.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.placeholder().set_multicast_loop_v6(on)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tclass_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(any(
+        target_os = "android",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "fuchsia",
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "cygwin",
+    ))]
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        self.placeholder().tclass_v6()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tclass_v6).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the simulated network has no traffic classes.
+    #[cfg(any(
+        target_os = "android",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "fuchsia",
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "netbsd",
+        target_os = "openbsd",
+        target_os = "cygwin",
+    ))]
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        self.placeholder().set_tclass_v6(tclass)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tos_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        self.placeholder().tos_v4()
+    }
+
+    /// Deprecated. Use [`tos_v4()`](Self::tos_v4) instead.
+    #[deprecated(
+        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+    )]
+    #[doc(hidden)]
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn tos(&self) -> io::Result<u32> {
+        self.tos_v4()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tos_v4).
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored only: the simulated network has no types of service.
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        self.placeholder().set_tos_v4(tos)
+    }
+
+    /// Deprecated. Use [`set_tos_v4()`](Self::set_tos_v4) instead.
+    #[deprecated(
+        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+    )]
+    #[doc(hidden)]
+    #[cfg(not(any(
+        target_os = "fuchsia",
+        target_os = "redox",
+        target_os = "solaris",
+        target_os = "illumos",
+        target_os = "haiku",
+        target_os = "wasi",
+    )))]
+    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
+        self.set_tos_v4(tos)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.device).
+    ///
+    /// # Differences from tokio
+    ///
+    /// None (read from the placeholder fd).
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        self.placeholder().device()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind_device).
+    ///
+    /// # Differences from tokio
+    ///
+    /// The kernel checks the name against the machine's real interfaces;
+    /// the binding has no effect on the simulated network.
+    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.placeholder().bind_device(interface)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::join_multicast_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.join_multicast_v4).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("join_multicast_v4", multiaddr.into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::join_multicast_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.join_multicast_v6).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("join_multicast_v6", (*multiaddr).into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::leave_multicast_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.leave_multicast_v4).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("leave_multicast_v4", multiaddr.into()))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::leave_multicast_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.leave_multicast_v6).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported`: the model has no multicast.
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        let _ = interface;
+        Err(no_multicast("leave_multicast_v6", (*multiaddr).into()))
+    }
+
+    /// The placeholder fd, created now (with the stored options) if needed.
+    fn placeholder(&self) -> &Socket {
+        self.fd
+            .get_or_create(fd::domain_of(self.local_addr()), Kind::Udp, |s| {
+                let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
+                let _ = s.set_broadcast(self.broadcast.load(Ordering::Relaxed));
+            })
+    }
+
+    /// Simulated [`tokio::net::UdpSocket::take_error`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.take_error): the pending
     /// `SO_ERROR`, which in the model is always none (it carries no ICMP
     /// errors).
     ///
@@ -596,6 +971,44 @@ impl UdpSocket {
             .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
                 op(net, id)
             })
+    }
+}
+
+/// The error of the multicast membership calls: the model has none.
+fn no_multicast(item: &str, group: std::net::IpAddr) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!(
+            "UdpSocket::{item}({group}): multicast is not simulated by sim-rt; send to each \
+             member's address instead"
+        ),
+    )
+}
+
+impl TryFrom<std::net::UdpSocket> for UdpSocket {
+    type Error = io::Error;
+
+    /// As [`UdpSocket::from_std`]: always `Unsupported`.
+    fn try_from(socket: std::net::UdpSocket) -> Result<Self, Self::Error> {
+        Self::from_std(socket)
+    }
+}
+
+impl AsRawFd for UdpSocket {
+    /// The placeholder socket (see the type's docs), created on first use.
+    ///
+    /// # Panics
+    ///
+    /// When the process has no file descriptor left for it.
+    fn as_raw_fd(&self) -> RawFd {
+        self.placeholder().as_raw_fd()
+    }
+}
+
+impl AsFd for UdpSocket {
+    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.placeholder().as_fd()
     }
 }
 

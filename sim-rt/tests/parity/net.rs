@@ -111,6 +111,188 @@ fn net_signatures() {
     let _ = udp;
 }
 
+/// `TcpSocket`, the std conversions and raw fds, and the Unix items, pinned
+/// to tokio's signatures.
+#[allow(dead_code, deprecated, clippy::type_complexity)]
+fn net_socket_signatures() {
+    use std::net::SocketAddr;
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, IntoRawFd};
+    use std::task::{Context, Poll};
+    use std::time::Duration;
+    use tokio::net::{TcpListener, TcpSocket, TcpStream, UdpSocket};
+    fn future_of<T, F: std::future::Future<Output = T> + Send>(_: F) {}
+
+    // TcpSocket.
+    let _: fn() -> io::Result<TcpSocket> = TcpSocket::new_v4;
+    let _: fn() -> io::Result<TcpSocket> = TcpSocket::new_v6;
+    let _: fn(&TcpSocket, bool) -> io::Result<()> = TcpSocket::set_keepalive;
+    let _: fn(&TcpSocket) -> io::Result<bool> = TcpSocket::keepalive;
+    let _: fn(&TcpSocket, bool) -> io::Result<()> = TcpSocket::set_reuseaddr;
+    let _: fn(&TcpSocket) -> io::Result<bool> = TcpSocket::reuseaddr;
+    let _: fn(&TcpSocket, bool) -> io::Result<()> = TcpSocket::set_reuseport;
+    let _: fn(&TcpSocket) -> io::Result<bool> = TcpSocket::reuseport;
+    let _: fn(&TcpSocket, u32) -> io::Result<()> = TcpSocket::set_send_buffer_size;
+    let _: fn(&TcpSocket) -> io::Result<u32> = TcpSocket::send_buffer_size;
+    let _: fn(&TcpSocket, u32) -> io::Result<()> = TcpSocket::set_recv_buffer_size;
+    let _: fn(&TcpSocket) -> io::Result<u32> = TcpSocket::recv_buffer_size;
+    let _: fn(&TcpSocket, Option<Duration>) -> io::Result<()> = TcpSocket::set_linger;
+    let _: fn(&TcpSocket) -> io::Result<()> = TcpSocket::set_zero_linger;
+    let _: fn(&TcpSocket) -> io::Result<Option<Duration>> = TcpSocket::linger;
+    let _: fn(&TcpSocket, bool) -> io::Result<()> = TcpSocket::set_nodelay;
+    let _: fn(&TcpSocket) -> io::Result<bool> = TcpSocket::nodelay;
+    let _: fn(&TcpSocket) -> io::Result<u32> = TcpSocket::tclass_v6;
+    let _: fn(&TcpSocket, u32) -> io::Result<()> = TcpSocket::set_tclass_v6;
+    let _: fn(&TcpSocket) -> io::Result<u32> = TcpSocket::tos_v4;
+    let _: fn(&TcpSocket) -> io::Result<u32> = TcpSocket::tos;
+    let _: fn(&TcpSocket, u32) -> io::Result<()> = TcpSocket::set_tos_v4;
+    let _: fn(&TcpSocket, u32) -> io::Result<()> = TcpSocket::set_tos;
+    let _: fn(&TcpSocket) -> io::Result<Option<Vec<u8>>> = TcpSocket::device;
+    let _: fn(&TcpSocket, Option<&[u8]>) -> io::Result<()> = TcpSocket::bind_device;
+    let _: fn(&TcpSocket) -> io::Result<SocketAddr> = TcpSocket::local_addr;
+    let _: fn(&TcpSocket) -> io::Result<Option<io::Error>> = TcpSocket::take_error;
+    let _: fn(&TcpSocket, SocketAddr) -> io::Result<()> = TcpSocket::bind;
+    let _: fn(TcpSocket, u32) -> io::Result<TcpListener> = TcpSocket::listen;
+    let _: fn(std::net::TcpStream) -> TcpSocket = TcpSocket::from_std_stream;
+    fn socket_connect(s: TcpSocket, a: SocketAddr) {
+        future_of::<io::Result<TcpStream>, _>(s.connect(a));
+    }
+    fn fd_traits<T: AsRawFd + AsFd + FromRawFd + IntoRawFd + std::fmt::Debug + Send + Sync + Unpin>(
+    ) {
+    }
+    fd_traits::<TcpSocket>();
+
+    // std conversions and raw fds of the socket types.
+    let _: fn(std::net::TcpStream) -> io::Result<TcpStream> = TcpStream::from_std;
+    let _: fn(TcpStream) -> io::Result<std::net::TcpStream> = TcpStream::into_std;
+    let _: fn(std::net::TcpListener) -> io::Result<TcpListener> = TcpListener::from_std;
+    let _: fn(TcpListener) -> io::Result<std::net::TcpListener> = TcpListener::into_std;
+    let _: fn(std::net::UdpSocket) -> io::Result<UdpSocket> = UdpSocket::from_std;
+    let _: fn(UdpSocket) -> io::Result<std::net::UdpSocket> = UdpSocket::into_std;
+    fn try_from_std<T: TryFrom<S, Error = io::Error>, S>() {}
+    try_from_std::<TcpStream, std::net::TcpStream>();
+    try_from_std::<TcpListener, std::net::TcpListener>();
+    try_from_std::<UdpSocket, std::net::UdpSocket>();
+    fn raw_fd<T: AsRawFd + AsFd>() {}
+    raw_fd::<TcpStream>();
+    raw_fd::<TcpListener>();
+    raw_fd::<UdpSocket>();
+    let _: fn(&TcpStream) -> io::Result<Option<io::Error>> = TcpStream::take_error;
+    let _: fn(&TcpStream) -> io::Result<bool> = TcpStream::quickack;
+    let _: fn(&TcpStream, bool) -> io::Result<()> = TcpStream::set_quickack;
+    let _: fn(&TcpStream) -> io::Result<Option<Duration>> = TcpStream::linger;
+    let _: fn(&TcpStream) -> io::Result<()> = TcpStream::set_zero_linger;
+
+    // UdpSocket: BufMut receives and the options tokio exposes.
+    fn udp_more(u: &UdpSocket, v: &mut Vec<u8>) {
+        future_of::<io::Result<usize>, _>(u.recv_buf(v));
+        let _: io::Result<usize> = u.try_recv_buf(&mut Vec::<u8>::new());
+        let _: io::Result<(usize, SocketAddr)> = u.try_recv_buf_from(&mut Vec::<u8>::new());
+    }
+    fn udp_more_from(u: &UdpSocket, v: &mut Vec<u8>) {
+        future_of::<io::Result<(usize, SocketAddr)>, _>(u.recv_buf_from(v));
+    }
+    let _: fn(&UdpSocket) -> io::Result<bool> = UdpSocket::multicast_loop_v4;
+    let _: fn(&UdpSocket, bool) -> io::Result<()> = UdpSocket::set_multicast_loop_v4;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::multicast_ttl_v4;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_multicast_ttl_v4;
+    let _: fn(&UdpSocket) -> io::Result<bool> = UdpSocket::multicast_loop_v6;
+    let _: fn(&UdpSocket, bool) -> io::Result<()> = UdpSocket::set_multicast_loop_v6;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tclass_v6;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tclass_v6;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tos_v4;
+    let _: fn(&UdpSocket) -> io::Result<u32> = UdpSocket::tos;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tos_v4;
+    let _: fn(&UdpSocket, u32) -> io::Result<()> = UdpSocket::set_tos;
+    let _: fn(&UdpSocket) -> io::Result<Option<Vec<u8>>> = UdpSocket::device;
+    let _: fn(&UdpSocket, Option<&[u8]>) -> io::Result<()> = UdpSocket::bind_device;
+    let _: fn(&UdpSocket, std::net::Ipv4Addr, std::net::Ipv4Addr) -> io::Result<()> =
+        UdpSocket::join_multicast_v4;
+    let _: fn(&UdpSocket, &std::net::Ipv6Addr, u32) -> io::Result<()> = UdpSocket::join_multicast_v6;
+    let _: fn(&UdpSocket, std::net::Ipv4Addr, std::net::Ipv4Addr) -> io::Result<()> =
+        UdpSocket::leave_multicast_v4;
+    let _: fn(&UdpSocket, &std::net::Ipv6Addr, u32) -> io::Result<()> =
+        UdpSocket::leave_multicast_v6;
+
+    // Unix domain sockets.
+    use tokio::net::unix::{self, pipe};
+    use tokio::net::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
+    fn unix_futures(p: &'static str, a: &'static unix::SocketAddr) {
+        future_of::<io::Result<UnixStream>, _>(UnixStream::connect(p));
+        future_of::<io::Result<UnixStream>, _>(UnixStream::connect_addr(a));
+    }
+    let _: fn() -> io::Result<(UnixStream, UnixStream)> = UnixStream::pair;
+    let _: fn(std::os::unix::net::UnixStream) -> io::Result<UnixStream> = UnixStream::from_std;
+    let _: fn(UnixStream) -> io::Result<std::os::unix::net::UnixStream> = UnixStream::into_std;
+    fn unix_stream(s: &mut UnixStream, cx: &mut Context<'_>, buf: &mut [u8]) {
+        let _: io::Result<unix::SocketAddr> = s.local_addr();
+        let _: io::Result<unix::SocketAddr> = s.peer_addr();
+        let _: io::Result<unix::UCred> = s.peer_cred();
+        let _: io::Result<Option<io::Error>> = s.take_error();
+        let _: io::Result<usize> = s.try_read(buf);
+        let _: io::Result<usize> = s.try_read_buf(&mut Vec::<u8>::new());
+        let _: io::Result<usize> = s.try_write(b"x");
+        let _: Poll<io::Result<()>> = s.poll_read_ready(cx);
+        let _: Poll<io::Result<()>> = s.poll_write_ready(cx);
+        future_of::<io::Result<()>, _>(s.readable());
+        future_of::<io::Result<()>, _>(s.writable());
+        let (r, w): (unix::ReadHalf<'_>, unix::WriteHalf<'_>) = s.split();
+        let _: io::Result<usize> = r.try_read(buf);
+        let _: io::Result<usize> = w.try_write(b"x");
+    }
+    let _: fn(UnixStream) -> (unix::OwnedReadHalf, unix::OwnedWriteHalf) = UnixStream::into_split;
+    let _: fn(unix::OwnedReadHalf, unix::OwnedWriteHalf) -> Result<UnixStream, unix::ReuniteError> =
+        unix::OwnedReadHalf::reunite;
+    let _: fn(unix::OwnedWriteHalf) = unix::OwnedWriteHalf::forget;
+    fn unix_stream_traits<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + AsRawFd + AsFd + Send + Sync + Unpin>() {}
+    unix_stream_traits::<UnixStream>();
+    try_from_std::<UnixStream, std::os::unix::net::UnixStream>();
+
+    let _: fn(&'static str) -> io::Result<UnixListener> = UnixListener::bind::<&'static str>;
+    let _: fn(&unix::SocketAddr) -> io::Result<UnixListener> = UnixListener::bind_addr;
+    let _: fn(std::os::unix::net::UnixListener) -> io::Result<UnixListener> = UnixListener::from_std;
+    fn unix_listener(l: &UnixListener, cx: &mut Context<'_>) {
+        future_of::<io::Result<(UnixStream, unix::SocketAddr)>, _>(l.accept());
+        let _: Poll<io::Result<(UnixStream, unix::SocketAddr)>> = l.poll_accept(cx);
+        let _: io::Result<unix::SocketAddr> = l.local_addr();
+    }
+    raw_fd::<UnixListener>();
+
+    let _: fn(&'static str) -> io::Result<UnixDatagram> = UnixDatagram::bind::<&'static str>;
+    let _: fn() -> io::Result<(UnixDatagram, UnixDatagram)> = UnixDatagram::pair;
+    let _: fn() -> io::Result<UnixDatagram> = UnixDatagram::unbound;
+    fn unix_datagram(d: &UnixDatagram, cx: &mut Context<'_>, buf: &mut [u8]) {
+        let _: io::Result<()> = d.connect("/x");
+        future_of::<io::Result<usize>, _>(d.send_to(b"x", "/x"));
+        future_of::<io::Result<(usize, unix::SocketAddr)>, _>(d.recv_from(buf));
+        let _: io::Result<usize> = d.try_send_to(b"x", "/x");
+        let _: io::Result<(usize, unix::SocketAddr)> = d.try_recv_buf_from(&mut Vec::<u8>::new());
+        let mut rb = tokio::io::ReadBuf::new(buf);
+        let _: Poll<io::Result<unix::SocketAddr>> = d.poll_recv_from(cx, &mut rb);
+        let _: io::Result<()> = d.shutdown(std::net::Shutdown::Both);
+    }
+    raw_fd::<UnixDatagram>();
+
+    let _: fn() -> io::Result<UnixSocket> = UnixSocket::new_stream;
+    let _: fn(UnixSocket) -> io::Result<UnixDatagram> = UnixSocket::datagram;
+    fd_traits::<UnixSocket>();
+
+    let _: fn() -> io::Result<(pipe::Sender, pipe::Receiver)> = pipe::pipe;
+    let _: fn(&mut pipe::OpenOptions, bool) -> &mut pipe::OpenOptions = pipe::OpenOptions::read_write;
+    let _: fn(std::fs::File) -> io::Result<pipe::Sender> = pipe::Sender::from_file;
+    let _: fn(std::os::fd::OwnedFd) -> io::Result<pipe::Receiver> = pipe::Receiver::from_owned_fd;
+    let _: fn(pipe::Sender) -> io::Result<std::os::fd::OwnedFd> = pipe::Sender::into_blocking_fd;
+    fn opts<T: Clone + Default + std::fmt::Debug>() {}
+    opts::<pipe::OpenOptions>();
+
+    let _: fn(&unix::SocketAddr) -> bool = unix::SocketAddr::is_unnamed;
+    let _: fn(&unix::SocketAddr) -> Option<&std::path::Path> = unix::SocketAddr::as_pathname;
+    let _: fn(&unix::UCred) -> unix::uid_t = unix::UCred::uid;
+    let _: fn(&unix::UCred) -> unix::gid_t = unix::UCred::gid;
+    let _: fn(&unix::UCred) -> Option<unix::pid_t> = unix::UCred::pid;
+    fn ucred<T: Copy + Eq + std::hash::Hash + std::fmt::Debug>() {}
+    ucred::<unix::UCred>();
+}
+
 /// A line-protocol TCP service and a UDP echo, both on localhost, in tokio
 /// style: what a user's code does with `tokio::net`.
 async fn net_service() -> io::Result<(String, Vec<u8>)> {

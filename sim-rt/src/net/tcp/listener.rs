@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::TcpListener`]: a listening socket of the task's
+//! Simulated [`tokio::net::TcpListener`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html): a listening socket of the task's
 //! host in the network model.
 //!
 //! The model's kernel completes handshakes on its own and queues the new
@@ -9,18 +9,21 @@ use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll};
 
 use sim_net::{Endpoint, ListenerId, Readiness};
+use socket2::Socket;
 
 use super::TcpStream;
 use crate::net::addr::each_addr;
+use crate::net::fd::{self, Kind, Placeholder};
 use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
 use crate::net::{checked_ttl, DEFAULT_TTL};
 
-/// Simulated [`tokio::net::TcpListener`]: a TCP socket server, listening
+/// Simulated [`tokio::net::TcpListener`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html): a TCP socket server, listening
 /// for connections.
 ///
 /// [`accept`](TcpListener::accept) takes the next connection. The socket is
@@ -51,17 +54,23 @@ use crate::net::{checked_ttl, DEFAULT_TTL};
 ///
 /// - The listener belongs to the host of the task that binds it, and only
 ///   that host's addresses (and loopback) can be bound.
-/// - `from_std`, `into_std`, `TryFrom<std::net::TcpListener>` and the raw
-///   file descriptor traits are not provided: there is no OS socket.
+/// - There is no OS socket: [`from_std`](Self::from_std) (and `TryFrom`)
+///   and [`into_std`](Self::into_std) fail with `Unsupported`, and the raw
+///   fd (`AsRawFd`, `AsFd`) is a real but never bound placeholder socket,
+///   created on first use, whose options have no effect on the simulation
+///   except `IP_TTL`, which [`ttl`](Self::ttl) reads back and accepted
+///   streams start with.
 pub struct TcpListener {
     io: NetIo,
     id: ListenerId,
-    /// The stored `IP_TTL`; it has no effect on the model.
+    /// The stored `IP_TTL`; it has no effect on the model. Unused once `fd`
+    /// exists: the placeholder holds it then.
     ttl: AtomicU32,
+    fd: Placeholder,
 }
 
 impl TcpListener {
-    /// Simulated [`tokio::net::TcpListener::bind`]: creates a listener
+    /// Simulated [`tokio::net::TcpListener::bind`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.bind): creates a listener
     /// bound to `addr`, ready to accept connections.
     ///
     /// Port 0 asks for an ephemeral port; [`local_addr`](Self::local_addr)
@@ -100,20 +109,74 @@ impl TcpListener {
     }
 
     fn bind_addr(addr: SocketAddr) -> io::Result<TcpListener> {
+        TcpListener::listen_at(addr, Placeholder::lazy())
+    }
+
+    /// `TcpSocket::listen`: listens at `addr`, with `socket` (which holds
+    /// the options set so far) as the placeholder fd.
+    pub(crate) fn listen_socket(addr: SocketAddr, socket: Socket) -> io::Result<TcpListener> {
+        TcpListener::listen_at(addr, Placeholder::with(socket))
+    }
+
+    fn listen_at(addr: SocketAddr, fd: Placeholder) -> io::Result<TcpListener> {
         let (world, io, host) = NetIo::current();
         let id = world.net_op(|net, _| net.tcp_listen(host, addr))?;
         Ok(TcpListener {
             io,
             id,
             ttl: AtomicU32::new(DEFAULT_TTL),
+            fd,
         })
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpListener::from_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.from_std):
+    /// always fails, since a std listener is a real OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`, with a message saying to bind the listener inside the
+    /// simulation ([`TcpListener::bind`] or
+    /// [`TcpSocket::listen`](crate::net::TcpSocket::listen)). The std
+    /// listener is closed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio registers the socket with its reactor; a real socket cannot
+    /// join the simulated network.
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        drop(listener);
+        Err(fd::from_std_unsupported("TcpListener::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpListener::into_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.into_std):
+    /// always fails, since a simulated listener has no OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`. The listener is dropped, which closes it.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio hands over its OS socket; a simulated listener has none.
+    pub fn into_std(self) -> io::Result<std::net::TcpListener> {
+        Err(fd::into_std_unsupported("TcpListener::into_std"))
+    }
+
+    /// The placeholder fd, created now (with the stored TTL) if needed.
+    fn placeholder(&self) -> &Socket {
+        self.fd
+            .get_or_create(fd::domain_of(self.local_addr()), Kind::Tcp, |s| {
+                let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
+            })
     }
 
     fn endpoint(&self) -> Endpoint {
         Endpoint::Listener(self.id)
     }
 
-    /// Simulated [`tokio::net::TcpListener::accept`]: waits for a new
+    /// Simulated [`tokio::net::TcpListener::accept`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.accept): waits for a new
     /// connection and returns it with the peer's address.
     ///
     /// # Cancel safety
@@ -143,7 +206,7 @@ impl TcpListener {
         poll_fn(|cx| self.poll_accept(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpListener::poll_accept`]: accepts a
+    /// Simulated [`tokio::net::TcpListener::poll_accept`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.poll_accept): accepts a
     /// connection if one is queued, else registers the task to be woken
     /// when one arrives and returns `Poll::Pending`.
     ///
@@ -161,12 +224,12 @@ impl TcpListener {
             .map_ok(|(conn, peer)| {
                 // Like Linux, the new socket starts with the listener's
                 // options.
-                let ttl = self.ttl.load(Ordering::Relaxed);
+                let ttl = self.ttl().unwrap_or(DEFAULT_TTL);
                 (TcpStream::new(self.io, conn, ttl), peer)
             })
     }
 
-    /// Simulated [`tokio::net::TcpListener::local_addr`]: the address the
+    /// Simulated [`tokio::net::TcpListener::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.local_addr): the address the
     /// listener is bound to, with the port actually bound.
     ///
     /// # Errors
@@ -182,17 +245,20 @@ impl TcpListener {
             .query(self.endpoint(), |net| net.tcp_listener_addr(id))
     }
 
-    /// Simulated [`tokio::net::TcpListener::ttl`]: the value of the `IP_TTL`
+    /// Simulated [`tokio::net::TcpListener::ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.ttl): the value of the `IP_TTL`
     /// option (64, Linux's default, until [`set_ttl`](Self::set_ttl)).
     ///
     /// # Differences from tokio
     ///
     /// The value is only stored; see [`set_ttl`](Self::set_ttl).
     pub fn ttl(&self) -> io::Result<u32> {
-        Ok(self.ttl.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.ttl_v4(),
+            None => Ok(self.ttl.load(Ordering::Relaxed)),
+        }
     }
 
-    /// Simulated [`tokio::net::TcpListener::set_ttl`]: sets the `IP_TTL`
+    /// Simulated [`tokio::net::TcpListener::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.set_ttl): sets the `IP_TTL`
     /// option, the time-to-live of every packet sent from this socket.
     /// Streams accepted afterwards start with this value.
     ///
@@ -206,8 +272,40 @@ impl TcpListener {
     /// The value is stored and reported by [`ttl`](Self::ttl), but the
     /// simulated network has no hop limit, so it has no other effect.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_ttl_v4(ttl),
+            None => {
+                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+                Ok(())
+            }
+        }
+    }
+}
+
+impl TryFrom<std::net::TcpListener> for TcpListener {
+    type Error = io::Error;
+
+    /// As [`TcpListener::from_std`]: always `Unsupported`.
+    fn try_from(listener: std::net::TcpListener) -> Result<Self, Self::Error> {
+        Self::from_std(listener)
+    }
+}
+
+impl AsRawFd for TcpListener {
+    /// The placeholder socket (see the type's docs), created on first use.
+    ///
+    /// # Panics
+    ///
+    /// When the process has no file descriptor left for it.
+    fn as_raw_fd(&self) -> RawFd {
+        self.placeholder().as_raw_fd()
+    }
+}
+
+impl AsFd for TcpListener {
+    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.placeholder().as_fd()
     }
 }
 

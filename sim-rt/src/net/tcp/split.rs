@@ -17,7 +17,7 @@ use bytes::BufMut;
 
 use super::TcpStream;
 
-/// Simulated [`tokio::net::tcp::ReadHalf`]: the read half of a
+/// Simulated [`tokio::net::tcp::ReadHalf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html): the read half of a
 /// [`TcpStream`], borrowed by [`TcpStream::split`].
 ///
 /// Reading is usually done with the helpers of
@@ -29,7 +29,7 @@ use super::TcpStream;
 #[derive(Debug)]
 pub struct ReadHalf<'a>(&'a TcpStream);
 
-/// Simulated [`tokio::net::tcp::WriteHalf`]: the write half of a
+/// Simulated [`tokio::net::tcp::WriteHalf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html): the write half of a
 /// [`TcpStream`], borrowed by [`TcpStream::split`].
 ///
 /// [`shutdown`](crate::io::AsyncWriteExt::shutdown) on it shuts down the
@@ -47,7 +47,7 @@ pub(super) fn split(stream: &mut TcpStream) -> (ReadHalf<'_>, WriteHalf<'_>) {
 }
 
 impl ReadHalf<'_> {
-    /// Simulated [`tokio::net::tcp::ReadHalf::poll_peek`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::poll_peek`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.poll_peek): see
     /// [`TcpStream::poll_peek`].
     ///
     /// # Differences from tokio
@@ -61,7 +61,7 @@ impl ReadHalf<'_> {
         self.0.poll_peek(cx, buf)
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::peek`]: waits for received
+    /// Simulated [`tokio::net::tcp::ReadHalf::peek`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.peek): waits for received
     /// bytes and copies them into `buf` without removing them; see
     /// [`TcpStream::peek`].
     ///
@@ -78,7 +78,7 @@ impl ReadHalf<'_> {
         poll_fn(|cx| self.poll_peek(cx, &mut buf)).await
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::readable`]: waits until the
+    /// Simulated [`tokio::net::tcp::ReadHalf::readable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.readable): waits until the
     /// stream is readable; see [`TcpStream::readable`].
     ///
     /// # Cancel safety
@@ -92,7 +92,7 @@ impl ReadHalf<'_> {
         self.0.readable().await
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::try_read`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::try_read`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.try_read): see
     /// [`TcpStream::try_read`].
     ///
     /// # Differences from tokio
@@ -102,7 +102,7 @@ impl ReadHalf<'_> {
         self.0.try_read(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::try_read_vectored`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.try_read_vectored): see
     /// [`TcpStream::try_read_vectored`].
     ///
     /// # Differences from tokio
@@ -112,7 +112,7 @@ impl ReadHalf<'_> {
         self.0.try_read_vectored(bufs)
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::try_read_buf`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::try_read_buf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.try_read_buf): see
     /// [`TcpStream::try_read_buf`].
     ///
     /// # Differences from tokio
@@ -122,7 +122,7 @@ impl ReadHalf<'_> {
         self.0.try_read_buf(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::peer_addr`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::peer_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.peer_addr): see
     /// [`TcpStream::peer_addr`].
     ///
     /// # Differences from tokio
@@ -132,7 +132,7 @@ impl ReadHalf<'_> {
         self.0.peer_addr()
     }
 
-    /// Simulated [`tokio::net::tcp::ReadHalf::local_addr`]: see
+    /// Simulated [`tokio::net::tcp::ReadHalf::local_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.local_addr): see
     /// [`TcpStream::local_addr`].
     ///
     /// # Differences from tokio
@@ -144,7 +144,7 @@ impl ReadHalf<'_> {
 }
 
 impl WriteHalf<'_> {
-    /// Simulated [`tokio::net::tcp::WriteHalf::writable`]: waits until the
+    /// Simulated [`tokio::net::tcp::WriteHalf::writable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.writable): waits until the
     /// stream is writable; see [`TcpStream::writable`].
     ///
     /// # Cancel safety
@@ -158,7 +158,7 @@ impl WriteHalf<'_> {
         self.0.writable().await
     }
 
-    /// Simulated [`tokio::net::tcp::WriteHalf::try_write`]: see
+    /// Simulated [`tokio::net::tcp::WriteHalf::try_write`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.try_write): see
     /// [`TcpStream::try_write`].
     ///
     /// # Differences from tokio
@@ -168,7 +168,7 @@ impl WriteHalf<'_> {
         self.0.try_write(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::WriteHalf::try_write_vectored`]: see
+    /// Simulated [`tokio::net::tcp::WriteHalf::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.try_write_vectored): see
     /// [`TcpStream::try_write_vectored`].
     ///
     /// # Differences from tokio
@@ -178,7 +178,7 @@ impl WriteHalf<'_> {
         self.0.try_write_vectored(bufs)
     }
 
-    /// Simulated [`tokio::net::tcp::WriteHalf::peer_addr`]: see
+    /// Simulated [`tokio::net::tcp::WriteHalf::peer_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.peer_addr): see
     /// [`TcpStream::peer_addr`].
     ///
     /// # Differences from tokio
@@ -188,7 +188,7 @@ impl WriteHalf<'_> {
         self.0.peer_addr()
     }
 
-    /// Simulated [`tokio::net::tcp::WriteHalf::local_addr`]: see
+    /// Simulated [`tokio::net::tcp::WriteHalf::local_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.local_addr): see
     /// [`TcpStream::local_addr`].
     ///
     /// # Differences from tokio

@@ -25,7 +25,7 @@ use bytes::BufMut;
 
 use super::TcpStream;
 
-/// Simulated [`tokio::net::tcp::OwnedReadHalf`]: the owned read half of a
+/// Simulated [`tokio::net::tcp::OwnedReadHalf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html): the owned read half of a
 /// [`TcpStream`], created by [`TcpStream::into_split`].
 ///
 /// Reading is usually done with the helpers of
@@ -39,7 +39,7 @@ pub struct OwnedReadHalf {
     inner: Arc<TcpStream>,
 }
 
-/// Simulated [`tokio::net::tcp::OwnedWriteHalf`]: the owned write half of
+/// Simulated [`tokio::net::tcp::OwnedWriteHalf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html): the owned write half of
 /// a [`TcpStream`], created by [`TcpStream::into_split`].
 ///
 /// Its `poll_shutdown` shuts down the write direction of the stream, and
@@ -80,7 +80,7 @@ fn reunite(read: OwnedReadHalf, write: OwnedWriteHalf) -> Result<TcpStream, Reun
     }
 }
 
-/// Simulated [`tokio::net::tcp::ReuniteError`]: the two halves given to
+/// Simulated [`tokio::net::tcp::ReuniteError`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReuniteError.html): the two halves given to
 /// `reunite` came from different streams. It gives both back.
 ///
 /// # Differences from tokio
@@ -98,7 +98,7 @@ impl fmt::Display for ReuniteError {
 impl Error for ReuniteError {}
 
 impl OwnedReadHalf {
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::reunite`]: puts the two
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::reunite`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.reunite): puts the two
     /// halves back together into the original stream. Succeeds only if
     /// both come from the same [`TcpStream::into_split`].
     ///
@@ -113,7 +113,7 @@ impl OwnedReadHalf {
         reunite(self, other)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::poll_peek`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::poll_peek`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.poll_peek): see
     /// [`TcpStream::poll_peek`].
     ///
     /// # Differences from tokio
@@ -127,7 +127,7 @@ impl OwnedReadHalf {
         self.inner.poll_peek(cx, buf)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::peek`]: waits for
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::peek`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.peek): waits for
     /// received bytes and copies them into `buf` without removing them;
     /// see [`TcpStream::peek`].
     ///
@@ -144,7 +144,7 @@ impl OwnedReadHalf {
         poll_fn(|cx| self.poll_peek(cx, &mut buf)).await
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::readable`]: waits until
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::readable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.readable): waits until
     /// the stream is readable; see [`TcpStream::readable`].
     ///
     /// # Cancel safety
@@ -158,7 +158,7 @@ impl OwnedReadHalf {
         self.inner.readable().await
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.try_read): see
     /// [`TcpStream::try_read`].
     ///
     /// # Differences from tokio
@@ -168,7 +168,7 @@ impl OwnedReadHalf {
         self.inner.try_read(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read_vectored`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.try_read_vectored): see
     /// [`TcpStream::try_read_vectored`].
     ///
     /// # Differences from tokio
@@ -178,7 +178,7 @@ impl OwnedReadHalf {
         self.inner.try_read_vectored(bufs)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read_buf`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::try_read_buf`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.try_read_buf): see
     /// [`TcpStream::try_read_buf`].
     ///
     /// # Differences from tokio
@@ -188,7 +188,7 @@ impl OwnedReadHalf {
         self.inner.try_read_buf(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::peer_addr`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::peer_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.peer_addr): see
     /// [`TcpStream::peer_addr`].
     ///
     /// # Differences from tokio
@@ -198,7 +198,7 @@ impl OwnedReadHalf {
         self.inner.peer_addr()
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedReadHalf::local_addr`]: see
+    /// Simulated [`tokio::net::tcp::OwnedReadHalf::local_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.local_addr): see
     /// [`TcpStream::local_addr`].
     ///
     /// # Differences from tokio
@@ -220,7 +220,7 @@ impl AsyncRead for OwnedReadHalf {
 }
 
 impl OwnedWriteHalf {
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::reunite`]: puts the two
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::reunite`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.reunite): puts the two
     /// halves back together into the original stream. Succeeds only if
     /// both come from the same [`TcpStream::into_split`].
     ///
@@ -235,7 +235,7 @@ impl OwnedWriteHalf {
         reunite(other, self)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::forget`]: drops the
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::forget`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.forget): drops the
     /// write half without shutting down the write direction. The stream
     /// stays open until the read half is dropped too (if it already was,
     /// this closes the stream).
@@ -248,7 +248,7 @@ impl OwnedWriteHalf {
         drop(self);
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::writable`]: waits until
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::writable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.writable): waits until
     /// the stream is writable; see [`TcpStream::writable`].
     ///
     /// # Cancel safety
@@ -262,7 +262,7 @@ impl OwnedWriteHalf {
         self.inner.writable().await
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::try_write`]: see
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::try_write`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.try_write): see
     /// [`TcpStream::try_write`].
     ///
     /// # Differences from tokio
@@ -272,7 +272,7 @@ impl OwnedWriteHalf {
         self.inner.try_write(buf)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::try_write_vectored`]:
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.try_write_vectored):
     /// see [`TcpStream::try_write_vectored`].
     ///
     /// # Differences from tokio
@@ -282,7 +282,7 @@ impl OwnedWriteHalf {
         self.inner.try_write_vectored(bufs)
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::peer_addr`]: see
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::peer_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.peer_addr): see
     /// [`TcpStream::peer_addr`].
     ///
     /// # Differences from tokio
@@ -292,7 +292,7 @@ impl OwnedWriteHalf {
         self.inner.peer_addr()
     }
 
-    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::local_addr`]: see
+    /// Simulated [`tokio::net::tcp::OwnedWriteHalf::local_addr`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.local_addr): see
     /// [`TcpStream::local_addr`].
     ///
     /// # Differences from tokio

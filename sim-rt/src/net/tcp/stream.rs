@@ -1,4 +1,4 @@
-//! Simulated [`tokio::net::TcpStream`]: one end of a connection in the
+//! Simulated [`tokio::net::TcpStream`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html): one end of a connection in the
 //! network model.
 //!
 //! Reads, writes and peeks are the model's non-blocking calls; on
@@ -8,13 +8,17 @@
 //! RST) arrives, exactly as a non-blocking `connect` under mio does.
 //!
 //! The socket options (`TCP_NODELAY`, `IP_TTL`, `SO_LINGER`) live in the
-//! handle. Only linger has an effect: a zero linger turns the close on drop
-//! into an abort (RST), as it does in a kernel.
+//! handle, and once the stream has a real placeholder fd (its raw fd was
+//! asked for, or it was connected by a `TcpSocket`) in that fd, so that
+//! options set through socket2 and through the stream agree (see
+//! `net/fd.rs`). Only linger has an effect: a zero linger turns the close
+//! on drop into an abort (RST), as it does in a kernel.
 
 use std::fmt;
 use std::future::poll_fn;
 use std::io;
 use std::net::{Shutdown, SocketAddr};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -24,15 +28,17 @@ use std::time::Duration;
 use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
 use bytes::BufMut;
 use sim_net::{ConnId, Endpoint, Net, Readiness};
+use socket2::Socket;
 
 use super::split::{split, ReadHalf, WriteHalf};
 use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
 use crate::net::addr::each_addr;
+use crate::net::fd::{self, Kind, Placeholder};
 use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
 use crate::net::{checked_ttl, DEFAULT_TTL};
 
-/// Simulated [`tokio::net::TcpStream`]: a TCP stream between a local and a
+/// Simulated [`tokio::net::TcpStream`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html): a TCP stream between a local and a
 /// remote socket.
 ///
 /// A stream comes from [`connect`](TcpStream::connect) or from
@@ -77,10 +83,14 @@ use crate::net::{checked_ttl, DEFAULT_TTL};
 ///
 /// - `ready(Interest)`, `try_io` and `async_io` are not provided (tokio's
 ///   `Interest` needs its real reactor); [`readable`](Self::readable) and
-///   [`writable`](Self::writable) are. `take_error`, `quickack` and
-///   `set_quickack` are not provided either.
-/// - `from_std`, `into_std`, `TryFrom<std::net::TcpStream>` and the raw
-///   file descriptor traits are not provided: there is no OS socket.
+///   [`writable`](Self::writable) are.
+/// - There is no OS socket: [`from_std`](Self::from_std) (and `TryFrom`)
+///   and [`into_std`](Self::into_std) fail with `Unsupported`, and the raw
+///   fd (`AsRawFd`, `AsFd`) is a real but never connected placeholder
+///   socket, created on first use: options set on it through socket2 are
+///   the stream's options (`nodelay`, `ttl`, `linger` read them back), but
+///   only a zero linger changes what the simulation does. Reading or
+///   writing the fd itself fails (it is not connected).
 /// - Every task that waits on the stream is woken when it becomes ready,
 ///   not only the one that polled last (tokio keeps one waker per
 ///   direction for the `poll_*` methods); a spurious wake is allowed by
@@ -94,6 +104,9 @@ pub struct TcpStream {
     ttl: AtomicU32,
     /// `SO_LINGER`: `Some(ZERO)` makes the drop abort the connection.
     linger: Mutex<Option<Duration>>,
+    /// The raw fd. Once it exists, it holds the three options above (the
+    /// fields are then stale and unused).
+    fd: Placeholder,
 }
 
 impl TcpStream {
@@ -106,10 +119,11 @@ impl TcpStream {
             nodelay: AtomicBool::new(false),
             ttl: AtomicU32::new(ttl),
             linger: Mutex::new(None),
+            fd: Placeholder::lazy(),
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::connect`]: opens a TCP connection
+    /// Simulated [`tokio::net::TcpStream::connect`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.connect): opens a TCP connection
     /// to `addr`.
     ///
     /// If `addr` resolves to several addresses, each is tried in turn until
@@ -162,7 +176,20 @@ impl TcpStream {
     /// Connects to one address: starts the handshake, then waits for it.
     /// Dropping the future drops the half-open stream, which closes it.
     async fn connect_addr(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = TcpStream::start_connect(addr)?;
+        TcpStream::start_connect(addr)?.finish_connect().await
+    }
+
+    /// `TcpSocket::connect`: connects to `addr`, with `socket` (which holds
+    /// the options set so far) as the stream's placeholder fd.
+    pub(crate) async fn connect_socket(addr: SocketAddr, socket: Socket) -> io::Result<TcpStream> {
+        let mut stream = TcpStream::start_connect(addr)?;
+        stream.fd = Placeholder::with(socket);
+        stream.finish_connect().await
+    }
+
+    /// Waits for the handshake `start_connect` began.
+    async fn finish_connect(self) -> io::Result<TcpStream> {
+        let stream = self;
         let conn = stream.conn;
         poll_fn(|cx| {
             stream
@@ -187,7 +214,7 @@ impl TcpStream {
         Endpoint::Conn(self.conn)
     }
 
-    /// Simulated [`tokio::net::TcpStream::local_addr`]: the local address
+    /// Simulated [`tokio::net::TcpStream::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.local_addr): the local address
     /// of the stream.
     ///
     /// # Errors
@@ -203,7 +230,7 @@ impl TcpStream {
             .query(self.endpoint(), |net| net.tcp_local_addr(conn))
     }
 
-    /// Simulated [`tokio::net::TcpStream::peer_addr`]: the remote address
+    /// Simulated [`tokio::net::TcpStream::peer_addr`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peer_addr): the remote address
     /// the stream is connected to.
     ///
     /// # Errors
@@ -220,7 +247,7 @@ impl TcpStream {
             .query(self.endpoint(), |net| net.tcp_peer_addr(conn))
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_peek`]: copies received
+    /// Simulated [`tokio::net::TcpStream::poll_peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_peek): copies received
     /// bytes into `buf` without removing them from the receive buffer, or
     /// registers the task to be woken when there are some.
     ///
@@ -252,7 +279,7 @@ impl TcpStream {
         Poll::Ready(Ok(n))
     }
 
-    /// Simulated [`tokio::net::TcpStream::readable`]: waits until the
+    /// Simulated [`tokio::net::TcpStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.readable): waits until the
     /// stream is readable (data, end of stream or an error to report).
     ///
     /// Usually paired with [`try_read`](Self::try_read). The stream may
@@ -296,7 +323,7 @@ impl TcpStream {
         poll_fn(|cx| self.poll_read_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_read_ready`]: `Ready` once
+    /// Simulated [`tokio::net::TcpStream::poll_read_ready`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_read_ready): `Ready` once
     /// the stream is readable, else registers the task to be woken when it
     /// becomes so.
     ///
@@ -307,7 +334,7 @@ impl TcpStream {
         self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read`]: reads the bytes
+    /// Simulated [`tokio::net::TcpStream::try_read`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read): reads the bytes
     /// already received into `buf`, without waiting.
     ///
     /// Returns the number of bytes read: `Ok(0)` means end of stream (or an
@@ -328,7 +355,7 @@ impl TcpStream {
             .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now))
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read_vectored`]: like
+    /// Simulated [`tokio::net::TcpStream::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read_vectored): like
     /// [`try_read`](Self::try_read), filling the buffers in order.
     ///
     /// # Differences from tokio
@@ -346,7 +373,7 @@ impl TcpStream {
         Ok(n)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_read_buf`]: like
+    /// Simulated [`tokio::net::TcpStream::try_read_buf`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read_buf): like
     /// [`try_read`](Self::try_read), appending to `buf` and advancing its
     /// cursor. Reads at most what `buf`'s current chunk holds (a `Vec`
     /// grows a chunk when it is full).
@@ -361,7 +388,7 @@ impl TcpStream {
         Ok(n)
     }
 
-    /// Simulated [`tokio::net::TcpStream::writable`]: waits until the
+    /// Simulated [`tokio::net::TcpStream::writable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.writable): waits until the
     /// stream is writable (send buffer space, or an error to report).
     ///
     /// Usually paired with [`try_write`](Self::try_write).
@@ -377,7 +404,7 @@ impl TcpStream {
         poll_fn(|cx| self.poll_write_ready(cx)).await
     }
 
-    /// Simulated [`tokio::net::TcpStream::poll_write_ready`]: `Ready` once
+    /// Simulated [`tokio::net::TcpStream::poll_write_ready`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.poll_write_ready): `Ready` once
     /// the stream is writable, else registers the task to be woken when it
     /// becomes so.
     ///
@@ -388,7 +415,7 @@ impl TcpStream {
         self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_write`]: writes as much of
+    /// Simulated [`tokio::net::TcpStream::try_write`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_write): writes as much of
     /// `buf` as the send buffer takes, without waiting.
     ///
     /// # Errors
@@ -408,7 +435,7 @@ impl TcpStream {
             .try_op(self.endpoint(), |net, now| net.tcp_write(conn, buf, now))
     }
 
-    /// Simulated [`tokio::net::TcpStream::try_write_vectored`]: like
+    /// Simulated [`tokio::net::TcpStream::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_write_vectored): like
     /// [`try_write`](Self::try_write) with the buffers concatenated.
     ///
     /// # Differences from tokio
@@ -421,7 +448,7 @@ impl TcpStream {
         })
     }
 
-    /// Simulated [`tokio::net::TcpStream::peek`]: waits for received bytes
+    /// Simulated [`tokio::net::TcpStream::peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peek): waits for received bytes
     /// and copies them into `buf` without removing them, so the next read
     /// returns them again.
     ///
@@ -472,17 +499,20 @@ impl TcpStream {
         }
     }
 
-    /// Simulated [`tokio::net::TcpStream::nodelay`]: the value of the
+    /// Simulated [`tokio::net::TcpStream::nodelay`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.nodelay): the value of the
     /// `TCP_NODELAY` option (initially `false`).
     ///
     /// # Differences from tokio
     ///
     /// The value is only stored; see [`set_nodelay`](Self::set_nodelay).
     pub fn nodelay(&self) -> io::Result<bool> {
-        Ok(self.nodelay.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.tcp_nodelay(),
+            None => Ok(self.nodelay.load(Ordering::Relaxed)),
+        }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_nodelay`]: sets the
+    /// Simulated [`tokio::net::TcpStream::set_nodelay`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_nodelay): sets the
     /// `TCP_NODELAY` option, which turns off Nagle's algorithm (coalescing
     /// small writes into fewer segments).
     ///
@@ -492,21 +522,29 @@ impl TcpStream {
     /// has no effect: the simulated network never delays a write, so every
     /// stream behaves as if `TCP_NODELAY` were set.
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
-        self.nodelay.store(nodelay, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_tcp_nodelay(nodelay),
+            None => {
+                self.nodelay.store(nodelay, Ordering::Relaxed);
+                Ok(())
+            }
+        }
     }
 
-    /// Simulated [`tokio::net::TcpStream::linger`]: the value of the
+    /// Simulated [`tokio::net::TcpStream::linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.linger): the value of the
     /// `SO_LINGER` option (initially `None`).
     ///
     /// # Differences from tokio
     ///
     /// None.
     pub fn linger(&self) -> io::Result<Option<Duration>> {
-        Ok(*self.linger.lock().unwrap_or_else(PoisonError::into_inner))
+        match self.fd.get() {
+            Some(fd) => fd.linger(),
+            None => Ok(*self.linger.lock().unwrap_or_else(PoisonError::into_inner)),
+        }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_linger`]: sets the
+    /// Simulated [`tokio::net::TcpStream::set_linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_linger): sets the
     /// `SO_LINGER` option, what closing does with unsent data.
     ///
     /// The option holds whole seconds, so the duration is truncated to
@@ -526,12 +564,20 @@ impl TcpStream {
     /// `None`, and the bytes already written are still delivered.
     #[deprecated = "`SO_LINGER` causes the socket to block the thread on drop"]
     pub fn set_linger(&self, dur: Option<Duration>) -> io::Result<()> {
-        *self.linger.lock().unwrap_or_else(PoisonError::into_inner) =
-            dur.map(|d| Duration::from_secs(d.as_secs()));
-        Ok(())
+        self.store_linger(dur.map(|d| Duration::from_secs(d.as_secs())))
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_zero_linger`]: sets
+    fn store_linger(&self, dur: Option<Duration>) -> io::Result<()> {
+        match self.fd.get() {
+            Some(fd) => fd.set_linger(dur),
+            None => {
+                *self.linger.lock().unwrap_or_else(PoisonError::into_inner) = dur;
+                Ok(())
+            }
+        }
+    }
+
+    /// Simulated [`tokio::net::TcpStream::set_zero_linger`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_zero_linger): sets
     /// `SO_LINGER` to zero, so that dropping the stream aborts the
     /// connection ("abortive close"): unsent bytes are discarded and the
     /// peer gets an RST, which it reports as `ConnectionReset`, instead of
@@ -562,11 +608,10 @@ impl TcpStream {
     ///
     /// None.
     pub fn set_zero_linger(&self) -> io::Result<()> {
-        *self.linger.lock().unwrap_or_else(PoisonError::into_inner) = Some(Duration::ZERO);
-        Ok(())
+        self.store_linger(Some(Duration::ZERO))
     }
 
-    /// Simulated [`tokio::net::TcpStream::ttl`]: the value of the `IP_TTL`
+    /// Simulated [`tokio::net::TcpStream::ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.ttl): the value of the `IP_TTL`
     /// option: 64, Linux's default, for a stream that connected; the
     /// listener's value for an accepted stream, which Linux copies from it;
     /// or what [`set_ttl`](Self::set_ttl) set.
@@ -575,10 +620,13 @@ impl TcpStream {
     ///
     /// The value is only stored; see [`set_ttl`](Self::set_ttl).
     pub fn ttl(&self) -> io::Result<u32> {
-        Ok(self.ttl.load(Ordering::Relaxed))
+        match self.fd.get() {
+            Some(fd) => fd.ttl_v4(),
+            None => Ok(self.ttl.load(Ordering::Relaxed)),
+        }
     }
 
-    /// Simulated [`tokio::net::TcpStream::set_ttl`]: sets the `IP_TTL`
+    /// Simulated [`tokio::net::TcpStream::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_ttl): sets the `IP_TTL`
     /// option, the time-to-live of every packet sent from this socket.
     ///
     /// # Errors
@@ -591,11 +639,116 @@ impl TcpStream {
     /// The value is stored and reported by [`ttl`](Self::ttl), but the
     /// simulated network has no hop limit, so it has no other effect.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-        Ok(())
+        match self.fd.get() {
+            Some(fd) => fd.set_ttl_v4(ttl),
+            None => {
+                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
+                Ok(())
+            }
+        }
     }
 
-    /// Simulated [`tokio::net::TcpStream::split`]: borrows the stream as a
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::quickack`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.quickack):
+    /// the value of `TCP_QUICKACK`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Read from the placeholder fd (created by this call if needed): the
+    /// simulated network acknowledges at once either way.
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "fuchsia",
+        target_os = "cygwin",
+    ))]
+    pub fn quickack(&self) -> io::Result<bool> {
+        self.placeholder().tcp_quickack()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::set_quickack`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_quickack):
+    /// sets `TCP_QUICKACK`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Stored on the placeholder fd (created by this call if needed); it
+    /// has no effect on the simulated network.
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "fuchsia",
+        target_os = "cygwin",
+    ))]
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        self.placeholder().set_tcp_quickack(quickack)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::take_error`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.take_error):
+    /// the pending `SO_ERROR`.
+    ///
+    /// # Errors
+    ///
+    /// `NotConnected` once the stream's host has been stopped or reset.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Always `Ok(None)`: the simulated connection reports its error
+    /// (`ConnectionReset`...) to the next read or write instead.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.query(self.endpoint(), |_| Ok(None))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::from_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.from_std):
+    /// always fails, since a std stream is a real OS connection.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`, with a message saying to create the stream inside the
+    /// simulation ([`TcpStream::connect`], or
+    /// [`TcpSocket`](crate::net::TcpSocket) for a socket2 socket). The std
+    /// stream is closed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio registers the socket with its reactor; a real socket cannot
+    /// join the simulated network.
+    pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        drop(stream);
+        Err(fd::from_std_unsupported("TcpStream::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::into_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.into_std):
+    /// always fails, since a simulated stream has no OS socket.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported`. The stream is dropped, which closes the connection.
+    ///
+    /// # Differences from tokio
+    ///
+    /// Tokio hands over its OS socket; a simulated stream has none.
+    pub fn into_std(self) -> io::Result<std::net::TcpStream> {
+        Err(fd::into_std_unsupported("TcpStream::into_std"))
+    }
+
+    /// The placeholder fd, created now (with the options stored so far) if
+    /// needed.
+    fn placeholder(&self) -> &Socket {
+        self.fd
+            .get_or_create(fd::domain_of(self.local_addr()), Kind::Tcp, |s| {
+                // The stored values were valid when set; a refusal here
+                // (IP_TTL on some IPv6 stacks) leaves the kernel's default.
+                let _ = s.set_tcp_nodelay(self.nodelay.load(Ordering::Relaxed));
+                let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
+                let _ = s.set_linger(*self.linger.lock().unwrap_or_else(PoisonError::into_inner));
+            })
+    }
+
+    /// Simulated [`tokio::net::TcpStream::split`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.split): borrows the stream as a
     /// read half and a write half, to read and write concurrently (for
     /// example in the two branches of a [`join!`](crate::join)).
     ///
@@ -612,7 +765,7 @@ impl TcpStream {
         split(self)
     }
 
-    /// Simulated [`tokio::net::TcpStream::into_split`]: splits the stream
+    /// Simulated [`tokio::net::TcpStream::into_split`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.into_split): splits the stream
     /// into owned halves that can move into separate tasks.
     ///
     /// **Note:** dropping the write half shuts down the write direction of
@@ -746,6 +899,33 @@ impl AsyncWrite for TcpStream {
     }
 }
 
+impl TryFrom<std::net::TcpStream> for TcpStream {
+    type Error = io::Error;
+
+    /// As [`TcpStream::from_std`]: always `Unsupported`.
+    fn try_from(stream: std::net::TcpStream) -> Result<Self, Self::Error> {
+        Self::from_std(stream)
+    }
+}
+
+impl AsRawFd for TcpStream {
+    /// The placeholder socket (see the type's docs), created on first use.
+    ///
+    /// # Panics
+    ///
+    /// When the process has no file descriptor left for it.
+    fn as_raw_fd(&self) -> RawFd {
+        self.placeholder().as_raw_fd()
+    }
+}
+
+impl AsFd for TcpStream {
+    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.placeholder().as_fd()
+    }
+}
+
 impl AsRef<Self> for TcpStream {
     fn as_ref(&self) -> &Self {
         self
@@ -767,11 +947,14 @@ impl Drop for TcpStream {
     /// `SO_LINGER` is zero.
     fn drop(&mut self) {
         let conn = self.conn;
-        let abort = self
-            .linger
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some_and(|d| d.is_zero());
+        let linger = match self.fd.get() {
+            Some(fd) => fd.linger().ok().flatten(),
+            None => *self
+                .linger
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        };
+        let abort = linger.is_some_and(|d| d.is_zero());
         self.io.close(self.endpoint(), |net, now| {
             if abort {
                 net.tcp_abort(conn, now)

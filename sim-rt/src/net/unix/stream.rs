@@ -1,0 +1,254 @@
+//! Simulated/own version of tokio's `UnixStream`: never exists (see the
+//! module docs).
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::BufMut;
+
+use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+use super::{unsupported, Never, SocketAddr, UCred};
+use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// Simulated/own version of
+/// [`tokio::net::UnixStream`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html):
+/// a stream over a Unix domain socket.
+///
+/// # Differences from tokio
+///
+/// Not simulated: [`connect`](Self::connect),
+/// [`connect_addr`](Self::connect_addr), [`pair`](Self::pair) and
+/// [`from_std`](Self::from_std) fail with `Unsupported`, so no value of
+/// this type exists and its methods cannot be called. Use TCP between
+/// simulated hosts.
+#[derive(Debug)]
+pub struct UnixStream {
+    never: Never,
+}
+
+impl UnixStream {
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::connect`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.connect).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported` (see the type's docs).
+    pub async fn connect<P>(path: P) -> io::Result<UnixStream>
+    where
+        P: AsRef<Path>,
+    {
+        Err(unsupported(&format!(
+            "UnixStream::connect({:?})",
+            path.as_ref()
+        )))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::connect_addr`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.connect_addr).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported` (see the type's docs).
+    pub async fn connect_addr(socket_addr: &SocketAddr) -> io::Result<UnixStream> {
+        Err(unsupported(&format!(
+            "UnixStream::connect_addr({socket_addr:?})"
+        )))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::pair`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.pair).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported` (see the type's docs).
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        Err(unsupported("UnixStream::pair"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::from_std`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.from_std).
+    ///
+    /// # Errors
+    ///
+    /// Always `Unsupported` (see the type's docs); the std stream is
+    /// closed.
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        drop(stream);
+        Err(unsupported("UnixStream::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.into_std).
+    pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.readable).
+    pub async fn readable(&self) -> io::Result<()> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::poll_read_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.poll_read_ready).
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let _ = cx;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_read`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read).
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        let _ = buf;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read_vectored).
+    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
+        let _ = bufs;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_read_buf`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read_buf).
+    pub fn try_read_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let _ = buf;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::writable`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.writable).
+    pub async fn writable(&self) -> io::Result<()> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::poll_write_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.poll_write_ready).
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let _ = cx;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_write`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_write).
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        let _ = buf;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_write_vectored).
+    pub fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let _ = buf;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.local_addr).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::peer_addr`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.peer_addr).
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::peer_cred`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.peer_cred).
+    pub fn peer_cred(&self) -> io::Result<UCred> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::take_error`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.take_error).
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::split`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.split).
+    // The lifetime is spelled out, as in tokio.
+    #[allow(clippy::needless_lifetimes)]
+    pub fn split<'a>(&'a mut self) -> (ReadHalf<'a>, WriteHalf<'a>) {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::into_split`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.into_split).
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        self.never.absurd()
+    }
+
+    pub(super) fn absurd<T>(&self) -> T {
+        self.never.absurd()
+    }
+}
+
+impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
+    type Error = io::Error;
+
+    /// As [`UnixStream::from_std`]: always `Unsupported`.
+    fn try_from(stream: std::os::unix::net::UnixStream) -> io::Result<Self> {
+        Self::from_std(stream)
+    }
+}
+
+impl AsyncRead for UnixStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        _: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.never.absurd()
+    }
+}
+
+impl AsyncWrite for UnixStream {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
+        self.never.absurd()
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        _: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.never.absurd()
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.never.absurd()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.never.absurd()
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.never.absurd()
+    }
+}
+
+impl AsRef<Self> for UnixStream {
+    fn as_ref(&self) -> &Self {
+        self
+    }
+}
+
+impl AsRawFd for UnixStream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.never.absurd()
+    }
+}
+
+impl AsFd for UnixStream {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.never.absurd()
+    }
+}
