@@ -27,7 +27,7 @@ use std::task::{ready, Context, Poll};
 
 use sim_fs::IoOp;
 use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
-use tokio::sync::Mutex;
+use crate::sync::Mutex;
 
 use super::blocking::{
     asyncify_on, background_failed, spawn_op, Buf, Handle, DEFAULT_MAX_BUF_SIZE,

@@ -64,7 +64,7 @@
 //! in which a send makes them runnable, and with it the run, is a function
 //! of the seed and the choices.
 //!
-//! [`Notify`]: tokio::sync::Notify
+//! [`Notify`]: super::Notify
 
 use std::fmt;
 use std::mem;
@@ -74,7 +74,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Arc;
 
-use tokio::sync::Notify;
+use super::Notify;
 
 use self::state::{AtomicState, Version};
 
