@@ -26,6 +26,7 @@
 //! one FIFO queue instead.
 
 mod batch_semaphore;
+pub mod mpsc;
 mod mutex;
 mod notify;
 mod semaphore;
@@ -48,7 +49,7 @@ pub mod futures {
 }
 
 pub use tokio::sync::{
-    broadcast, mpsc, oneshot, Barrier, BarrierWaitResult, OnceCell, OwnedRwLockReadGuard,
+    broadcast, oneshot, Barrier, BarrierWaitResult, OnceCell, OwnedRwLockReadGuard,
     OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
     RwLockReadGuard, RwLockWriteGuard, SetError, SetOnce, SetOnceError,
 };
