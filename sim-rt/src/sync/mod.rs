@@ -29,6 +29,7 @@ mod batch_semaphore;
 pub mod mpsc;
 mod mutex;
 mod notify;
+pub mod oneshot;
 mod semaphore;
 mod util;
 
@@ -49,7 +50,7 @@ pub mod futures {
 }
 
 pub use tokio::sync::{
-    broadcast, oneshot, Barrier, BarrierWaitResult, OnceCell, OwnedRwLockReadGuard,
+    broadcast, Barrier, BarrierWaitResult, OnceCell, OwnedRwLockReadGuard,
     OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
     RwLockReadGuard, RwLockWriteGuard, SetError, SetOnce, SetOnceError,
 };
