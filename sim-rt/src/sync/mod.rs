@@ -30,6 +30,7 @@ pub mod mpsc;
 mod mutex;
 mod notify;
 pub mod oneshot;
+mod rwlock;
 mod semaphore;
 mod util;
 
@@ -49,8 +50,9 @@ pub mod futures {
     pub use super::notify::{Notified, OwnedNotified};
 }
 
-pub use tokio::sync::{
-    broadcast, Barrier, BarrierWaitResult, OnceCell, OwnedRwLockReadGuard,
-    OwnedRwLockMappedWriteGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
-    RwLockReadGuard, RwLockWriteGuard, SetError, SetOnce, SetOnceError,
+pub use rwlock::{
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
+
+pub use tokio::sync::{broadcast, Barrier, BarrierWaitResult, OnceCell, SetError, SetOnce, SetOnceError};
