@@ -26,6 +26,7 @@
 //! one FIFO queue instead.
 
 mod batch_semaphore;
+pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;
@@ -55,4 +56,4 @@ pub use rwlock::{
     RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 
-pub use tokio::sync::{broadcast, Barrier, BarrierWaitResult, OnceCell, SetError, SetOnce, SetOnceError};
+pub use tokio::sync::{Barrier, BarrierWaitResult, OnceCell, SetError, SetOnce, SetOnceError};
