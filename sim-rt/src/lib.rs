@@ -12,17 +12,17 @@
 //!
 //! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
 //! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
-//! The runtime-independent parts of tokio (`io`, `sync`, `join!`,
-//! `try_join!`, `pin!`) are re-exported unchanged, except `sync::watch`,
-//! which sim-rt replaces with a deterministic one of the same API.
+//! [`sync`] is sim-rt's own, with tokio's API and a deterministic wake
+//! order; `io` is re-exported from tokio.
 //!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
 //!   API, simulated.
-//! - [`io`], [`sync`]: tokio's own, re-exported; [`sync::watch`] is
-//!   sim-rt's own (tokio's wakes its waiters in an order drawn from an
-//!   unseeded thread-local generator).
+//! - [`sync`]: sim-rt's own channels and locks with tokio's API, waking
+//!   waiters in FIFO order (tokio's `watch` wakes its waiters in an order
+//!   drawn from an unseeded thread-local generator).
+//! - [`io`]: tokio's own, re-exported.
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
 //!   the opt-outs of interception: [`sim::allow_threads`],
 //!   [`sim::without_interception`]).
@@ -43,7 +43,8 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux) uses `unsafe`.
+// Only `intercept` (the libc functions interposed on Linux) and the lock
+// guards of `sync::{mutex, rwlock}` use `unsafe`.
 #![deny(unsafe_code)]
 
 #[macro_use]

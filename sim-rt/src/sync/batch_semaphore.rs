@@ -255,11 +255,7 @@ impl Sem {
                     st.permits -= n;
                     *state = AcqState::Held;
                 } else {
-                    let take = if st.waiters.is_empty() {
-                        st.permits
-                    } else {
-                        0
-                    };
+                    let take = if st.waiters.is_empty() { st.permits } else { 0 };
                     st.permits -= take;
                     let id = st.next_id;
                     st.next_id += 1;

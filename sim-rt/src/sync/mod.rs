@@ -25,24 +25,34 @@
 //! random generator, which no simulation seeds; sim-rt's [`watch`] keeps
 //! one FIFO queue instead.
 
+mod barrier;
 mod batch_semaphore;
 pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;
+mod once_cell;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod set_once;
 mod util;
 
 pub mod watch;
 
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use batch_semaphore::{AcquireError, TryAcquireError};
 pub use mutex::{
     MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
 };
 pub use notify::Notify;
+pub use once_cell::{OnceCell, SetError};
+pub use rwlock::{
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
+};
 pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
+pub use set_once::{SetOnce, SetOnceError};
 
 /// Simulated/own version of
 /// [`tokio::sync::futures`](https://docs.rs/tokio/1/tokio/sync/futures/index.html):
@@ -50,10 +60,3 @@ pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 pub mod futures {
     pub use super::notify::{Notified, OwnedNotified};
 }
-
-pub use rwlock::{
-    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
-    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
-};
-
-pub use tokio::sync::{Barrier, BarrierWaitResult, OnceCell, SetError, SetOnce, SetOnceError};

@@ -202,7 +202,10 @@ impl<T> Receiver<T> {
     /// None.
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        block_on("Receiver::blocking_recv_many", self.recv_many(buffer, limit))
+        block_on(
+            "Receiver::blocking_recv_many",
+            self.recv_many(buffer, limit),
+        )
     }
 
     /// Simulated/own version of
@@ -391,7 +394,11 @@ impl<T> Sender<T> {
     /// # Differences from tokio
     ///
     /// None.
-    pub async fn send_timeout(&self, value: T, timeout: Duration) -> Result<(), SendTimeoutError<T>> {
+    pub async fn send_timeout(
+        &self,
+        value: T,
+        timeout: Duration,
+    ) -> Result<(), SendTimeoutError<T>> {
         let permit = match crate::time::timeout(timeout, self.reserve()).await {
             Err(_) => return Err(SendTimeoutError::Timeout(value)),
             Ok(Err(_)) => return Err(SendTimeoutError::Closed(value)),
