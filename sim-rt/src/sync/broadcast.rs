@@ -516,7 +516,8 @@ impl<T> Drop for WeakSender<T> {
 
 /// What reading the next position gave.
 enum Read<T> {
-    /// The value (cloned when asked), and the stored value to drop after
+    /// The value (cloned when a clone function was given), and the stored
+    /// value to drop after
     /// unlocking when this was its last reader.
     Value(Option<T>, Option<T>),
     Empty,
@@ -530,7 +531,7 @@ impl<T> Receiver<T> {
     fn read(
         &mut self,
         tail: &mut Tail<T>,
-        clone: fn(&T) -> T,
+        clone: Option<fn(&T) -> T>,
         waiter: Option<(&mut Option<u64>, &Waker)>,
     ) -> Read<T> {
         let cap = tail.buffer.len() as u64;
@@ -567,7 +568,7 @@ impl<T> Receiver<T> {
         }
         self.next = self.next.wrapping_add(1);
         let slot = &mut tail.buffer[idx];
-        let value = slot.val.as_ref().map(clone);
+        let value = clone.and_then(|clone| slot.val.as_ref().map(clone));
         slot.rem -= 1;
         let last = if slot.rem == 0 { slot.val.take() } else { None };
         Read::Value(value, last)
@@ -685,7 +686,7 @@ impl<T: Clone> Receiver<T> {
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let shared = self.shared.clone();
         let mut tail = lock(&shared.tail);
-        let read = self.read(&mut tail, T::clone, None);
+        let read = self.read(&mut tail, Some(T::clone), None);
         drop(tail);
         match read {
             Read::Value(v, last) => {
@@ -729,7 +730,7 @@ impl<T> Drop for Receiver<T> {
         // Mark the values this receiver never read as read by it.
         let mut dropped = Vec::new();
         while self.next < until {
-            match self.read(&mut tail, |_| unreachable!("not cloned"), None) {
+            match self.read(&mut tail, None, None) {
                 Read::Value(_, last) => dropped.extend(last),
                 Read::Closed => break,
                 Read::Lagged(_) => {}
@@ -760,7 +761,7 @@ impl<T: Clone> Future for Recv<'_, T> {
         let mut tail = lock(&shared.tail);
         let read = me
             .receiver
-            .read(&mut tail, T::clone, Some((&mut me.waiter, cx.waker())));
+            .read(&mut tail, Some(T::clone), Some((&mut me.waiter, cx.waker())));
         if !matches!(read, Read::Empty) {
             if let Some(id) = me.waiter.take() {
                 tail.waiters.remove(&id);
