@@ -164,7 +164,11 @@ fn sync_types_have_tokios_auto_traits() {
         "broadcast::error::RecvError" => |s| s::broadcast::error::RecvError;
         "broadcast::error::TryRecvError" => |s| s::broadcast::error::TryRecvError;
     };
-    assert!(diffs.is_empty(), "auto traits differ from tokio's:\n{}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "auto traits differ from tokio's:\n{}",
+        diffs.join("\n")
+    );
 }
 
 /// The futures of the async methods are `Send` where tokio's are (they are

@@ -275,7 +275,10 @@ async fn send_timeout_uses_simulated_time() {
     let (tx, mut rx) = mpsc::channel::<u8>(1);
     tx.send(1).await.unwrap();
     let start = sim_rt::time::Instant::now();
-    let e = tx.send_timeout(2, Duration::from_secs(3)).await.unwrap_err();
+    let e = tx
+        .send_timeout(2, Duration::from_secs(3))
+        .await
+        .unwrap_err();
     assert!(matches!(e, SendTimeoutError::Timeout(2)));
     assert_eq!(start.elapsed(), Duration::from_secs(3));
     sim_rt::spawn(async move {
@@ -304,7 +307,11 @@ async fn recv_consumes_budget() {
         rx.recv().await.unwrap();
         n += 1;
     }
-    assert_eq!(ran.load(Ordering::SeqCst), 1, "the other task ran while draining");
+    assert_eq!(
+        ran.load(Ordering::SeqCst),
+        1,
+        "the other task ran while draining"
+    );
 }
 
 /// `blocking_recv` and `blocking_send` work from a plain thread.

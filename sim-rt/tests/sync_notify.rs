@@ -159,7 +159,7 @@ both! {
         assert!(t.poll(f.as_mut()).is_ready());
         // Fused.
         assert!(t.poll(f.as_mut()).is_ready());
-        let _ = ready(t.poll(f.as_mut()));
+        ready(t.poll(f.as_mut()));
     }
 }
 
@@ -221,7 +221,11 @@ fn release_order(seed: u64) -> Vec<u64> {
 #[test]
 fn notify_one_releases_tasks_in_wait_order() {
     for seed in 0..5 {
-        assert_eq!(release_order(seed), (0..8).collect::<Vec<_>>(), "seed {seed}");
+        assert_eq!(
+            release_order(seed),
+            (0..8).collect::<Vec<_>>(),
+            "seed {seed}"
+        );
         assert_eq!(release_order(seed), release_order(seed));
     }
 }

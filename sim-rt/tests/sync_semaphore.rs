@@ -187,7 +187,9 @@ fn const_new_in_a_static() {
 fn blocking_acquire_outside_and_inside() {
     let sem = sim_rt::sync::Semaphore::new(1);
     assert_eq!(sem.blocking_acquire().unwrap().num_permits(), 1);
-    let rt = sim_rt::runtime::Builder::new_current_thread().build().unwrap();
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async { drop(sem.blocking_acquire()) })
     }));
@@ -197,5 +199,8 @@ fn blocking_acquire_outside_and_inside() {
         .cloned()
         .or_else(|| msg.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
-    assert!(msg.contains("Cannot block the current thread from within a runtime"), "{msg}");
+    assert!(
+        msg.contains("Cannot block the current thread from within a runtime"),
+        "{msg}"
+    );
 }

@@ -6,7 +6,7 @@
 //! The buffer is a ring of `capacity.next_power_of_two()` slots, as in
 //! tokio. Each slot remembers the position it was written at and how many
 //! receivers still have to read it; a receiver whose next position was
-//! overwritten gets [`RecvError::Lagged`](error::RecvError::Lagged) with
+//! overwritten gets [`RecvError::Lagged`] with
 //! the number of values it missed, and continues from the oldest value
 //! still buffered.
 //!
@@ -759,9 +759,11 @@ impl<T: Clone> Future for Recv<'_, T> {
         let me = self.get_mut();
         let shared = me.receiver.shared.clone();
         let mut tail = lock(&shared.tail);
-        let read = me
-            .receiver
-            .read(&mut tail, Some(T::clone), Some((&mut me.waiter, cx.waker())));
+        let read = me.receiver.read(
+            &mut tail,
+            Some(T::clone),
+            Some((&mut me.waiter, cx.waker())),
+        );
         if !matches!(read, Read::Empty) {
             if let Some(id) = me.waiter.take() {
                 tail.waiters.remove(&id);
