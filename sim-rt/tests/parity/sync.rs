@@ -5,7 +5,13 @@
 // are compared type by type in tests/sync_auto_traits.rs.
 
 /// Every item of `tokio::sync` except `watch`, pinned to tokio's signature.
-#[allow(dead_code, clippy::type_complexity, deprecated)]
+#[allow(
+    dead_code,
+    deprecated,
+    clippy::type_complexity,
+    clippy::declare_interior_mutable_const,
+    clippy::extra_unused_lifetimes
+)]
 fn sync_signatures() {
     use std::future::Future;
     use std::pin::Pin;
