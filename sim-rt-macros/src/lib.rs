@@ -24,7 +24,7 @@ use proc_macro::TokenStream;
 mod entry;
 mod select;
 
-/// Simulated [`tokio::main`]: runs an `async fn` to completion on a fresh
+/// Simulated [`tokio::main`](https://docs.rs/tokio/1/tokio/attr.main.html): runs an `async fn` to completion on a fresh
 /// simulation.
 ///
 /// ```ignore
@@ -85,7 +85,7 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     entry::main(args.into(), item.into(), entry::Root::SimRt).into()
 }
 
-/// Simulated [`tokio::test`]: a `#[test]` that runs an `async fn` on a fresh
+/// Simulated [`tokio::test`](https://docs.rs/tokio/1/tokio/attr.test.html): a `#[test]` that runs an `async fn` on a fresh
 /// simulation.
 ///
 /// ```ignore

@@ -12,18 +12,18 @@
 //!
 //! and every `tokio::` path (`tokio::spawn`, `tokio::time::sleep`,
 //! `#[tokio::test]`, `tokio::select!`...) resolves to the simulated one.
-//! tokio's runtime-independent `io` is sim-rt's own, with tokio's exact
-//! API; `sync` is re-exported unchanged, except `sync::watch`, which
-//! sim-rt replaces with a deterministic one of the same API.
+//! tokio's runtime-independent parts, `io` and `sync`, are sim-rt's own,
+//! with tokio's exact API and a deterministic wake order, so no crates.io
+//! tokio stands behind them.
 //!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's
 //!   API, simulated.
 //! - [`io`]: tokio's API, reimplemented (no crates.io tokio behind it).
-//! - [`sync`]: tokio's own, re-exported; [`sync::watch`] is
-//!   sim-rt's own (tokio's wakes its waiters in an order drawn from an
-//!   unseeded thread-local generator).
+//! - [`sync`]: sim-rt's own channels and locks with tokio's API, waking
+//!   waiters in FIFO order (tokio's `watch` wakes its waiters in an order
+//!   drawn from an unseeded thread-local generator).
 //! - [`sim`]: simulation-only controls (hosts, signals, data choices, and
 //!   the opt-outs of interception: [`sim::allow_threads`],
 //!   [`sim::without_interception`]).
@@ -46,9 +46,9 @@
 #![warn(missing_debug_implementations)]
 // Only `intercept` (the libc functions interposed on Linux), three io
 // files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
-// `unsafe fn AsyncFd::register` signatures) and the `unsafe fn`s whose
-// traits demand it (`FromRawFd`...) use `unsafe`, each allowing it where it
-// is.
+// `unsafe fn AsyncFd::register` signatures), the lock guards of
+// `sync::{mutex, rwlock}` and the `unsafe fn`s whose traits demand it
+// (`FromRawFd`...) use `unsafe`, each allowing it where it is.
 #![deny(unsafe_code)]
 
 #[macro_use]

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::process`]: the API exists so that code using it
+//! Simulated [`tokio::process`](https://docs.rs/tokio/1/tokio/process/index.html): the API exists so that code using it
 //! builds, but a simulation cannot start real processes.
 //!
 //! A real child process would run outside the simulation's control (real
@@ -37,7 +37,7 @@ fn unsupported(what: &str) -> io::Error {
     )
 }
 
-/// Simulated [`tokio::process::Command`]: a process builder whose
+/// Simulated [`tokio::process::Command`](https://docs.rs/tokio/1/tokio/process/struct.Command.html): a process builder whose
 /// configuration methods work and whose `spawn`, `status` and `output` fail.
 ///
 /// # Differences from tokio
@@ -65,33 +65,33 @@ impl From<StdCommand> for Command {
 }
 
 impl Command {
-    /// Simulated [`tokio::process::Command::new`].
+    /// Simulated [`tokio::process::Command::new`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.new).
     pub fn new<S: AsRef<OsStr>>(program: S) -> Command {
         Command::from(StdCommand::new(program))
     }
 
-    /// Simulated [`tokio::process::Command::as_std`].
+    /// Simulated [`tokio::process::Command::as_std`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.as_std).
     pub fn as_std(&self) -> &StdCommand {
         &self.std
     }
 
-    /// Simulated [`tokio::process::Command::as_std_mut`].
+    /// Simulated [`tokio::process::Command::as_std_mut`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.as_std_mut).
     pub fn as_std_mut(&mut self) -> &mut StdCommand {
         &mut self.std
     }
 
-    /// Simulated [`tokio::process::Command::into_std`].
+    /// Simulated [`tokio::process::Command::into_std`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.into_std).
     pub fn into_std(self) -> StdCommand {
         self.std
     }
 
-    /// Simulated [`tokio::process::Command::arg`].
+    /// Simulated [`tokio::process::Command::arg`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.arg).
     pub fn arg<S: AsRef<OsStr>>(&mut self, arg: S) -> &mut Command {
         self.std.arg(arg);
         self
     }
 
-    /// Simulated [`tokio::process::Command::args`].
+    /// Simulated [`tokio::process::Command::args`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.args).
     pub fn args<I, S>(&mut self, args: I) -> &mut Command
     where
         I: IntoIterator<Item = S>,
@@ -101,7 +101,7 @@ impl Command {
         self
     }
 
-    /// Simulated [`tokio::process::Command::env`].
+    /// Simulated [`tokio::process::Command::env`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.env).
     pub fn env<K, V>(&mut self, key: K, val: V) -> &mut Command
     where
         K: AsRef<OsStr>,
@@ -111,7 +111,7 @@ impl Command {
         self
     }
 
-    /// Simulated [`tokio::process::Command::envs`].
+    /// Simulated [`tokio::process::Command::envs`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.envs).
     pub fn envs<I, K, V>(&mut self, vars: I) -> &mut Command
     where
         I: IntoIterator<Item = (K, V)>,
@@ -122,68 +122,68 @@ impl Command {
         self
     }
 
-    /// Simulated [`tokio::process::Command::env_remove`].
+    /// Simulated [`tokio::process::Command::env_remove`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.env_remove).
     pub fn env_remove<K: AsRef<OsStr>>(&mut self, key: K) -> &mut Command {
         self.std.env_remove(key);
         self
     }
 
-    /// Simulated [`tokio::process::Command::env_clear`].
+    /// Simulated [`tokio::process::Command::env_clear`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.env_clear).
     pub fn env_clear(&mut self) -> &mut Command {
         self.std.env_clear();
         self
     }
 
-    /// Simulated [`tokio::process::Command::current_dir`].
+    /// Simulated [`tokio::process::Command::current_dir`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.current_dir).
     pub fn current_dir<P: AsRef<Path>>(&mut self, dir: P) -> &mut Command {
         self.std.current_dir(dir);
         self
     }
 
-    /// Simulated [`tokio::process::Command::stdin`].
+    /// Simulated [`tokio::process::Command::stdin`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.stdin).
     pub fn stdin<T: Into<Stdio>>(&mut self, cfg: T) -> &mut Command {
         self.std.stdin(cfg);
         self
     }
 
-    /// Simulated [`tokio::process::Command::stdout`].
+    /// Simulated [`tokio::process::Command::stdout`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.stdout).
     pub fn stdout<T: Into<Stdio>>(&mut self, cfg: T) -> &mut Command {
         self.std.stdout(cfg);
         self
     }
 
-    /// Simulated [`tokio::process::Command::stderr`].
+    /// Simulated [`tokio::process::Command::stderr`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.stderr).
     pub fn stderr<T: Into<Stdio>>(&mut self, cfg: T) -> &mut Command {
         self.std.stderr(cfg);
         self
     }
 
-    /// Simulated [`tokio::process::Command::kill_on_drop`].
+    /// Simulated [`tokio::process::Command::kill_on_drop`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.kill_on_drop).
     pub fn kill_on_drop(&mut self, kill_on_drop: bool) -> &mut Command {
         self.kill_on_drop = kill_on_drop;
         self
     }
 
-    /// Simulated [`tokio::process::Command::get_kill_on_drop`].
+    /// Simulated [`tokio::process::Command::get_kill_on_drop`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.get_kill_on_drop).
     pub fn get_kill_on_drop(&self) -> bool {
         self.kill_on_drop
     }
 
-    /// Simulated [`tokio::process::Command::uid`].
+    /// Simulated [`tokio::process::Command::uid`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.uid).
     #[cfg(unix)]
     pub fn uid(&mut self, id: u32) -> &mut Command {
         std::os::unix::process::CommandExt::uid(&mut self.std, id);
         self
     }
 
-    /// Simulated [`tokio::process::Command::gid`].
+    /// Simulated [`tokio::process::Command::gid`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.gid).
     #[cfg(unix)]
     pub fn gid(&mut self, id: u32) -> &mut Command {
         std::os::unix::process::CommandExt::gid(&mut self.std, id);
         self
     }
 
-    /// Simulated [`tokio::process::Command::arg0`].
+    /// Simulated [`tokio::process::Command::arg0`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.arg0).
     #[cfg(unix)]
     pub fn arg0<S>(&mut self, arg: S) -> &mut Command
     where
@@ -193,7 +193,7 @@ impl Command {
         self
     }
 
-    /// Simulated [`tokio::process::Command::pre_exec`]: the closure is
+    /// Simulated [`tokio::process::Command::pre_exec`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.pre_exec): the closure is
     /// dropped, since no process is ever started.
     ///
     /// # Safety
@@ -211,14 +211,14 @@ impl Command {
         self
     }
 
-    /// Simulated [`tokio::process::Command::process_group`].
+    /// Simulated [`tokio::process::Command::process_group`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.process_group).
     #[cfg(unix)]
     pub fn process_group(&mut self, pgroup: i32) -> &mut Command {
         std::os::unix::process::CommandExt::process_group(&mut self.std, pgroup);
         self
     }
 
-    /// Simulated [`tokio::process::Command::spawn`].
+    /// Simulated [`tokio::process::Command::spawn`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.spawn).
     ///
     /// # Errors
     ///
@@ -227,7 +227,7 @@ impl Command {
         Err(unsupported("tokio::process::Command::spawn"))
     }
 
-    /// Simulated [`tokio::process::Command::status`].
+    /// Simulated [`tokio::process::Command::status`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.status).
     ///
     /// # Errors
     ///
@@ -236,7 +236,7 @@ impl Command {
         std::future::ready(Err(unsupported("tokio::process::Command::status")))
     }
 
-    /// Simulated [`tokio::process::Command::output`].
+    /// Simulated [`tokio::process::Command::output`](https://docs.rs/tokio/1/tokio/process/struct.Command.html#method.output).
     ///
     /// # Errors
     ///
@@ -246,7 +246,7 @@ impl Command {
     }
 }
 
-/// Simulated [`tokio::process::Child`]: never exists in a simulation
+/// Simulated [`tokio::process::Child`](https://docs.rs/tokio/1/tokio/process/struct.Child.html): never exists in a simulation
 /// ([`Command::spawn`] fails), so its methods cannot be called.
 ///
 /// # Differences from tokio
@@ -264,32 +264,32 @@ pub struct Child {
 }
 
 impl Child {
-    /// Simulated [`tokio::process::Child::id`].
+    /// Simulated [`tokio::process::Child::id`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.id).
     pub fn id(&self) -> Option<u32> {
         match self.never {}
     }
 
-    /// Simulated [`tokio::process::Child::start_kill`].
+    /// Simulated [`tokio::process::Child::start_kill`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.start_kill).
     pub fn start_kill(&mut self) -> io::Result<()> {
         match self.never {}
     }
 
-    /// Simulated [`tokio::process::Child::kill`].
+    /// Simulated [`tokio::process::Child::kill`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.kill).
     pub async fn kill(&mut self) -> io::Result<()> {
         match self.never {}
     }
 
-    /// Simulated [`tokio::process::Child::wait`].
+    /// Simulated [`tokio::process::Child::wait`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.wait).
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
         match self.never {}
     }
 
-    /// Simulated [`tokio::process::Child::try_wait`].
+    /// Simulated [`tokio::process::Child::try_wait`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.try_wait).
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
         match self.never {}
     }
 
-    /// Simulated [`tokio::process::Child::wait_with_output`].
+    /// Simulated [`tokio::process::Child::wait_with_output`](https://docs.rs/tokio/1/tokio/process/struct.Child.html#method.wait_with_output).
     pub async fn wait_with_output(self) -> io::Result<Output> {
         match self.never {}
     }
@@ -297,7 +297,7 @@ impl Child {
 
 macro_rules! child_pipe {
     ($name:ident, $std:ty, $what:literal) => {
-        #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "`]: never exists in a simulation.")]
+        #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "`](", "https://docs.rs/tokio/1/tokio/process/struct.", stringify!($name), ".html): never exists in a simulation.")]
         ///
         /// # Differences from tokio
         ///
@@ -308,7 +308,7 @@ macro_rules! child_pipe {
         }
 
         impl $name {
-            #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "::from_std`].")]
+            #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "::from_std`](", "https://docs.rs/tokio/1/tokio/process/struct.", stringify!($name), ".html#method.from_std).")]
             ///
             /// # Errors
             ///
@@ -318,7 +318,7 @@ macro_rules! child_pipe {
                 Err(unsupported($what))
             }
 
-            #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "::into_owned_fd`].")]
+            #[doc = concat!("Simulated [`tokio::process::", stringify!($name), "::into_owned_fd`](", "https://docs.rs/tokio/1/tokio/process/struct.", stringify!($name), ".html#method.into_owned_fd).")]
             #[cfg(unix)]
             pub fn into_owned_fd(self) -> io::Result<std::os::fd::OwnedFd> {
                 match self.never {}

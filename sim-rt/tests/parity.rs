@@ -11,6 +11,7 @@ mod real {
     include!("parity/net.rs");
     include!("parity/fs.rs");
     include!("parity/watch.rs");
+    include!("parity/sync.rs");
     include!("parity/rt.rs");
     include!("parity/io.rs");
 }
@@ -21,6 +22,7 @@ mod sim {
     include!("parity/net.rs");
     include!("parity/fs.rs");
     include!("parity/watch.rs");
+    include!("parity/sync.rs");
     include!("parity/rt.rs");
     include!("parity/io.rs");
 }

@@ -22,7 +22,7 @@
 //!
 //! Each module is sim-rt's module of the same name; see sim-rt's docs for
 //! what each item does in a simulation and how it differs from tokio. The
-//! simulation's own API (hosts, faults, choices) is [`sim`], present under
+//! simulation's own API (hosts, faults, choices) is `sim` ([`sim_rt::sim`]), present under
 //! `cfg(sim)` only, so code that uses it is `#[cfg(sim)]` in both builds.
 //!
 //! # Features

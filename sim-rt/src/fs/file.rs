@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use crate::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
+use crate::sync::Mutex;
 use sim_fs::IoOp;
-use tokio::sync::Mutex;
 
 use super::blocking::{
     asyncify_on, background_failed, spawn_op, Buf, Handle, DEFAULT_MAX_BUF_SIZE,

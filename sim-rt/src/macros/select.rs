@@ -31,7 +31,7 @@
 // The documentation shows the user-facing grammar rather than the muncher's
 // internal rules, as tokio's does.
 #[cfg(doc)]
-/// Simulated [`tokio::select!`]: waits on several concurrent branches,
+/// Simulated [`tokio::select!`](https://docs.rs/tokio/1/tokio/macro.select.html): waits on several concurrent branches,
 /// returning when the **first** branch completes and cancelling (dropping)
 /// the remaining ones.
 ///

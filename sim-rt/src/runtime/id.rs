@@ -1,10 +1,10 @@
-//! Simulated [`tokio::runtime::Id`].
+//! Simulated [`tokio::runtime::Id`](https://docs.rs/tokio/1/tokio/runtime/struct.Id.html).
 
 use std::fmt;
 use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Simulated [`tokio::runtime::Id`]: an opaque identifier of a runtime,
+/// Simulated [`tokio::runtime::Id`](https://docs.rs/tokio/1/tokio/runtime/struct.Id.html): an opaque identifier of a runtime,
 /// unique among the runtimes of this process.
 ///
 /// # Differences from tokio

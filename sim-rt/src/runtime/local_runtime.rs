@@ -1,4 +1,4 @@
-//! Simulated [`tokio::runtime::LocalRuntime`]: a runtime whose tasks need
+//! Simulated [`tokio::runtime::LocalRuntime`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html): a runtime whose tasks need
 //! not be `Send`.
 //!
 //! Every simulation already runs on one thread, so this is a [`Runtime`]
@@ -15,7 +15,7 @@ use super::world::Origin;
 use super::{EnterGuard, Handle, Runtime, RuntimeMetrics};
 use crate::task::JoinHandle;
 
-/// Simulated [`tokio::runtime::LocalOptions`]: options of a
+/// Simulated [`tokio::runtime::LocalOptions`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalOptions.html): options of a
 /// [`LocalRuntime`] (none yet, as in tokio).
 ///
 /// # Differences from tokio
@@ -28,7 +28,7 @@ pub struct LocalOptions {
     _not_send: PhantomData<*mut u8>,
 }
 
-/// Simulated [`tokio::runtime::LocalRuntime`]: one simulation, driven from
+/// Simulated [`tokio::runtime::LocalRuntime`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html): one simulation, driven from
 /// the thread that owns it, whose tasks may be `!Send`.
 ///
 /// # Differences from tokio
@@ -45,19 +45,19 @@ impl LocalRuntime {
         LocalRuntime { inner }
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::new`].
+    /// Simulated [`tokio::runtime::LocalRuntime::new`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.new).
     pub fn new() -> io::Result<LocalRuntime> {
         super::Builder::new_current_thread()
             .enable_all()
             .build_local(LocalOptions::default())
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::handle`].
+    /// Simulated [`tokio::runtime::LocalRuntime::handle`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.handle).
     pub fn handle(&self) -> &Handle {
         self.inner.handle()
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::spawn_local`]: the task
+    /// Simulated [`tokio::runtime::LocalRuntime::spawn_local`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.spawn_local): the task
     /// runs on the main host once the simulation is driven.
     #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
@@ -69,7 +69,7 @@ impl LocalRuntime {
         JoinHandle::spawn_on(&self.inner.world, future, None, origin)
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::spawn_blocking`].
+    /// Simulated [`tokio::runtime::LocalRuntime::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
     where
@@ -79,31 +79,31 @@ impl LocalRuntime {
         self.inner.spawn_blocking(func)
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::block_on`]. See
+    /// Simulated [`tokio::runtime::LocalRuntime::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.block_on). See
     /// [`Runtime::block_on`].
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.inner.block_on(future)
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::enter`].
+    /// Simulated [`tokio::runtime::LocalRuntime::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.enter).
     pub fn enter(&self) -> EnterGuard<'_> {
         self.inner.enter()
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_timeout`]: drops
+    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.shutdown_timeout): drops
     /// every task now.
     pub fn shutdown_timeout(self, duration: Duration) {
         self.inner.shutdown_timeout(duration)
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_background`]:
+    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_background`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.shutdown_background):
     /// drops every task now.
     pub fn shutdown_background(self) {
         self.inner.shutdown_background()
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::metrics`].
+    /// Simulated [`tokio::runtime::LocalRuntime::metrics`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.metrics).
     pub fn metrics(&self) -> RuntimeMetrics {
         self.inner.metrics()
     }

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::runtime::RuntimeMetrics`]: counters of a simulation,
+//! Simulated [`tokio::runtime::RuntimeMetrics`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html): counters of a simulation,
 //! read live from its world.
 //!
 //! The simulation has one worker (the thread that drives it). It "parks"
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::Handle;
 
-/// Simulated [`tokio::runtime::RuntimeMetrics`]: a handle to a simulation's
+/// Simulated [`tokio::runtime::RuntimeMetrics`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html): a handle to a simulation's
 /// counters. Each method reads the current value.
 ///
 /// # Panics
@@ -44,25 +44,25 @@ impl RuntimeMetrics {
         );
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::num_workers`]: 1.
+    /// Simulated [`tokio::runtime::RuntimeMetrics::num_workers`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.num_workers): 1.
     pub fn num_workers(&self) -> usize {
         1
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::num_alive_tasks`]: tasks
+    /// Simulated [`tokio::runtime::RuntimeMetrics::num_alive_tasks`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.num_alive_tasks): tasks
     /// spawned and not yet finished (not counting the future passed to
     /// `block_on`).
     pub fn num_alive_tasks(&self) -> usize {
         self.counters().alive_tasks
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::global_queue_depth`]:
+    /// Simulated [`tokio::runtime::RuntimeMetrics::global_queue_depth`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.global_queue_depth):
     /// tasks woken and not yet polled.
     pub fn global_queue_depth(&self) -> usize {
         self.counters().runnable
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_count`]: how
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_count`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_park_count): how
     /// many times the clock advanced because no task could run.
     ///
     /// # Panics
@@ -74,7 +74,7 @@ impl RuntimeMetrics {
         self.counters().advances
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_unpark_count`]:
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_unpark_count`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_park_unpark_count):
     /// parks plus unparks. The simulated worker is never parked when asked
     /// (it is running the caller), so this is even: twice the park count.
     ///
@@ -87,7 +87,7 @@ impl RuntimeMetrics {
         self.counters().advances * 2
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_total_busy_duration`]:
+    /// Simulated [`tokio::runtime::RuntimeMetrics::worker_total_busy_duration`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_total_busy_duration):
     /// always zero, since polls take no simulated time.
     ///
     /// # Panics

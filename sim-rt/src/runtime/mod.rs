@@ -1,4 +1,4 @@
-//! Simulated [`tokio::runtime`]: build a simulation and run a future in it.
+//! Simulated [`tokio::runtime`](https://docs.rs/tokio/1/tokio/runtime/index.html): build a simulation and run a future in it.
 //!
 //! Both [`Builder::new_current_thread`] and [`Builder::new_multi_thread`]
 //! build the same thing: a single-threaded, deterministic simulation with a
@@ -89,7 +89,7 @@ pub enum UnhandledPanic {
 }
 
 /// The flavor a runtime was built as: simulated
-/// [`tokio::runtime::RuntimeFlavor`].
+/// [`tokio::runtime::RuntimeFlavor`](https://docs.rs/tokio/1/tokio/runtime/enum.RuntimeFlavor.html).
 ///
 /// # Differences from tokio
 ///
@@ -103,7 +103,7 @@ pub enum RuntimeFlavor {
     MultiThread,
 }
 
-/// Simulated [`tokio::runtime::Builder`].
+/// Simulated [`tokio::runtime::Builder`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html).
 ///
 /// # Examples
 ///
@@ -184,12 +184,12 @@ impl Builder {
         }
     }
 
-    /// Simulated [`tokio::runtime::Builder::new_current_thread`].
+    /// Simulated [`tokio::runtime::Builder::new_current_thread`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.new_current_thread).
     pub fn new_current_thread() -> Builder {
         Builder::with_flavor(RuntimeFlavor::CurrentThread)
     }
 
-    /// Simulated [`tokio::runtime::Builder::new_multi_thread`].
+    /// Simulated [`tokio::runtime::Builder::new_multi_thread`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.new_multi_thread).
     ///
     /// # Differences from tokio
     ///
@@ -198,23 +198,23 @@ impl Builder {
         Builder::with_flavor(RuntimeFlavor::MultiThread)
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_all`]: every simulated
+    /// Simulated [`tokio::runtime::Builder::enable_all`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_all): every simulated
     /// driver is always on, so this does nothing.
     pub fn enable_all(&mut self) -> &mut Self {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_time`] (always on).
+    /// Simulated [`tokio::runtime::Builder::enable_time`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_time) (always on).
     pub fn enable_time(&mut self) -> &mut Self {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_io`] (always on).
+    /// Simulated [`tokio::runtime::Builder::enable_io`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_io) (always on).
     pub fn enable_io(&mut self) -> &mut Self {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::worker_threads`]: accepted and
+    /// Simulated [`tokio::runtime::Builder::worker_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.worker_threads): accepted and
     /// ignored.
     ///
     /// # Panics
@@ -226,7 +226,7 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::max_blocking_threads`]: accepted
+    /// Simulated [`tokio::runtime::Builder::max_blocking_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_blocking_threads): accepted
     /// and ignored (`spawn_blocking` runs on the simulated host).
     ///
     /// # Panics
@@ -238,44 +238,44 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_name`]: ignored.
+    /// Simulated [`tokio::runtime::Builder::thread_name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name): ignored.
     pub fn thread_name(&mut self, val: impl Into<String>) -> &mut Self {
         let _ = val.into();
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_stack_size`]: ignored.
+    /// Simulated [`tokio::runtime::Builder::thread_stack_size`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_stack_size): ignored.
     pub fn thread_stack_size(&mut self, val: usize) -> &mut Self {
         let _ = val;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_keep_alive`]: ignored.
+    /// Simulated [`tokio::runtime::Builder::thread_keep_alive`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_keep_alive): ignored.
     pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
         let _ = duration;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::event_interval`]: ignored.
+    /// Simulated [`tokio::runtime::Builder::event_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.event_interval): ignored.
     pub fn event_interval(&mut self, val: u32) -> &mut Self {
         let _ = val;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::global_queue_interval`]: ignored.
+    /// Simulated [`tokio::runtime::Builder::global_queue_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.global_queue_interval): ignored.
     pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
         let _ = val;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::name`]: the runtime's name, as
+    /// Simulated [`tokio::runtime::Builder::name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.name): the runtime's name, as
     /// [`Handle::name`] returns it.
     pub fn name(&mut self, val: impl Into<String>) -> &mut Self {
         self.name = Some(Arc::from(val.into()));
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_name_fn`]: ignored (the
+    /// Simulated [`tokio::runtime::Builder::thread_name_fn`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name_fn): ignored (the
     /// simulation starts no threads).
     pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
     where
@@ -285,7 +285,7 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_start`]: ignored (the
+    /// Simulated [`tokio::runtime::Builder::on_thread_start`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_start): ignored (the
     /// simulation starts no threads).
     pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
     where
@@ -295,7 +295,7 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_stop`]: ignored (the
+    /// Simulated [`tokio::runtime::Builder::on_thread_stop`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_stop): ignored (the
     /// simulation starts no threads).
     pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
     where
@@ -305,7 +305,7 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_park`]: ignored (the
+    /// Simulated [`tokio::runtime::Builder::on_thread_park`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_park): ignored (the
     /// simulated worker never parks a real thread; see
     /// [`RuntimeMetrics::worker_park_count`]).
     pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
@@ -316,7 +316,7 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_unpark`]: ignored, as
+    /// Simulated [`tokio::runtime::Builder::on_thread_unpark`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_unpark): ignored, as
     /// [`on_thread_park`](Self::on_thread_park).
     pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
     where
@@ -326,21 +326,21 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`]:
+    /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_tick):
     /// ignored (there is no I/O driver; the network is simulated).
     pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
         let _ = capacity;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`]:
+    /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_busy_tick):
     /// ignored, as [`max_io_events_per_tick`](Self::max_io_events_per_tick).
     pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
         let _ = capacity;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::start_paused`]: whether the
+    /// Simulated [`tokio::runtime::Builder::start_paused`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.start_paused): whether the
     /// clock starts frozen (see [`crate::time::pause`]).
     ///
     /// # Differences from tokio
@@ -453,7 +453,7 @@ impl Builder {
         self.scheduler(move |_| Replay::new(trace.clone()))
     }
 
-    /// Simulated [`tokio::runtime::Builder::build`].
+    /// Simulated [`tokio::runtime::Builder::build`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.build).
     ///
     /// # Panics
     ///
@@ -500,7 +500,7 @@ impl Builder {
         })
     }
 
-    /// Simulated [`tokio::runtime::Builder::build_local`]: a
+    /// Simulated [`tokio::runtime::Builder::build_local`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.build_local): a
     /// [`LocalRuntime`].
     ///
     /// # Panics
@@ -530,7 +530,7 @@ fn seed_from_env() -> Option<u64> {
     }
 }
 
-/// Simulated [`tokio::runtime::Runtime`]: one simulation.
+/// Simulated [`tokio::runtime::Runtime`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html): one simulation.
 ///
 /// # Differences from tokio
 ///
@@ -552,12 +552,12 @@ impl fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// Simulated [`tokio::runtime::Runtime::new`].
+    /// Simulated [`tokio::runtime::Runtime::new`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.new).
     pub fn new() -> io::Result<Runtime> {
         Builder::new_multi_thread().enable_all().build()
     }
 
-    /// Simulated [`tokio::runtime::Runtime::block_on`]: runs `future` to
+    /// Simulated [`tokio::runtime::Runtime::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.block_on): runs `future` to
     /// completion, driving every task of the simulation meanwhile.
     ///
     /// # Panics
@@ -606,7 +606,7 @@ impl Runtime {
         self.world.try_block_on(future)
     }
 
-    /// Simulated [`tokio::runtime::Runtime::spawn`]: the task runs on the
+    /// Simulated [`tokio::runtime::Runtime::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn): the task runs on the
     /// main host once the simulation is driven by `block_on`.
     #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
@@ -618,7 +618,7 @@ impl Runtime {
         JoinHandle::spawn_on(&self.world, future, None, origin)
     }
 
-    /// Simulated [`tokio::runtime::Runtime::spawn_blocking`]. See
+    /// Simulated [`tokio::runtime::Runtime::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn_blocking). See
     /// [`crate::task::spawn_blocking`].
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
@@ -630,17 +630,17 @@ impl Runtime {
         JoinHandle::spawn_on(&self.world, async move { func() }, None, origin)
     }
 
-    /// Simulated [`tokio::runtime::Runtime::handle`].
+    /// Simulated [`tokio::runtime::Runtime::handle`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.handle).
     pub fn handle(&self) -> &Handle {
         &self.handle
     }
 
-    /// Simulated [`tokio::runtime::Runtime::metrics`].
+    /// Simulated [`tokio::runtime::Runtime::metrics`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.metrics).
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }
 
-    /// Simulated [`tokio::runtime::Runtime::enter`]: makes this simulation
+    /// Simulated [`tokio::runtime::Runtime::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.enter): makes this simulation
     /// current (so `spawn` and `Instant::now` work) until the guard drops.
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
@@ -649,14 +649,14 @@ impl Runtime {
         }
     }
 
-    /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`]: drops every
+    /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_timeout): drops every
     /// task now (there are no threads to wait for).
     pub fn shutdown_timeout(self, duration: Duration) {
         let _ = duration;
         drop(self)
     }
 
-    /// Simulated [`tokio::runtime::Runtime::shutdown_background`]: drops
+    /// Simulated [`tokio::runtime::Runtime::shutdown_background`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_background): drops
     /// every task now.
     pub fn shutdown_background(self) {
         drop(self)
@@ -687,7 +687,7 @@ impl Drop for Runtime {
     }
 }
 
-/// Simulated [`tokio::runtime::EnterGuard`].
+/// Simulated [`tokio::runtime::EnterGuard`](https://docs.rs/tokio/1/tokio/runtime/struct.EnterGuard.html).
 #[derive(Debug)]
 #[must_use = "the simulation stays current only while the guard is held"]
 pub struct EnterGuard<'a> {
@@ -695,7 +695,7 @@ pub struct EnterGuard<'a> {
     _runtime: PhantomData<&'a Handle>,
 }
 
-/// Simulated [`tokio::runtime::Handle`]: a `Send + Sync` reference to a
+/// Simulated [`tokio::runtime::Handle`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html): a `Send + Sync` reference to a
 /// simulation.
 ///
 /// # Differences from tokio
@@ -709,7 +709,7 @@ pub struct Handle {
     name: Option<Arc<str>>,
 }
 
-/// Simulated [`tokio::runtime::TryCurrentError`].
+/// Simulated [`tokio::runtime::TryCurrentError`](https://docs.rs/tokio/1/tokio/runtime/struct.TryCurrentError.html).
 #[derive(Debug)]
 pub struct TryCurrentError(());
 
@@ -736,7 +736,7 @@ impl fmt::Display for TryCurrentError {
 impl std::error::Error for TryCurrentError {}
 
 impl Handle {
-    /// Simulated [`tokio::runtime::Handle::current`].
+    /// Simulated [`tokio::runtime::Handle::current`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.current).
     ///
     /// # Panics
     ///
@@ -749,7 +749,7 @@ impl Handle {
         }
     }
 
-    /// Simulated [`tokio::runtime::Handle::try_current`].
+    /// Simulated [`tokio::runtime::Handle::try_current`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.try_current).
     pub fn try_current() -> Result<Handle, TryCurrentError> {
         context::try_with(|w| {
             let core = w.core.borrow();
@@ -772,7 +772,7 @@ impl Handle {
         })
     }
 
-    /// Simulated [`tokio::runtime::Handle::spawn`].
+    /// Simulated [`tokio::runtime::Handle::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn).
     #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
@@ -783,7 +783,7 @@ impl Handle {
         JoinHandle::spawn_on(&self.world(), future, None, origin)
     }
 
-    /// Simulated [`tokio::runtime::Handle::spawn_blocking`].
+    /// Simulated [`tokio::runtime::Handle::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
     where
@@ -794,7 +794,7 @@ impl Handle {
         JoinHandle::spawn_on(&self.world(), async move { func() }, None, origin)
     }
 
-    /// Simulated [`tokio::runtime::Handle::block_on`].
+    /// Simulated [`tokio::runtime::Handle::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.block_on).
     ///
     /// # Panics
     ///
@@ -807,7 +807,7 @@ impl Handle {
         self.world().block_on(future)
     }
 
-    /// Simulated [`tokio::runtime::Handle::enter`].
+    /// Simulated [`tokio::runtime::Handle::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.enter).
     #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
@@ -816,23 +816,23 @@ impl Handle {
         }
     }
 
-    /// Simulated [`tokio::runtime::Handle::runtime_flavor`].
+    /// Simulated [`tokio::runtime::Handle::runtime_flavor`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.runtime_flavor).
     pub fn runtime_flavor(&self) -> RuntimeFlavor {
         self.flavor
     }
 
-    /// Simulated [`tokio::runtime::Handle::id`].
+    /// Simulated [`tokio::runtime::Handle::id`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.id).
     pub fn id(&self) -> Id {
         Id::new(self.id)
     }
 
-    /// Simulated [`tokio::runtime::Handle::name`]: the name given with
+    /// Simulated [`tokio::runtime::Handle::name`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.name): the name given with
     /// [`Builder::name`], if any.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
 
-    /// Simulated [`tokio::runtime::Handle::metrics`].
+    /// Simulated [`tokio::runtime::Handle::metrics`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.metrics).
     pub fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics::new(self.clone())
     }
@@ -843,7 +843,7 @@ impl Handle {
 pub(crate) const RUNTIME_GONE: &str = "this socket's simulation has ended or runs on another \
     thread; a simulated socket works only inside the simulation that created it";
 
-/// Simulated [`tokio::runtime::is_rt_shutdown_err`]: whether `err` is the
+/// Simulated [`tokio::runtime::is_rt_shutdown_err`](https://docs.rs/tokio/1/tokio/runtime/fn.is_rt_shutdown_err.html): whether `err` is the
 /// error an I/O resource returns because its simulation is gone (dropped,
 /// or out of reach from this thread).
 ///
@@ -858,7 +858,7 @@ pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
             .is_some_and(|inner| inner.source().is_none() && inner.to_string() == RUNTIME_GONE)
 }
 
-/// Simulated [`tokio::runtime::worker_index`]: `Some(0)` while a simulation
+/// Simulated [`tokio::runtime::worker_index`](https://docs.rs/tokio/1/tokio/runtime/fn.worker_index.html): `Some(0)` while a simulation
 /// is being driven on this thread (inside its tasks), else `None`.
 ///
 /// # Differences from tokio

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::signal`]: signals a host receives only when the
+//! Simulated [`tokio::signal`](https://docs.rs/tokio/1/tokio/signal/index.html): signals a host receives only when the
 //! simulation sends them ([`crate::sim::send_signal`],
 //! [`crate::sim::send_ctrl_c`]), never the process's real ones.
 //!
@@ -69,7 +69,7 @@ impl Listener {
     }
 }
 
-/// Simulated [`tokio::signal::ctrl_c`]: completes when the simulation sends
+/// Simulated [`tokio::signal::ctrl_c`](https://docs.rs/tokio/1/tokio/signal/ctrl_c/index.html): completes when the simulation sends
 /// ctrl-c to the calling task's host after this call.
 ///
 /// # Examples

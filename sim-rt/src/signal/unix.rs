@@ -1,4 +1,4 @@
-//! Simulated [`tokio::signal::unix`]: listen for a Unix signal sent to the
+//! Simulated [`tokio::signal::unix`](https://docs.rs/tokio/1/tokio/signal/unix/index.html): listen for a Unix signal sent to the
 //! calling task's simulated host.
 
 use std::io;
@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use super::Listener;
 
-/// Simulated [`tokio::signal::unix::SignalKind`]: a Unix signal number.
+/// Simulated [`tokio::signal::unix::SignalKind`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html): a Unix signal number.
 ///
 /// # Differences from tokio
 ///
@@ -51,67 +51,67 @@ mod numbers {
 }
 
 impl SignalKind {
-    /// Simulated [`tokio::signal::unix::SignalKind::from_raw`].
+    /// Simulated [`tokio::signal::unix::SignalKind::from_raw`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.from_raw).
     pub const fn from_raw(signum: std::os::raw::c_int) -> SignalKind {
         SignalKind(signum)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::as_raw_value`].
+    /// Simulated [`tokio::signal::unix::SignalKind::as_raw_value`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.as_raw_value).
     pub const fn as_raw_value(&self) -> std::os::raw::c_int {
         self.0
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::alarm`]: SIGALRM.
+    /// Simulated [`tokio::signal::unix::SignalKind::alarm`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.alarm): SIGALRM.
     pub const fn alarm() -> SignalKind {
         SignalKind(numbers::ALARM)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::child`]: SIGCHLD.
+    /// Simulated [`tokio::signal::unix::SignalKind::child`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.child): SIGCHLD.
     pub const fn child() -> SignalKind {
         SignalKind(numbers::CHILD)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::hangup`]: SIGHUP.
+    /// Simulated [`tokio::signal::unix::SignalKind::hangup`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.hangup): SIGHUP.
     pub const fn hangup() -> SignalKind {
         SignalKind(numbers::HANGUP)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::interrupt`]: SIGINT.
+    /// Simulated [`tokio::signal::unix::SignalKind::interrupt`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.interrupt): SIGINT.
     pub const fn interrupt() -> SignalKind {
         SignalKind(numbers::INTERRUPT)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::io`]: SIGIO.
+    /// Simulated [`tokio::signal::unix::SignalKind::io`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.io): SIGIO.
     pub const fn io() -> SignalKind {
         SignalKind(numbers::IO)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::pipe`]: SIGPIPE.
+    /// Simulated [`tokio::signal::unix::SignalKind::pipe`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.pipe): SIGPIPE.
     pub const fn pipe() -> SignalKind {
         SignalKind(numbers::PIPE)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::quit`]: SIGQUIT.
+    /// Simulated [`tokio::signal::unix::SignalKind::quit`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.quit): SIGQUIT.
     pub const fn quit() -> SignalKind {
         SignalKind(numbers::QUIT)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::terminate`]: SIGTERM.
+    /// Simulated [`tokio::signal::unix::SignalKind::terminate`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.terminate): SIGTERM.
     pub const fn terminate() -> SignalKind {
         SignalKind(numbers::TERMINATE)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::user_defined1`]: SIGUSR1.
+    /// Simulated [`tokio::signal::unix::SignalKind::user_defined1`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.user_defined1): SIGUSR1.
     pub const fn user_defined1() -> SignalKind {
         SignalKind(numbers::USER1)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::user_defined2`]: SIGUSR2.
+    /// Simulated [`tokio::signal::unix::SignalKind::user_defined2`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.user_defined2): SIGUSR2.
     pub const fn user_defined2() -> SignalKind {
         SignalKind(numbers::USER2)
     }
 
-    /// Simulated [`tokio::signal::unix::SignalKind::window_change`]: SIGWINCH.
+    /// Simulated [`tokio::signal::unix::SignalKind::window_change`](https://docs.rs/tokio/1/tokio/signal/unix/struct.SignalKind.html#method.window_change): SIGWINCH.
     pub const fn window_change() -> SignalKind {
         SignalKind(numbers::WINDOW_CHANGE)
     }
@@ -129,7 +129,7 @@ impl From<SignalKind> for std::os::raw::c_int {
     }
 }
 
-/// Simulated [`tokio::signal::unix::Signal`]: a listener for one kind of
+/// Simulated [`tokio::signal::unix::Signal`](https://docs.rs/tokio/1/tokio/signal/unix/struct.Signal.html): a listener for one kind of
 /// signal on the calling task's host, made by [`signal`].
 ///
 /// # Differences from tokio
@@ -144,7 +144,7 @@ pub struct Signal {
 }
 
 impl Signal {
-    /// Simulated [`tokio::signal::unix::Signal::recv`]: waits for the next
+    /// Simulated [`tokio::signal::unix::Signal::recv`](https://docs.rs/tokio/1/tokio/signal/unix/struct.Signal.html#method.recv): waits for the next
     /// signal of this kind.
     ///
     /// # Cancel safety
@@ -154,13 +154,13 @@ impl Signal {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
 
-    /// Simulated [`tokio::signal::unix::Signal::poll_recv`].
+    /// Simulated [`tokio::signal::unix::Signal::poll_recv`](https://docs.rs/tokio/1/tokio/signal/unix/struct.Signal.html#method.poll_recv).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<()>> {
         self.listener.poll_recv(cx).map(Some)
     }
 }
 
-/// Simulated [`tokio::signal::unix::signal`]: listens for `kind` on the
+/// Simulated [`tokio::signal::unix::signal`](https://docs.rs/tokio/1/tokio/signal/unix/fn.signal.html): listens for `kind` on the
 /// calling task's host.
 ///
 /// # Errors

@@ -1,22 +1,62 @@
-//! [`tokio::sync`], with a deterministic [`watch`].
+//! Simulated/own version of
+//! [`tokio::sync`](https://docs.rs/tokio/1/tokio/sync/index.html):
+//! channels and locks for async code, with tokio's API and a deterministic
+//! wake order.
 //!
-//! Everything in tokio's `sync` is runtime-independent and uses no
-//! randomness, and is re-exported unchanged (`mpsc`, `oneshot`,
-//! `broadcast`, `Mutex`, `RwLock`, `Notify`, `Semaphore`, `OnceCell`,
-//! `Barrier`, ...), with one exception: tokio's `watch` spreads the receivers
-//! waiting for a change over eight notifiers picked with tokio's thread-local
-//! random generator, which no simulation seeds. The order in which one send
-//! wakes them then depends on how many draws the thread made before, not on
-//! the seed, and the same seed can run differently twice on one thread.
-//! sim-rt's own [`watch`] has tokio's API and wakes waiters in a fixed
-//! order.
+//! sim-rt owns all of `sync` (so that a package named `tokio` can stand in
+//! for tokio in a whole dependency graph without depending on it). Every
+//! primitive is built from a `std::sync::Mutex` around its state and FIFO
+//! wait queues of wakers keyed by arrival order.
+//!
+//! # Map
+//!
+//! - `batch_semaphore`: the fair semaphore under [`Semaphore`], [`Mutex`],
+//!   [`RwLock`] and the bounded [`mpsc`] channel.
+//! - [`Notify`] (`notify.rs`) and its futures in [`futures`].
+//! - Locks: [`Mutex`] (`mutex.rs`), [`RwLock`] (`rwlock.rs`).
+//! - Channels: [`mpsc`], [`oneshot`], [`broadcast`], [`watch`].
+//! - [`Barrier`], [`OnceCell`], [`SetOnce`].
 //!
 //! # Determinism
 //!
-//! The local `watch` module shadows the `watch` of the glob re-export, so
-//! `tokio::sync::watch` in a crate that does
-//! `extern crate sim_rt as tokio;` names the deterministic one.
+//! Waiters are woken in the order they started waiting (their first poll),
+//! never in an order drawn from a random generator, a hash or an address.
+//! tokio's `watch` picks one of eight notifiers with its thread-local
+//! random generator, which no simulation seeds; sim-rt's [`watch`] keeps
+//! one FIFO queue instead.
 
-pub use tokio::sync::*;
+mod barrier;
+mod batch_semaphore;
+pub mod broadcast;
+pub mod mpsc;
+mod mutex;
+mod notify;
+mod once_cell;
+pub mod oneshot;
+mod rwlock;
+mod semaphore;
+mod set_once;
+mod util;
 
 pub mod watch;
+
+pub use barrier::{Barrier, BarrierWaitResult};
+pub use batch_semaphore::{AcquireError, TryAcquireError};
+pub use mutex::{
+    MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
+};
+pub use notify::Notify;
+pub use once_cell::{OnceCell, SetError};
+pub use rwlock::{
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
+};
+pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
+pub use set_once::{SetOnce, SetOnceError};
+
+/// Simulated/own version of
+/// [`tokio::sync::futures`](https://docs.rs/tokio/1/tokio/sync/futures/index.html):
+/// the named futures of this module.
+pub mod futures {
+    pub use super::notify::{Notified, OwnedNotified};
+}

@@ -1,4 +1,5 @@
-//! Simulated [`tokio::sync::watch`]: a multi-producer, multi-consumer
+//! Simulated/own version of
+//! [`tokio::sync::watch`](https://docs.rs/tokio/1/tokio/sync/watch/index.html): a multi-producer, multi-consumer
 //! channel that keeps only the last value sent.
 //!
 //! [`channel`] returns a [`Sender`] and a [`Receiver`] sharing one value.
@@ -64,7 +65,7 @@
 //! in which a send makes them runnable, and with it the run, is a function
 //! of the seed and the choices.
 //!
-//! [`Notify`]: tokio::sync::Notify
+//! [`Notify`]: super::Notify
 
 use std::fmt;
 use std::mem;
@@ -74,11 +75,12 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Arc;
 
-use tokio::sync::Notify;
+use super::Notify;
 
 use self::state::{AtomicState, Version};
 
-/// Simulated [`tokio::sync::watch::Receiver`]: receives values from the
+/// Simulated/own version of
+/// [`tokio::sync::watch::Receiver`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html): receives values from the
 /// associated [`Sender`].
 ///
 /// Created by [`channel`], [`Sender::subscribe`] or by cloning. A clone
@@ -98,7 +100,8 @@ pub struct Receiver<T> {
     version: Version,
 }
 
-/// Simulated [`tokio::sync::watch::Sender`]: sends values to the associated
+/// Simulated/own version of
+/// [`tokio::sync::watch::Sender`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html): sends values to the associated
 /// [`Receiver`]s.
 ///
 /// Created by [`channel`], [`Sender::new`] or by cloning; the channel
@@ -112,7 +115,8 @@ pub struct Sender<T> {
     shared: Arc<Shared<T>>,
 }
 
-/// Simulated [`tokio::sync::watch::Ref`]: a borrow of the channel's value,
+/// Simulated/own version of
+/// [`tokio::sync::watch::Ref`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Ref.html): a borrow of the channel's value,
 /// from [`Receiver::borrow`], [`Receiver::borrow_and_update`],
 /// [`Receiver::wait_for`] or [`Sender::borrow`].
 ///
@@ -130,7 +134,8 @@ pub struct Ref<'a, T> {
 }
 
 impl<T> Ref<'_, T> {
-    /// Simulated [`tokio::sync::watch::Ref::has_changed`]: whether the value
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Ref::has_changed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Ref.html#method.has_changed): whether the value
     /// was unseen by the receiver when it was borrowed.
     ///
     /// Unlike [`Receiver::has_changed`], it does not fail on a closed
@@ -206,12 +211,14 @@ impl<T> RwLock<T> {
     }
 }
 
-/// Simulated [`tokio::sync::watch::error`]: the watch channel's errors.
+/// Simulated/own version of
+/// [`tokio::sync::watch::error`](https://docs.rs/tokio/1/tokio/sync/watch/error/index.html): the watch channel's errors.
 pub mod error {
     use std::error::Error;
     use std::fmt;
 
-    /// Simulated [`tokio::sync::watch::error::SendError`]: returned by
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::error::SendError`](https://docs.rs/tokio/1/tokio/sync/watch/error/struct.SendError.html): returned by
     /// [`Sender::send`](super::Sender::send) when no receiver is left; holds
     /// the value that was not sent.
     ///
@@ -235,7 +242,8 @@ pub mod error {
 
     impl<T> Error for SendError<T> {}
 
-    /// Simulated [`tokio::sync::watch::error::RecvError`]: returned by
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::error::RecvError`](https://docs.rs/tokio/1/tokio/sync/watch/error/struct.RecvError.html): returned by
     /// [`Receiver::changed`](super::Receiver::changed) and friends when
     /// every sender has dropped.
     ///
@@ -316,7 +324,8 @@ mod state {
     }
 }
 
-/// Simulated [`tokio::sync::watch::channel`]: creates a channel holding
+/// Simulated/own version of
+/// [`tokio::sync::watch::channel`](https://docs.rs/tokio/1/tokio/sync/watch/fn.channel.html): creates a channel holding
 /// `init`, with one sender and one receiver. `init` counts as seen.
 ///
 /// # Examples
@@ -363,7 +372,8 @@ impl<T> Receiver<T> {
         Self { shared, version }
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::borrow`]: the current value,
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::borrow`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.borrow): the current value,
     /// without marking it seen.
     ///
     /// [`Ref::has_changed`] says whether it was unseen. The borrow holds a
@@ -380,7 +390,8 @@ impl<T> Receiver<T> {
         Ref { inner, has_changed }
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::borrow_and_update`]: the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::borrow_and_update`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.borrow_and_update): the
     /// current value, marked seen.
     ///
     /// Prefer it to [`borrow`](Receiver::borrow) in a loop over
@@ -398,7 +409,8 @@ impl<T> Receiver<T> {
         Ref { inner, has_changed }
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::has_changed`]: whether the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::has_changed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.has_changed): whether the
     /// current value is unseen, without marking it seen.
     ///
     /// # Errors
@@ -417,7 +429,8 @@ impl<T> Receiver<T> {
         Ok(self.version != state.version())
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::is_closed`]: whether every
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::is_closed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.is_closed): whether every
     /// sender has dropped.
     ///
     /// # Differences from tokio
@@ -427,7 +440,8 @@ impl<T> Receiver<T> {
         self.shared.state.load().is_closed()
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::mark_changed`]: makes the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::mark_changed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.mark_changed): makes the
     /// current value count as unseen, so [`has_changed`](Receiver::has_changed)
     /// returns `true` and [`changed`](Receiver::changed) completes at once.
     ///
@@ -438,7 +452,8 @@ impl<T> Receiver<T> {
         self.version.decrement();
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::mark_unchanged`]: marks the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::mark_unchanged`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.mark_unchanged): marks the
     /// current value seen without borrowing it.
     ///
     /// # Differences from tokio
@@ -448,7 +463,8 @@ impl<T> Receiver<T> {
         self.version = self.shared.state.load().version();
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::changed`]: waits until the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::changed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.changed): waits until the
     /// current value is unseen, then marks it seen.
     ///
     /// Completes at once if the current value is already unseen; otherwise
@@ -472,7 +488,8 @@ impl<T> Receiver<T> {
         changed_impl(&self.shared, &mut self.version).await
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::wait_for`]: waits until `f`
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::wait_for`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.wait_for): waits until `f`
     /// returns `true` for the current value, and returns a borrow of it,
     /// marked seen.
     ///
@@ -528,7 +545,8 @@ impl<T> Receiver<T> {
         }
     }
 
-    /// Simulated [`tokio::sync::watch::Receiver::same_channel`]: whether
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Receiver::same_channel`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Receiver.html#method.same_channel): whether
     /// both receivers belong to the same channel.
     ///
     /// # Differences from tokio
@@ -593,7 +611,8 @@ impl<T> Drop for Receiver<T> {
 }
 
 impl<T> Sender<T> {
-    /// Simulated [`tokio::sync::watch::Sender::new`]: a sender of a new
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::new`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.new): a sender of a new
     /// channel holding `init`, with no receiver yet (so [`send`](Sender::send)
     /// fails until [`subscribe`](Sender::subscribe) is called).
     ///
@@ -605,7 +624,8 @@ impl<T> Sender<T> {
         tx
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::send`]: replaces the value
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::send`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.send): replaces the value
     /// and notifies every receiver.
     ///
     /// # Errors
@@ -626,7 +646,8 @@ impl<T> Sender<T> {
         Ok(())
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::send_modify`]: modifies the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::send_modify`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.send_modify): modifies the
     /// value in place and notifies every receiver, whether or not any
     /// exists.
     ///
@@ -648,7 +669,8 @@ impl<T> Sender<T> {
         });
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::send_if_modified`]: lets
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::send_if_modified`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.send_if_modified): lets
     /// `modify` change the value in place; if it returns `true`, the value
     /// gets a new version and every receiver is notified. Returns what
     /// `modify` returned.
@@ -687,7 +709,8 @@ impl<T> Sender<T> {
         true
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::send_replace`]: replaces the
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::send_replace`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.send_replace): replaces the
     /// value, notifies every receiver, whether or not any exists, and returns
     /// the previous value.
     ///
@@ -699,7 +722,8 @@ impl<T> Sender<T> {
         value
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::borrow`]: the current value;
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::borrow`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.borrow): the current value;
     /// its [`Ref::has_changed`] is always `false`.
     ///
     /// # Differences from tokio
@@ -713,7 +737,8 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::is_closed`]: whether every
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::is_closed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.is_closed): whether every
     /// receiver has dropped.
     ///
     /// # Differences from tokio
@@ -723,7 +748,8 @@ impl<T> Sender<T> {
         self.receiver_count() == 0
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::closed`]: completes when
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::closed`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.closed): completes when
     /// every receiver has dropped.
     ///
     /// If the channel is closed only briefly (the last receiver drops, then
@@ -750,7 +776,8 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::subscribe`]: a new receiver,
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::subscribe`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.subscribe): a new receiver,
     /// for which the current value counts as seen. Reopens a channel whose
     /// receivers had all dropped.
     ///
@@ -762,7 +789,8 @@ impl<T> Sender<T> {
         Receiver::from_shared(version, self.shared.clone())
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::receiver_count`]: the number
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::receiver_count`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.receiver_count): the number
     /// of live receivers.
     ///
     /// # Differences from tokio
@@ -772,7 +800,8 @@ impl<T> Sender<T> {
         self.shared.ref_count_rx.load(Relaxed)
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::sender_count`]: the number of
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::sender_count`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.sender_count): the number of
     /// live senders.
     ///
     /// # Differences from tokio
@@ -782,7 +811,8 @@ impl<T> Sender<T> {
         self.shared.ref_count_tx.load(Relaxed)
     }
 
-    /// Simulated [`tokio::sync::watch::Sender::same_channel`]: whether both
+    /// Simulated/own version of
+    /// [`tokio::sync::watch::Sender::same_channel`](https://docs.rs/tokio/1/tokio/sync/watch/struct.Sender.html#method.same_channel): whether both
     /// senders belong to the same channel.
     ///
     /// # Differences from tokio

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task::coop`]: the cooperative budget that makes a
+//! Simulated [`tokio::task::coop`](https://docs.rs/tokio/1/tokio/task/coop/index.html): the cooperative budget that makes a
 //! task yield after it has done a bounded amount of work in one poll.
 //!
 //! As in tokio, each poll of a task starts with a budget of 128 units.
@@ -61,7 +61,7 @@ fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Simulated [`tokio::task::coop::has_budget_remaining`]: whether the
+/// Simulated [`tokio::task::coop::has_budget_remaining`](https://docs.rs/tokio/1/tokio/task/coop/fn.has_budget_remaining.html): whether the
 /// running task may still do budgeted work in this poll (always, outside a
 /// task's poll).
 ///
@@ -73,7 +73,7 @@ pub fn has_budget_remaining() -> bool {
     BUDGET.with(|b| b.get() != Some(0))
 }
 
-/// Simulated [`tokio::task::coop::RestoreOnPending`]: the unit of budget
+/// Simulated [`tokio::task::coop::RestoreOnPending`](https://docs.rs/tokio/1/tokio/task/coop/struct.RestoreOnPending.html): the unit of budget
 /// [`poll_proceed`] took, given back when this drops unless
 /// [`made_progress`](Self::made_progress) was called.
 ///
@@ -97,7 +97,7 @@ impl RestoreOnPending {
         }
     }
 
-    /// Simulated [`tokio::task::coop::RestoreOnPending::made_progress`]:
+    /// Simulated [`tokio::task::coop::RestoreOnPending::made_progress`](https://docs.rs/tokio/1/tokio/task/coop/struct.RestoreOnPending.html#method.made_progress):
     /// keeps the unit spent.
     pub fn made_progress(&self) {
         self.before.set(None);
@@ -112,7 +112,7 @@ impl Drop for RestoreOnPending {
     }
 }
 
-/// Simulated [`tokio::task::coop::poll_proceed`]: takes one unit of the
+/// Simulated [`tokio::task::coop::poll_proceed`](https://docs.rs/tokio/1/tokio/task/coop/fn.poll_proceed.html): takes one unit of the
 /// running task's budget, or, when it is spent, wakes the task and returns
 /// `Pending` so that it yields.
 ///
@@ -134,7 +134,7 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     })
 }
 
-/// Simulated [`tokio::task::coop::consume_budget`]: takes one unit of the
+/// Simulated [`tokio::task::coop::consume_budget`](https://docs.rs/tokio/1/tokio/task/coop/consume_budget/index.html): takes one unit of the
 /// budget, yielding first if it is spent.
 ///
 /// # Differences from tokio
@@ -155,7 +155,7 @@ pub async fn consume_budget() {
 }
 
 pin_project! {
-    /// Simulated [`tokio::task::coop::Unconstrained`]: a future polled with
+    /// Simulated [`tokio::task::coop::Unconstrained`](https://docs.rs/tokio/1/tokio/task/coop/struct.Unconstrained.html): a future polled with
     /// no budget. Made by [`unconstrained`].
     ///
     /// # Differences from tokio
@@ -178,7 +178,7 @@ impl<F: Future> Future for Unconstrained<F> {
     }
 }
 
-/// Simulated [`tokio::task::coop::unconstrained`]: runs `inner` without a
+/// Simulated [`tokio::task::coop::unconstrained`](https://docs.rs/tokio/1/tokio/task/coop/unconstrained/index.html): runs `inner` without a
 /// budget, so it never yields because of one.
 ///
 /// # Differences from tokio
@@ -189,7 +189,7 @@ pub fn unconstrained<F>(inner: F) -> Unconstrained<F> {
 }
 
 pin_project! {
-    /// Simulated [`tokio::task::coop::Coop`]: a future that takes a unit of
+    /// Simulated [`tokio::task::coop::Coop`](https://docs.rs/tokio/1/tokio/task/coop/struct.Coop.html): a future that takes a unit of
     /// budget at each poll. Made by [`cooperative`].
     ///
     /// # Differences from tokio
@@ -214,7 +214,7 @@ impl<F: Future> Future for Coop<F> {
     }
 }
 
-/// Simulated [`tokio::task::coop::cooperative`]: makes `fut` take a unit of
+/// Simulated [`tokio::task::coop::cooperative`](https://docs.rs/tokio/1/tokio/task/coop/fn.cooperative.html): makes `fut` take a unit of
 /// budget at each poll (given back when it stays pending).
 ///
 /// # Differences from tokio

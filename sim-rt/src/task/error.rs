@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task::JoinError`].
+//! Simulated [`tokio::task::JoinError`](https://docs.rs/tokio/1/tokio/task/struct.JoinError.html).
 
 use std::any::Any;
 use std::fmt;
@@ -13,7 +13,7 @@ enum Repr {
     Panic(Mutex<Box<dyn Any + Send + 'static>>),
 }
 
-/// Simulated [`tokio::task::JoinError`]: a task failed to run to completion.
+/// Simulated [`tokio::task::JoinError`](https://docs.rs/tokio/1/tokio/task/struct.JoinError.html): a task failed to run to completion.
 ///
 /// # Differences from tokio
 ///

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task::JoinHandle`] and [`tokio::task::AbortHandle`].
+//! Simulated [`tokio::task::JoinHandle`](https://docs.rs/tokio/1/tokio/task/struct.JoinHandle.html) and [`tokio::task::AbortHandle`](https://docs.rs/tokio/1/tokio/task/struct.AbortHandle.html).
 
 use std::fmt;
 use std::future::Future;
@@ -13,7 +13,7 @@ use crate::runtime::context;
 use crate::runtime::world::{Origin, World};
 use crate::scheduler::HostId;
 
-/// Simulated [`tokio::task::JoinHandle`]: an owned permission to join a task.
+/// Simulated [`tokio::task::JoinHandle`](https://docs.rs/tokio/1/tokio/task/struct.JoinHandle.html): an owned permission to join a task.
 ///
 /// Awaiting it gives the task's output, or a [`JoinError`] when the task was
 /// aborted (or panicked, under
@@ -126,7 +126,7 @@ impl<T> fmt::Debug for JoinHandle<T> {
     }
 }
 
-/// Simulated [`tokio::task::AbortHandle`]: aborts a task without owning its
+/// Simulated [`tokio::task::AbortHandle`](https://docs.rs/tokio/1/tokio/task/struct.AbortHandle.html): aborts a task without owning its
 /// output.
 #[derive(Clone)]
 pub struct AbortHandle {

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task::JoinSet`]: a collection of tasks joined in the
+//! Simulated [`tokio::task::JoinSet`](https://docs.rs/tokio/1/tokio/task/struct.JoinSet.html): a collection of tasks joined in the
 //! order they complete.
 //!
 //! Each entry holds the task's [`JoinHandle`] and a waker of its own (an
@@ -92,7 +92,7 @@ struct Entry<T> {
     waker: Waker,
 }
 
-/// Simulated [`tokio::task::JoinSet`]: a collection of spawned tasks,
+/// Simulated [`tokio::task::JoinSet`](https://docs.rs/tokio/1/tokio/task/struct.JoinSet.html): a collection of spawned tasks,
 /// joined in the order they complete.
 ///
 /// All tasks have the same output type `T`. Dropping the set aborts every

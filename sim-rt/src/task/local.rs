@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task::LocalSet`]: a group of `!Send` tasks that runs
+//! Simulated [`tokio::task::LocalSet`](https://docs.rs/tokio/1/tokio/task/struct.LocalSet.html): a group of `!Send` tasks that runs
 //! while the set is driven.
 //!
 //! In a simulation every task is already local to the one thread, so a
@@ -243,7 +243,7 @@ impl<F: Future> Future for Member<F> {
     }
 }
 
-/// Simulated [`tokio::task::LocalSet`]: a set of tasks run on the current
+/// Simulated [`tokio::task::LocalSet`](https://docs.rs/tokio/1/tokio/task/struct.LocalSet.html): a set of tasks run on the current
 /// thread, which may be `!Send`.
 ///
 /// # Use with `run_until`
@@ -317,7 +317,7 @@ pub struct LocalSet {
     driving: Option<Driver>,
 }
 
-/// Simulated [`tokio::task::LocalEnterGuard`]: keeps a [`LocalSet`]'s
+/// Simulated [`tokio::task::LocalEnterGuard`](https://docs.rs/tokio/1/tokio/task/struct.LocalEnterGuard.html): keeps a [`LocalSet`]'s
 /// context entered (see [`LocalSet::enter`]) until dropped.
 ///
 /// # Differences from tokio
@@ -350,7 +350,7 @@ impl LocalSet {
         }
     }
 
-    /// Simulated [`tokio::task::LocalSet::id`]: this set's own runtime
+    /// Simulated [`tokio::task::LocalSet::id`](https://docs.rs/tokio/1/tokio/task/struct.LocalSet.html#method.id): this set's own runtime
     /// [`Id`](crate::runtime::Id), unique among the runtimes and sets of
     /// the process.
     pub fn id(&self) -> crate::runtime::Id {

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task`]: spawning, joining and yielding.
+//! Simulated [`tokio::task`](https://docs.rs/tokio/1/tokio/task/index.html): spawning, joining and yielding.
 //!
 //! Every task belongs to a host of the simulation: a task spawned from
 //! another task runs on the same host; one spawned from outside any task (by
@@ -27,14 +27,14 @@ pub use self::join_set::JoinSet;
 pub use self::local::{LocalEnterGuard, LocalSet};
 pub use self::task_local::LocalKey;
 
-/// Simulated [`tokio::task::futures`]: task-related futures.
+/// Simulated [`tokio::task::futures`](https://docs.rs/tokio/1/tokio/task/futures/index.html): task-related futures.
 pub mod futures {
     pub use super::task_local::TaskLocalFuture;
 }
 use crate::runtime::context;
 use crate::runtime::world::Origin;
 
-/// Simulated [`tokio::task::Id`]: an opaque task id, unique within a
+/// Simulated [`tokio::task::Id`](https://docs.rs/tokio/1/tokio/task/struct.Id.html): an opaque task id, unique within a
 /// simulation.
 ///
 /// # Differences from tokio
@@ -65,7 +65,7 @@ impl fmt::Display for Id {
     }
 }
 
-/// Simulated [`tokio::task::id`]: the id of the running task.
+/// Simulated [`tokio::task::id`](https://docs.rs/tokio/1/tokio/task/fn.id.html): the id of the running task.
 ///
 /// # Panics
 ///
@@ -75,12 +75,12 @@ pub fn id() -> Id {
     try_id().expect("can't get a task id when not inside a task")
 }
 
-/// Simulated [`tokio::task::try_id`].
+/// Simulated [`tokio::task::try_id`](https://docs.rs/tokio/1/tokio/task/fn.try_id.html).
 pub fn try_id() -> Option<Id> {
     context::try_with(|w| w.current().map(|c| c.id)).flatten()
 }
 
-/// Simulated [`tokio::task::spawn`].
+/// Simulated [`tokio::task::spawn`](https://docs.rs/tokio/1/tokio/task/spawn/index.html).
 ///
 /// # Examples
 ///
@@ -110,7 +110,7 @@ where
     context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 
-/// Simulated [`tokio::task::spawn_local`].
+/// Simulated [`tokio::task::spawn_local`](https://docs.rs/tokio/1/tokio/task/fn.spawn_local.html).
 ///
 /// # Differences from tokio
 ///
@@ -132,7 +132,7 @@ where
     context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 
-/// Simulated [`tokio::task::spawn_blocking`].
+/// Simulated [`tokio::task::spawn_blocking`](https://docs.rs/tokio/1/tokio/task/fn.spawn_blocking.html).
 ///
 /// # Differences from tokio
 ///
@@ -150,7 +150,7 @@ where
     context::with(|w| JoinHandle::spawn_on(w, async move { f() }, None, origin))
 }
 
-/// Simulated [`tokio::task::block_in_place`]: runs blocking code on the
+/// Simulated [`tokio::task::block_in_place`](https://docs.rs/tokio/1/tokio/task/fn.block_in_place.html): runs blocking code on the
 /// current thread without blocking the other tasks.
 ///
 /// # Panics
@@ -176,7 +176,7 @@ where
     f()
 }
 
-/// Simulated [`tokio::task::yield_now`]: gives the scheduler a chance to run
+/// Simulated [`tokio::task::yield_now`](https://docs.rs/tokio/1/tokio/task/yield_now/index.html): gives the scheduler a chance to run
 /// another task before this one continues.
 ///
 /// # Differences from tokio

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::task_local!`]: values scoped to a future.
+//! Simulated [`tokio::task_local!`](https://docs.rs/tokio/1/tokio/macro.task_local.html): values scoped to a future.
 //!
 //! A task-local value lives inside the [`TaskLocalFuture`] that
 //! [`LocalKey::scope`] returns. Each key is a `thread_local!` slot that is
@@ -32,7 +32,7 @@ use std::{fmt, mem, thread};
 
 use pin_project_lite::pin_project;
 
-/// Simulated [`tokio::task_local!`]: declares task-local keys of type
+/// Simulated [`tokio::task_local!`](https://docs.rs/tokio/1/tokio/macro.task_local.html): declares task-local keys of type
 /// [`LocalKey`].
 ///
 /// Wraps any number of `static` declarations, keeping their visibility and
@@ -83,7 +83,7 @@ macro_rules! __task_local_inner {
     };
 }
 
-/// Simulated [`tokio::task::LocalKey`]: a key for task-local data, declared
+/// Simulated [`tokio::task::LocalKey`](https://docs.rs/tokio/1/tokio/task/struct.LocalKey.html): a key for task-local data, declared
 /// with [`task_local!`](crate::task_local).
 ///
 /// Unlike [`std::thread::LocalKey`], the value is not initialized lazily:
@@ -321,7 +321,7 @@ impl<T: 'static> fmt::Debug for LocalKey<T> {
 }
 
 pin_project! {
-    /// Simulated [`tokio::task::futures::TaskLocalFuture`]: a future that
+    /// Simulated [`tokio::task::futures::TaskLocalFuture`](https://docs.rs/tokio/1/tokio/task/futures/struct.TaskLocalFuture.html): a future that
     /// sets a task-local value while its inner future runs.
     ///
     /// Created by [`LocalKey::scope`]. The value is dropped with this

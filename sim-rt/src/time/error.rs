@@ -1,10 +1,10 @@
-//! Simulated [`tokio::time::error`].
+//! Simulated [`tokio::time::error`](https://docs.rs/tokio/1/tokio/time/error/index.html).
 
 use std::error;
 use std::fmt;
 use std::io;
 
-/// Simulated [`tokio::time::error::Elapsed`]: a [`timeout`](super::timeout())
+/// Simulated [`tokio::time::error::Elapsed`](https://docs.rs/tokio/1/tokio/time/error/struct.Elapsed.html): a [`timeout`](super::timeout())
 /// ran out.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Elapsed(());
@@ -29,7 +29,7 @@ impl From<Elapsed> for io::Error {
     }
 }
 
-/// Simulated [`tokio::time::error::Error`]: a timer failure. The simulated
+/// Simulated [`tokio::time::error::Error`](https://docs.rs/tokio/1/tokio/time/error/struct.Error.html): a timer failure. The simulated
 /// timer never fails, so no simulated API returns it; it exists for code
 /// that names the type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::time::Instant`].
+//! Simulated [`tokio::time::Instant`](https://docs.rs/tokio/1/tokio/time/struct.Instant.html).
 
 use std::fmt;
 use std::ops;
@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::runtime::context;
 
-/// Simulated [`tokio::time::Instant`]: a point on the simulation's clock.
+/// Simulated [`tokio::time::Instant`](https://docs.rs/tokio/1/tokio/time/struct.Instant.html): a point on the simulation's clock.
 ///
 /// # Differences from tokio
 ///

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::time::interval`]: a sequence of evenly spaced ticks.
+//! Simulated [`tokio::time::interval`](https://docs.rs/tokio/1/tokio/time/interval/index.html): a sequence of evenly spaced ticks.
 //!
 //! An [`Interval`] is a [`Sleep`] whose deadline moves forward by one period
 //! each time it completes. When the consumer falls behind, the next deadline
@@ -33,7 +33,7 @@ fn safe_delay(duration: Duration) -> Duration {
     duration.min(Duration::from_secs(86_400 * 365 * 30))
 }
 
-/// Simulated [`tokio::time::interval`]: an [`Interval`] that ticks every
+/// Simulated [`tokio::time::interval`](https://docs.rs/tokio/1/tokio/time/interval/index.html): an [`Interval`] that ticks every
 /// `period`, the first tick completing immediately.
 ///
 /// The default [`MissedTickBehavior`] is
@@ -71,7 +71,7 @@ pub fn interval(period: Duration) -> Interval {
     new_interval(Instant::now(), period)
 }
 
-/// Simulated [`tokio::time::interval_at`]: an [`Interval`] that ticks every
+/// Simulated [`tokio::time::interval_at`](https://docs.rs/tokio/1/tokio/time/fn.interval_at.html): an [`Interval`] that ticks every
 /// `period`, the first tick completing at `start`.
 ///
 /// The default [`MissedTickBehavior`] is
@@ -115,7 +115,7 @@ fn new_interval(start: Instant, period: Duration) -> Interval {
     }
 }
 
-/// Simulated [`tokio::time::MissedTickBehavior`]: what an [`Interval`] does
+/// Simulated [`tokio::time::MissedTickBehavior`](https://docs.rs/tokio/1/tokio/time/enum.MissedTickBehavior.html): what an [`Interval`] does
 /// when a tick is missed.
 ///
 /// A tick is missed when too much time passes between calls to
@@ -191,7 +191,7 @@ impl MissedTickBehavior {
     }
 }
 
-/// Simulated [`tokio::time::Interval`]: the ticks of [`interval`] and
+/// Simulated [`tokio::time::Interval`](https://docs.rs/tokio/1/tokio/time/struct.Interval.html): the ticks of [`interval`] and
 /// [`interval_at`].
 ///
 /// Unlike calling [`sleep`](super::sleep()) in a loop, an interval counts the

@@ -1,4 +1,4 @@
-//! Simulated [`tokio::time`]: the simulation's clock.
+//! Simulated [`tokio::time`](https://docs.rs/tokio/1/tokio/time/index.html): the simulation's clock.
 //!
 //! Simulated time starts at a seed-derived instant and moves only when the
 //! runtime advances it: when no task can run, the scheduler may pick

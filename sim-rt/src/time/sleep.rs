@@ -1,4 +1,4 @@
-//! Simulated [`tokio::time::sleep`].
+//! Simulated [`tokio::time::sleep`](https://docs.rs/tokio/1/tokio/time/sleep/index.html).
 
 use std::future::Future;
 use std::marker::PhantomPinned;
@@ -12,7 +12,7 @@ use super::Instant;
 use crate::runtime::context;
 use crate::runtime::timer::TimerKey;
 
-/// Simulated [`tokio::time::sleep_until`]: waits until `deadline`.
+/// Simulated [`tokio::time::sleep_until`](https://docs.rs/tokio/1/tokio/time/fn.sleep_until.html): waits until `deadline`.
 ///
 /// # Panics
 ///
@@ -26,7 +26,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(deadline)
 }
 
-/// Simulated [`tokio::time::sleep`]: waits until `duration` has elapsed on
+/// Simulated [`tokio::time::sleep`](https://docs.rs/tokio/1/tokio/time/sleep/index.html): waits until `duration` has elapsed on
 /// the simulated clock.
 ///
 /// # Examples
@@ -64,7 +64,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 }
 
 pin_project! {
-    /// Simulated [`tokio::time::Sleep`]: the future returned by [`sleep`] and
+    /// Simulated [`tokio::time::Sleep`](https://docs.rs/tokio/1/tokio/time/struct.Sleep.html): the future returned by [`sleep`] and
     /// [`sleep_until`].
     ///
     /// # Differences from tokio

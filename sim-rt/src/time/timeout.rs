@@ -1,4 +1,4 @@
-//! Simulated [`tokio::time::timeout`].
+//! Simulated [`tokio::time::timeout`](https://docs.rs/tokio/1/tokio/time/timeout/index.html).
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -10,7 +10,7 @@ use pin_project_lite::pin_project;
 use super::error::Elapsed;
 use super::{sleep_until, Instant, Sleep};
 
-/// Simulated [`tokio::time::timeout`]: requires `future` to complete before
+/// Simulated [`tokio::time::timeout`](https://docs.rs/tokio/1/tokio/time/timeout/index.html): requires `future` to complete before
 /// `duration` has elapsed.
 ///
 /// The future is polled first, so one that is ready at once wins even with a
@@ -50,7 +50,7 @@ where
     Timeout::new(future.into_future(), sleep_until(deadline))
 }
 
-/// Simulated [`tokio::time::timeout_at`]: requires `future` to complete
+/// Simulated [`tokio::time::timeout_at`](https://docs.rs/tokio/1/tokio/time/fn.timeout_at.html): requires `future` to complete
 /// before `deadline`.
 ///
 /// # Differences from tokio
@@ -64,7 +64,7 @@ where
 }
 
 pin_project! {
-    /// Simulated [`tokio::time::Timeout`]: the future returned by
+    /// Simulated [`tokio::time::Timeout`](https://docs.rs/tokio/1/tokio/time/struct.Timeout.html): the future returned by
     /// [`timeout`] and [`timeout_at`].
     #[derive(Debug)]
     #[must_use = "futures do nothing unless you `.await` or poll them"]

@@ -1,0 +1,95 @@
+//! Small pieces shared by the primitives: a poison-ignoring lock, a list of
+//! wakers to wake once a lock is released, and the blocking bridge used by
+//! the `blocking_*` methods.
+//!
+//! # Invariants
+//!
+//! - No waker is woken while a primitive's state lock is held: wakers are
+//!   collected into a [`WakeList`] and woken, in the order they were
+//!   pushed, after the guard is dropped. A waker may run arbitrary code
+//!   (another executor's, outside a simulation).
+
+use std::future::Future;
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::{self, Thread};
+
+/// Locks `m`, ignoring poisoning: the state behind every lock of this
+/// module is consistent between statements (a panic inside a user closure
+/// never runs with a lock held).
+pub(crate) fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Wakers to wake after the state lock is released, in push order.
+#[derive(Default)]
+pub(crate) struct WakeList(Vec<Waker>);
+
+impl WakeList {
+    pub(crate) fn new() -> WakeList {
+        WakeList(Vec::new())
+    }
+
+    pub(crate) fn push(&mut self, waker: Option<Waker>) {
+        if let Some(w) = waker {
+            self.0.push(w);
+        }
+    }
+
+    pub(crate) fn wake_all(self) {
+        for w in self.0 {
+            w.wake();
+        }
+    }
+}
+
+/// Stores `cx`'s waker in `slot` unless the one there already wakes the same
+/// task.
+pub(crate) fn register(slot: &mut Option<Waker>, cx: &Context<'_>) {
+    match slot {
+        Some(w) if w.will_wake(cx.waker()) => {}
+        _ => *slot = Some(cx.waker().clone()),
+    }
+}
+
+struct ThreadWaker(Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Runs `fut` to completion on the calling thread, parking it between polls.
+/// Used by the `blocking_*` methods, which tokio allows only outside a
+/// runtime.
+///
+/// # Panics
+///
+/// Inside a simulation (as tokio panics inside a runtime): the simulation
+/// runs every task on this one thread, so blocking it would block them all
+/// and the awaited event could never happen.
+pub(crate) fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
+    if crate::runtime::Handle::try_current().is_ok() {
+        panic!(
+            "Cannot block the current thread from within a runtime ({what} was called inside a \
+             simulation). This happens because a function attempted to block the current \
+             thread while the thread is being used to drive asynchronous tasks: use the async \
+             version and `.await` it instead."
+        );
+    }
+    let waker = Waker::from(Arc::new(ThreadWaker(thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+            return out;
+        }
+        thread::park();
+    }
+}
