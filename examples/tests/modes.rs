@@ -1,0 +1,171 @@
+//! The two ways of swapping tokio, each in a crate of its own: the one-line
+//! swap under `--cfg sim` (`examples/oneline`) and the whole-graph package
+//! chosen by a cargo config file (`examples/shop`: axum, reqwest and tonic
+//! on sim-tokio). The shop's own tests run in both of its builds, and in
+//! both modes the reproduce line a failing simulated test prints works when
+//! pasted into a shell, from the directory the test ran in.
+//!
+//! Each case runs cargo on a crate of its own (its own workspace), in the mode's
+//! own way, on a test that fails on purpose (the crate's `planted-failure`
+//! feature); takes the `reproduce:` line from its output; runs that line
+//! with `sh -c` in the same directory, with nothing of the first command's
+//! environment that selected the build; and checks that the pasted line
+//! replayed the same failure at the same step.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Runs `command` in `dir` with only `env` of the variables that select a
+/// build or a run; returns its stdout and stderr, asserting that it failed
+/// (the planted failure).
+fn run_failing(
+    mut command: Command,
+    dir: &Path,
+    target: Option<&Path>,
+    env: &[(&str, &str)],
+) -> String {
+    match target {
+        Some(target) => command.env("CARGO_TARGET_DIR", target),
+        // The crate's cargo config chooses it.
+        None => command.env_remove("CARGO_TARGET_DIR"),
+    };
+    command
+        .current_dir(dir)
+        .env_remove("RUSTFLAGS")
+        .env_remove("SIM_REPLAY")
+        .env_remove("SIM_SEED");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !out.status.success(),
+        "the planted failure did not fail:\n{text}"
+    );
+    text
+}
+
+/// The command after `reproduce: ` in a report.
+fn reproduce_line(output: &str) -> String {
+    output
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("reproduce: "))
+        .unwrap_or_else(|| panic!("no reproduce line in:\n{output}"))
+        .to_string()
+}
+
+/// The report's "at simulated time ... (step N)" line.
+fn failing_step(output: &str) -> String {
+    output
+        .lines()
+        .find(|l| l.contains("(step "))
+        .unwrap_or_else(|| panic!("no failing step in:\n{output}"))
+        .trim()
+        .to_string()
+}
+
+fn paste(line: &str, dir: &Path, target: Option<&Path>) -> String {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(line);
+    run_failing(sh, dir, target, &[])
+}
+
+#[test]
+fn the_line_of_a_one_line_swap_crate_carries_its_cfg() {
+    let dir = workspace().join("examples/oneline");
+    let target = workspace().join("target/fixtures/oneline");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args(["test", "--features", "planted-failure", "--test", "bank"]);
+    let first = run_failing(cargo, &dir, Some(&target), &[("RUSTFLAGS", "--cfg sim")]);
+    let line = reproduce_line(&first);
+    assert!(line.contains("RUSTFLAGS='--cfg sim' cargo test"), "{line}");
+    let pasted = paste(&line, &dir, Some(&target));
+    assert!(pasted.contains("money is not conserved"), "{pasted}");
+    assert_eq!(failing_step(&pasted), failing_step(&first));
+    assert!(
+        pasted.contains(": replay with"),
+        "the pasted line replayed the token:\n{pasted}"
+    );
+}
+
+/// Runs `cargo <args>` in `dir`, asserting success; returns the output.
+fn cargo_ok(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .env_remove("SIM_REPLAY")
+        .env_remove("SIM_SEED")
+        .output()
+        .expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "cargo {args:?} failed:\n{text}");
+    text
+}
+
+/// The whole-graph mode, in one test because every step shares the shop's
+/// lockfile: its tests on real tokio (`cargo test`), then in the simulation
+/// (`cargo test --config .cargo/sim.toml`, in the target directory that
+/// file names), then a failing simulated test's reproduce line, pasted.
+#[test]
+fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
+    let dir = workspace().join("examples/shop");
+    let real = cargo_ok(&dir, &["test"]);
+    assert!(real.contains("an_order_is_reserved_once_over_localhost ... ok"), "{real}");
+
+    // Cargo keeps a lockfile's crates.io tokio rather than take the patch:
+    // lock tokio to sim-tokio first, as the README says to.
+    cargo_ok(&dir, &["update", "--config", ".cargo/sim.toml", "-p", "tokio"]);
+    let simulated = cargo_ok(&dir, &["test", "--config", ".cargo/sim.toml"]);
+    assert!(!simulated.contains("was not used in the crate graph"), "{simulated}");
+    for test in [
+        "a_task_spawned_inside_axum_is_a_scheduled_task",
+        "tower_timeout_runs_on_simulated_time",
+        "the_planted_bug_reserves_an_order_twice_and_is_found_and_replayed",
+        "without_the_bug_no_order_is_reserved_twice",
+    ] {
+        assert!(simulated.contains(&format!("{test} ... ok")), "{test}:\n{simulated}");
+    }
+
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args([
+        "test",
+        "--config",
+        ".cargo/sim.toml",
+        "--features",
+        "planted-failure",
+        "--test",
+        "sim",
+        "planted_failure",
+    ]);
+    let first = run_failing(cargo, &dir, None, &[]);
+    let line = reproduce_line(&first);
+    assert!(
+        line.contains("cargo test --config .cargo/sim.toml --features planted-failure"),
+        "{line}"
+    );
+    let pasted = paste(&line, &dir, None);
+    assert!(pasted.contains("reserved twice"), "{pasted}");
+    assert_eq!(failing_step(&pasted), failing_step(&first));
+    assert!(
+        pasted.contains(": replay with"),
+        "the pasted line replayed the token:\n{pasted}"
+    );
+}
