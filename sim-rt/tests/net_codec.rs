@@ -2,13 +2,10 @@
 //! LengthDelimitedCodec>` over a sim socket.
 //!
 //! sim_rt owns its `io` traits; this test's tokio-util is built against
-//! crates.io tokio, so the socket goes through [`Compat`], which presents
-//! sim_rt's `AsyncRead`/`AsyncWrite` as tokio's. (In the whole-graph swap
-//! tokio-util is built against sim_rt's traits and needs no adapter.)
-
-use std::io;
-use std::pin::Pin;
-use std::task::{ready, Context, Poll};
+//! crates.io tokio, as a one-line-swap crate's dependencies are, and takes
+//! the sim socket through the `tokio-compat` feature's impls of crates.io
+//! tokio's traits. (In the whole-graph swap tokio-util is built against
+//! sim_rt's traits and needs no feature.)
 
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
@@ -16,47 +13,12 @@ use sim_rt::net::{TcpListener, TcpStream};
 use sim_rt::sim;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
-/// A sim_rt reader/writer seen through crates.io tokio's io traits.
-struct Compat<T>(T);
-
-impl<T: sim_rt::io::AsyncRead + Unpin> tokio::io::AsyncRead for Compat<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let mut inner = sim_rt::io::ReadBuf::new(buf.initialize_unfilled());
-        ready!(Pin::new(&mut self.0).poll_read(cx, &mut inner))?;
-        let n = inner.filled().len();
-        buf.advance(n);
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<T: sim_rt::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Compat<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_shutdown(cx)
-    }
-}
-
 #[sim_rt::test]
 async fn length_delimited_frames_round_trip() {
     sim::host("server").start(|| async {
         let listener = TcpListener::bind("0.0.0.0:4000").await?;
         let (socket, _) = listener.accept().await?;
-        let mut frames = Framed::new(Compat(socket), LengthDelimitedCodec::new());
+        let mut frames = Framed::new(socket, LengthDelimitedCodec::new());
         while let Some(frame) = frames.next().await {
             let mut frame = frame?.to_vec();
             frame.reverse();
@@ -65,7 +27,7 @@ async fn length_delimited_frames_round_trip() {
         Ok::<(), std::io::Error>(())
     });
     let socket = TcpStream::connect("server:4000").await.unwrap();
-    let mut frames = Framed::new(Compat(socket), LengthDelimitedCodec::new());
+    let mut frames = Framed::new(socket, LengthDelimitedCodec::new());
     // Frames of many sizes, including ones larger than a segment, so frame
     // boundaries and segment boundaries disagree.
     let sizes = [0usize, 1, 7, 100, 16 * 1024 + 3, 70_000];
@@ -79,7 +41,7 @@ async fn length_delimited_frames_round_trip() {
         assert_eq!(&back[..], &expected[..]);
     }
     // Closing our side ends the server's stream; it closes too.
-    let mut socket = frames.into_inner().0;
+    let mut socket = frames.into_inner();
     sim_rt::io::AsyncWriteExt::shutdown(&mut socket)
         .await
         .unwrap();

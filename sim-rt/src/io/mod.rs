@@ -21,7 +21,11 @@
 //!   [`repeat`], [`sink`], [`Chain`], [`Take`], [`Lines`], [`Split`];
 //! - [`split()`], [`join()`]: one object in two halves, two in one;
 //! - [`stdin`], [`stdout`], [`stderr`]: the process's own standard streams;
-//! - [`unix`]: `AsyncFd`, which cannot exist in a simulation.
+//! - [`unix`]: `AsyncFd`, which cannot exist in a simulation;
+//! - with the `tokio-compat` feature, crates.io tokio's own traits on
+//!   sim-rt's sockets, files and pipes, for a one-line-swap crate whose
+//!   dependencies (tokio-util's `Framed`...) are built against crates.io
+//!   tokio. Never in a whole-graph build (a dependency cycle).
 //!
 //! # Determinism
 //!
@@ -40,6 +44,8 @@ mod ready;
 mod split;
 mod stdio;
 #[cfg(unix)]
+#[cfg(feature = "tokio-compat")]
+mod tokio_compat;
 pub mod unix;
 mod util;
 
