@@ -128,20 +128,33 @@ fn cargo_ok(dir: &Path, args: &[&str]) -> String {
 fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
     let dir = workspace().join("examples/shop");
     let real = cargo_ok(&dir, &["test"]);
-    assert!(real.contains("an_order_is_reserved_once_over_localhost ... ok"), "{real}");
+    assert!(
+        real.contains("an_order_is_reserved_once_over_localhost ... ok"),
+        "{real}"
+    );
 
     // Cargo keeps a lockfile's crates.io tokio rather than take the patch:
     // lock tokio to sim-tokio first, as the README says to.
-    cargo_ok(&dir, &["update", "--config", ".cargo/sim.toml", "-p", "tokio"]);
+    cargo_ok(
+        &dir,
+        &["update", "--config", ".cargo/sim.toml", "-p", "tokio"],
+    );
     let simulated = cargo_ok(&dir, &["test", "--config", ".cargo/sim.toml"]);
-    assert!(!simulated.contains("was not used in the crate graph"), "{simulated}");
+    assert!(
+        !simulated.contains("was not used in the crate graph"),
+        "{simulated}"
+    );
     for test in [
         "a_task_spawned_inside_axum_is_a_scheduled_task",
         "tower_timeout_runs_on_simulated_time",
+        "hyper_with_tokio_timer_and_executor",
         "the_planted_bug_reserves_an_order_twice_and_is_found_and_replayed",
         "without_the_bug_no_order_is_reserved_twice",
     ] {
-        assert!(simulated.contains(&format!("{test} ... ok")), "{test}:\n{simulated}");
+        assert!(
+            simulated.contains(&format!("{test} ... ok")),
+            "{test}:\n{simulated}"
+        );
     }
 
     let mut cargo = Command::new(env!("CARGO"));

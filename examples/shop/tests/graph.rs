@@ -237,3 +237,60 @@ fn a_task_spawned_inside_axum_is_a_scheduled_task() {
         "holding axum's tasks back changes the execution"
     );
 }
+
+/// The setup hyper's own docs use: a server connection with hyper-util's
+/// `TokioTimer` (here its header read timeout fires on simulated time) and
+/// hyper-util's legacy client with `TokioExecutor` and `TokioTimer`.
+#[tokio::test]
+async fn hyper_with_tokio_timer_and_executor() {
+    use http_body_util::{BodyExt, Empty, Full};
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use tokio::io::AsyncReadExt;
+
+    tokio::sim::host("api").start(|| async {
+        let listener = tokio::net::TcpListener::bind("0.0.0.0:80").await?;
+        loop {
+            let (socket, _) = listener.accept().await?;
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(|_req| async {
+                    Ok::<_, std::convert::Infallible>(hyper::Response::new(Full::new(
+                        bytes::Bytes::from_static(b"pong"),
+                    )))
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(5))
+                    .serve_connection(TokioIo::new(socket), service)
+                    .await;
+            });
+        }
+        #[allow(unreachable_code)]
+        Ok::<(), std::io::Error>(())
+    });
+    let api = tokio::net::lookup_host("api:80")
+        .await
+        .unwrap()
+        .next()
+        .unwrap();
+
+    let client = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .pool_idle_timeout(Duration::from_secs(30))
+        .build_http::<Empty<bytes::Bytes>>();
+    let uri: hyper::Uri = format!("http://{api}/ping").parse().unwrap();
+    let response = client.get(uri).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(&body[..], b"pong");
+
+    // A connection that never sends a request is closed by the server's
+    // header read timeout, after exactly 5 simulated seconds.
+    let mut idle = tokio::net::TcpStream::connect(api).await.unwrap();
+    let start = Instant::now();
+    let mut buf = Vec::new();
+    idle.read_to_end(&mut buf).await.unwrap();
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_millis(5_100),
+        "closed after {waited:?}"
+    );
+}
