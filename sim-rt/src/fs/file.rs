@@ -18,6 +18,7 @@
 //!   before any other operation moves it.
 
 use std::fmt;
+use std::fs::{File as StdFile, Permissions};
 use std::future::Future;
 use std::io::{self, SeekFrom};
 use std::path::Path;
@@ -32,8 +33,11 @@ use sim_fs::IoOp;
 use super::blocking::{
     asyncify_on, background_failed, spawn_op, Buf, Handle, DEFAULT_MAX_BUF_SIZE,
 };
+#[cfg(unix)]
+use super::fd::Placeholder;
+use super::fd::{from_std_panic, into_std_panic};
 use super::metadata::Metadata;
-use super::OpenOptions;
+use super::{FileTimes, OpenOptions};
 use crate::task::JoinHandle;
 
 /// Simulated [`tokio::fs::File`](https://docs.rs/tokio/1/tokio/fs/struct.File.html): a reference to an open file on the
@@ -71,9 +75,21 @@ use crate::task::JoinHandle;
 ///
 /// # Differences from tokio
 ///
-/// - `from_std`, `into_std`, `try_into_std`, `From<std::fs::File>` and the
-///   raw file descriptor traits cannot exist: there is no OS file.
-/// - `set_permissions` is not provided (the disk has no permissions).
+/// - There is no OS file. [`from_std`](Self::from_std),
+///   `From<std::fs::File>`, `From<OwnedFd>` and `FromRawFd` panic (a real
+///   file cannot join the simulated disk: open it with `sim_rt::fs`);
+///   [`into_std`](Self::into_std) panics and
+///   [`try_into_std`](Self::try_into_std) always returns the file back.
+/// - `AsRawFd`/`AsFd` give a placeholder descriptor, `/dev/null` opened
+///   read-only the first time it is asked for and closed with the `File`:
+///   a caller that only reads or records the number works, but I/O,
+///   `fstat` or `flock` through it does not reach the simulated file (and
+///   `flock`s of different files meet on the same `/dev/null`).
+/// - The disk has no permissions or timestamps:
+///   [`set_permissions`](Self::set_permissions),
+///   [`set_times`](Self::set_times) and
+///   [`set_modified`](Self::set_modified) succeed on an open file and
+///   change nothing.
 /// - [`metadata`](Self::metadata) returns the simulation's [`Metadata`].
 /// - A file belongs to the disk of the host whose task opened it, wherever
 ///   it is moved; its background jobs run as tasks of the host that polls
@@ -82,6 +98,9 @@ pub struct File {
     handle: Arc<Handle>,
     inner: Mutex<Inner>,
     max_buf_size: usize,
+    /// The descriptor `as_raw_fd` reports, opened on first use.
+    #[cfg(unix)]
+    placeholder: Placeholder,
 }
 
 struct Inner {
@@ -114,6 +133,8 @@ impl File {
                 pos: 0,
             }),
             max_buf_size: DEFAULT_MAX_BUF_SIZE,
+            #[cfg(unix)]
+            placeholder: Placeholder::default(),
         }
     }
 
@@ -169,6 +190,25 @@ impl File {
     /// Simulated [`tokio::fs::File::options`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.options): a blank [`OpenOptions`].
     pub fn options() -> OpenOptions {
         OpenOptions::new()
+    }
+
+    /// Simulated [`tokio::fs::File::from_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.from_std):
+    /// would wrap a real `std::fs::File`.
+    ///
+    /// # Panics
+    ///
+    /// Always: a real OS file cannot join the simulated disk. Open the
+    /// file with [`File::open`] (or [`OpenOptions`]) inside the simulation
+    /// instead.
+    ///
+    /// # Differences from tokio
+    ///
+    /// tokio wraps the file; here there is nothing to wrap it into. The
+    /// std file is dropped (closed) while the panic unwinds.
+    #[track_caller]
+    pub fn from_std(std: StdFile) -> File {
+        drop(std);
+        from_std_panic("File::from_std")
     }
 
     /// Simulated [`tokio::fs::File::sync_all`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.sync_all): waits for the write in
@@ -296,6 +336,92 @@ impl File {
         })
         .await?;
         Ok(File::from_handle(new))
+    }
+
+    /// Simulated [`tokio::fs::File::into_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.into_std):
+    /// would wait for the operation in flight and return the underlying
+    /// `std::fs::File`.
+    ///
+    /// # Panics
+    ///
+    /// Always, after the operation in flight completes: a simulated file
+    /// has no OS file. Use [`try_into_std`](Self::try_into_std) to get the
+    /// file back instead.
+    ///
+    /// # Differences from tokio
+    ///
+    /// tokio returns the std file; there is none here.
+    pub async fn into_std(mut self) -> StdFile {
+        self.inner.get_mut().complete_inflight().await;
+        into_std_panic()
+    }
+
+    /// Simulated [`tokio::fs::File::try_into_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.try_into_std):
+    /// the underlying `std::fs::File`, or the file back if that cannot be
+    /// had now.
+    ///
+    /// # Errors
+    ///
+    /// Always `Err(self)`, the file unchanged (see below).
+    ///
+    /// # Differences from tokio
+    ///
+    /// A simulated file has no OS file, so this never succeeds; tokio
+    /// fails only while an operation is in flight.
+    #[allow(clippy::result_large_err)]
+    pub fn try_into_std(self) -> Result<StdFile, Self> {
+        Err(self)
+    }
+
+    /// Simulated [`tokio::fs::File::set_permissions`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_permissions):
+    /// would change the file's permissions (`fchmod`).
+    ///
+    /// # Errors
+    ///
+    /// `EBADF` after the file's host crashed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The simulated disk has no permissions: on an open file this
+    /// succeeds and changes nothing.
+    pub async fn set_permissions(&self, perm: Permissions) -> io::Result<()> {
+        let _ = perm; // nowhere to keep it
+        asyncify_on(&self.handle, IoOp::Meta, |fs, fd, _| {
+            fs.file_metadata(fd).map(drop)
+        })
+        .await
+    }
+
+    /// Simulated [`tokio::fs::File::set_times`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_times):
+    /// waits for the operation in flight, then would set the file's
+    /// timestamps (`futimens`).
+    ///
+    /// # Errors
+    ///
+    /// `EBADF` after the file's host crashed.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The simulated disk keeps no timestamps: on an open file this
+    /// succeeds and changes nothing ([`Metadata::modified`] stays
+    /// `Unsupported`).
+    pub async fn set_times(&self, times: FileTimes) -> io::Result<()> {
+        let _ = times; // nowhere to keep them
+        self.inner.lock().await.complete_inflight().await;
+        asyncify_on(&self.handle, IoOp::Meta, |fs, fd, _| {
+            fs.file_metadata(fd).map(drop)
+        })
+        .await
+    }
+
+    /// Simulated [`tokio::fs::File::set_modified`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_modified):
+    /// [`set_times`](Self::set_times) with only the modification time.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`set_times`](Self::set_times): succeeds and changes nothing.
+    pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
+        self.set_times(FileTimes::new().set_modified(time)).await
     }
 
     /// Simulated [`tokio::fs::File::set_max_buf_size`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_max_buf_size): the most one
@@ -563,6 +689,65 @@ impl AsyncWrite for File {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         self.poll_flush(cx)
+    }
+}
+
+impl From<StdFile> for File {
+    /// As [`File::from_std`]: always panics.
+    #[track_caller]
+    fn from(std: StdFile) -> Self {
+        drop(std);
+        from_std_panic("From<std::fs::File> for File")
+    }
+}
+
+#[cfg(unix)]
+impl From<std::os::fd::OwnedFd> for File {
+    /// As [`File::from_std`]: always panics (the descriptor is closed while
+    /// the panic unwinds).
+    #[track_caller]
+    fn from(fd: std::os::fd::OwnedFd) -> Self {
+        drop(fd);
+        from_std_panic("From<OwnedFd> for File")
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsRawFd for File {
+    /// The placeholder descriptor (see the type's docs): `/dev/null`,
+    /// opened on first use, not the simulated file.
+    ///
+    /// # Panics
+    ///
+    /// When the process has no file descriptor left for it.
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.placeholder.get_or_open().as_raw_fd()
+    }
+}
+
+#[cfg(unix)]
+impl std::os::fd::AsFd for File {
+    /// As [`as_raw_fd`](std::os::fd::AsRawFd::as_raw_fd).
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.placeholder.get_or_open().as_fd()
+    }
+}
+
+// `unsafe` because the trait is: the fd's ownership is the caller's promise.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+impl std::os::fd::FromRawFd for File {
+    /// As [`File::from_std`]: always panics. The descriptor is left open
+    /// (it is never touched).
+    ///
+    /// # Safety
+    ///
+    /// As [`std::os::fd::FromRawFd::from_raw_fd`]; this implementation
+    /// does not use the descriptor.
+    #[track_caller]
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> Self {
+        let _ = fd;
+        from_std_panic("FromRawFd for File")
     }
 }
 

@@ -51,25 +51,40 @@
 //!
 //! - `std::fs::Metadata`, `std::fs::FileType` and `std::fs::File` cannot be
 //!   built outside the OS, so [`Metadata`] and [`FileType`] are the
-//!   simulation's own types with the same methods, and
-//!   `File::from_std`/`into_std` do not exist.
+//!   simulation's own types with the same methods; a real file cannot
+//!   join the simulated disk nor a simulated file leave it:
+//!   [`File::from_std`] (and `From`/`FromRawFd`) and [`File::into_std`]
+//!   panic, [`File::try_into_std`] returns the file back, and a `File`'s
+//!   raw fd is a placeholder on `/dev/null`.
 //! - The disk has no symlinks, permissions, timestamps or working
-//!   directory: `symlink`, `read_link`, `set_permissions` and `DirBuilder` are
-//!   not provided; relative paths start at `/`.
+//!   directory: [`symlink`] fails with `Unsupported`; [`read_link`] fails
+//!   as on a path that is not a link (`InvalidInput`, or `NotFound`);
+//!   [`set_permissions`], [`File::set_permissions`], [`File::set_times`]
+//!   and [`File::set_modified`] succeed on an existing file and change
+//!   nothing; [`DirBuilder::mode`] is recorded, not applied; relative paths
+//!   start at `/`.
 //! - A path function's job sleeps one latency, whatever it does.
 
 mod blocking;
+mod dir_builder;
+mod fd;
 mod file;
+mod file_times;
 mod metadata;
 mod open_options;
 mod ops;
 mod read_dir;
 
+pub use self::dir_builder::DirBuilder;
 pub use self::file::File;
+pub use self::file_times::FileTimes;
 pub use self::metadata::{FileType, Metadata};
 pub use self::open_options::OpenOptions;
+#[cfg(unix)]
+pub use self::ops::symlink;
 pub use self::ops::{
-    canonicalize, copy, create_dir, create_dir_all, hard_link, metadata, read, read_to_string,
-    remove_dir, remove_dir_all, remove_file, rename, symlink_metadata, try_exists, write,
+    canonicalize, copy, create_dir, create_dir_all, hard_link, metadata, read, read_link,
+    read_to_string, remove_dir, remove_dir_all, remove_file, rename, set_permissions,
+    symlink_metadata, try_exists, write,
 };
 pub use self::read_dir::{read_dir, DirEntry, ReadDir};

@@ -8,6 +8,7 @@
 //! directory entry its parent directory, is synced with
 //! [`File::sync_all`](super::File::sync_all).
 
+use std::fs::Permissions;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -255,4 +256,99 @@ meta_op! {
     /// Relative paths start at the root `/` (the simulated host has no
     /// working directory); there are no symlinks to resolve.
     canonicalize(path) -> PathBuf = canonicalize;
+}
+
+/// Simulated [`tokio::fs::read_link`](https://docs.rs/tokio/1/tokio/fs/fn.read_link.html): the target of a symbolic link.
+///
+/// # Errors
+///
+/// `InvalidInput` (Linux's `EINVAL`) when the path exists, since it is
+/// then never a symlink; `NotFound` when it does not exist,
+/// `NotADirectory` when a component is a file.
+///
+/// # Panics
+///
+/// Outside a simulation.
+///
+/// # Differences from tokio
+///
+/// The simulated disk has no symlinks (see [`symlink`]), so this never
+/// succeeds: it fails as Linux does on a path that is not a link.
+pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
+    let path = path.as_ref().to_owned();
+    asyncify(Disk::current(), IoOp::Meta, move |fs, _| {
+        fs.symlink_metadata(&path)?;
+        Err(not_a_link())
+    })
+    .await
+}
+
+/// `EINVAL`, what `readlink(2)` returns on a path that is not a symlink.
+fn not_a_link() -> io::Error {
+    #[cfg(unix)]
+    {
+        io::Error::from_raw_os_error(libc::EINVAL)
+    }
+    #[cfg(not(unix))]
+    {
+        io::Error::new(io::ErrorKind::InvalidInput, "not a symbolic link")
+    }
+}
+
+/// Simulated [`tokio::fs::set_permissions`](https://docs.rs/tokio/1/tokio/fs/fn.set_permissions.html): changes the permissions of a
+/// file or directory.
+///
+/// # Errors
+///
+/// `NotFound` when the path does not exist, `NotADirectory` when a
+/// component is a file.
+///
+/// # Panics
+///
+/// Outside a simulation.
+///
+/// # Differences from tokio
+///
+/// The simulated disk has no permissions: on an existing path this
+/// succeeds and changes nothing (the simulation's [`Metadata`] has no
+/// `permissions()` to report them).
+pub async fn set_permissions(path: impl AsRef<Path>, perm: Permissions) -> io::Result<()> {
+    let path = path.as_ref().to_owned();
+    let _ = perm; // nowhere to keep it
+    asyncify(Disk::current(), IoOp::Meta, move |fs, _| {
+        fs.metadata(&path).map(drop)
+    })
+    .await
+}
+
+/// Simulated [`tokio::fs::symlink`](https://docs.rs/tokio/1/tokio/fs/fn.symlink.html): creates a symbolic link `link` to
+/// `original`.
+///
+/// # Errors
+///
+/// Always `Unsupported` (see below).
+///
+/// # Panics
+///
+/// Outside a simulation.
+///
+/// # Differences from tokio
+///
+/// The simulated disk has no symlinks, so this always fails with
+/// [`io::ErrorKind::Unsupported`] (after the blocking job, like any other
+/// operation) and creates nothing. Use [`hard_link`] for a second name of a
+/// file, or [`copy`].
+#[cfg(unix)]
+pub async fn symlink(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::Result<()> {
+    let (original, link) = (original.as_ref().to_owned(), link.as_ref().to_owned());
+    asyncify(Disk::current(), IoOp::Meta, move |_, _| {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "sim_rt::fs::symlink({original:?}, {link:?}): the simulated disk has no \
+                 symbolic links (use hard_link or copy instead)"
+            ),
+        ))
+    })
+    .await
 }

@@ -91,6 +91,73 @@ fn fs_signatures() {
     send_sync::<OpenOptions>();
 }
 
+/// The items of `tokio::fs` that touch what the simulated disk lacks
+/// (symlinks, permissions, timestamps, OS files), pinned to tokio's
+/// signatures, trait impls and auto traits.
+#[allow(dead_code, clippy::type_complexity)]
+fn fs_os_signatures() {
+    use std::fs::Permissions;
+    use std::path::PathBuf;
+    use std::time::SystemTime;
+    use tokio::fs::{self, DirBuilder, File, FileTimes};
+    fn send_future_of<T, F: std::future::Future<Output = T> + Send>(_: F) {}
+    let p = "/x";
+
+    // free functions
+    send_future_of::<io::Result<PathBuf>, _>(fs::read_link(p));
+    send_future_of::<io::Result<PathBuf>, _>(fs::read_link(PathBuf::from(p)));
+    fn set_permissions(perm: Permissions) {
+        send_future_of::<io::Result<()>, _>(fs::set_permissions("/x", perm));
+    }
+    #[cfg(unix)]
+    send_future_of::<io::Result<()>, _>(fs::symlink(p, PathBuf::from("/y")));
+
+    // DirBuilder
+    let _: fn() -> DirBuilder = DirBuilder::new;
+    let _: fn(&mut DirBuilder, bool) -> &mut DirBuilder = DirBuilder::recursive;
+    #[cfg(unix)]
+    let _: fn(&mut DirBuilder, u32) -> &mut DirBuilder = DirBuilder::mode;
+    fn dir_builder(b: &DirBuilder) {
+        send_future_of::<io::Result<()>, _>(b.create("/x"));
+        send_future_of::<io::Result<()>, _>(b.create(PathBuf::from("/x")));
+    }
+    fn builder_traits<T: Default + std::fmt::Debug + Send + Sync + Unpin>() {}
+    builder_traits::<DirBuilder>();
+
+    // FileTimes
+    let _: fn() -> FileTimes = FileTimes::new;
+    let _: fn(FileTimes, SystemTime) -> FileTimes = FileTimes::set_accessed;
+    let _: fn(FileTimes, SystemTime) -> FileTimes = FileTimes::set_modified;
+    #[cfg(any(windows, target_vendor = "apple"))]
+    let _: fn(FileTimes, SystemTime) -> FileTimes = FileTimes::set_created;
+    fn times_traits<T: Default + Clone + std::fmt::Debug + Send + Sync + Unpin>() {}
+    times_traits::<FileTimes>();
+
+    // File
+    let _: fn(std::fs::File) -> File = File::from_std;
+    let _: fn(File) -> Result<std::fs::File, File> = File::try_into_std;
+    fn file(f: &File, perm: Permissions, times: FileTimes) {
+        send_future_of::<io::Result<()>, _>(f.set_permissions(perm));
+        send_future_of::<io::Result<()>, _>(f.set_times(times));
+        send_future_of::<io::Result<()>, _>(f.set_modified(SystemTime::UNIX_EPOCH));
+    }
+    fn into_std(f: File) {
+        send_future_of::<std::fs::File, _>(f.into_std());
+    }
+    fn from_std_file<T: From<std::fs::File>>() {}
+    from_std_file::<File>();
+    #[cfg(unix)]
+    {
+        fn fd_traits<T>()
+        where
+            T: From<std::os::fd::OwnedFd>,
+            T: std::os::fd::AsFd + std::os::fd::AsRawFd + std::os::fd::FromRawFd,
+        {
+        }
+        fd_traits::<File>();
+    }
+}
+
 /// An append-only log and an atomic replace, written the way tokio code
 /// writes them: the same function runs on both runtimes.
 async fn fs_service(root: &std::path::Path) -> io::Result<(Vec<u8>, String, Vec<String>)> {
