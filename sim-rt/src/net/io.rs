@@ -180,7 +180,9 @@ impl NetIo {
             return Err(io::ErrorKind::WouldBlock.into());
         }
         match f() {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Err(io::ErrorKind::WouldBlock.into()),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                Err(io::ErrorKind::WouldBlock.into())
+            }
             r => r,
         }
     }
