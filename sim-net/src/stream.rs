@@ -86,6 +86,23 @@ fn take_front(q: &mut VecDeque<u8>, n: usize) -> Payload {
     data
 }
 
+/// The closed directions of a stream endpoint, as Linux's `poll` reports
+/// them to epoll (and mio to tokio's `Ready`); see [`Net::tcp_hangup`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpHangup {
+    /// `EPOLLRDHUP` or `EPOLLHUP`: the peer's FIN arrived, reading was shut
+    /// down, or the connection is closed (reset or refused).
+    pub read_closed: bool,
+    /// `EPOLLHUP` or `EPOLLERR`: both directions are shut down (this side
+    /// shut writing down and the peer's FIN arrived), the connection is
+    /// closed, or an error is pending. Shutting writing down alone does not
+    /// set it, as on Linux.
+    pub write_closed: bool,
+    /// `EPOLLERR`: an error (`ConnectionReset`...) is pending, not yet
+    /// reported by a read or write.
+    pub error: bool,
+}
+
 /// What reading an endpoint finds; see [`Conn::read_outcome`].
 enum ReadOutcome {
     /// Buffered bytes.
@@ -463,6 +480,23 @@ impl Net {
         } else {
             Err(error::kind(io::ErrorKind::NotConnected))
         }
+    }
+
+    /// Which directions of `conn` are closed, and whether an error is
+    /// pending, as Linux's `poll` reports them (what mio's `Event` calls
+    /// read closed, write closed and error); `None` once the endpoint is
+    /// forgotten. See [`TcpHangup`].
+    pub fn tcp_hangup(&self, conn: ConnId) -> Option<TcpHangup> {
+        let c = self.conns.get(&conn)?;
+        let read_shut = c.fin_received || c.read_shutdown;
+        // `EPOLLHUP`: both directions shut down, or the connection closed
+        // (reset, refused).
+        let hup = c.state == ConnState::Closed || (c.fin_pending && read_shut);
+        Some(TcpHangup {
+            read_closed: hup || read_shut,
+            write_closed: hup || c.error.is_some(),
+            error: c.error.is_some(),
+        })
     }
 
     /// The host an endpoint belongs to, or `None` once it is forgotten.

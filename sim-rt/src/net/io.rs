@@ -6,12 +6,15 @@
 //! readiness it needs and returns `Pending`; the model's `Ready` event for
 //! that endpoint wakes it to retry, exactly like mio/epoll readiness.
 
+use std::future::poll_fn;
 use std::io;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use sim_net::{Endpoint, Net, Readiness};
+
+use crate::io::{Interest, Ready};
 
 use crate::runtime::context;
 use crate::runtime::world::World;
@@ -137,6 +140,75 @@ impl NetIo {
         }
     }
 
+    /// tokio's `ready(interest)`: `Ready` with the readiness of `endpoint`
+    /// that `interest` covers (see [`ready_of`] and [`interest_mask`]) once
+    /// it is not empty; else registers the task and returns `Pending`.
+    pub(crate) fn poll_ready_set(
+        &self,
+        cx: &mut Context<'_>,
+        endpoint: Endpoint,
+        interest: Interest,
+    ) -> Poll<io::Result<Ready>> {
+        let world = self.world()?;
+        let ready = world.net_ref(|net| ready_of(net, endpoint)) & interest_mask(interest);
+        if ready.is_empty() {
+            world.net_register(endpoint, wake_on(interest), cx.waker());
+            Poll::Pending
+        } else {
+            Poll::Ready(Ok(ready))
+        }
+    }
+
+    /// tokio's `try_io`: runs `f` once if `endpoint` is ready for
+    /// `interest` now, else `WouldBlock` without calling it. A
+    /// `WouldBlock` from `f` becomes a plain `WouldBlock` error, as in
+    /// tokio (which also clears its cached readiness then; here readiness
+    /// is the model's state, read afresh each time, so there is nothing to
+    /// clear).
+    pub(crate) fn try_io<R>(
+        &self,
+        endpoint: Endpoint,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let world = self.world()?;
+        let ready = world.net_ref(|net| ready_of(net, endpoint)) & interest_mask(interest);
+        // `f` uses the socket's own methods, which borrow the model: the
+        // world must not be held while it runs.
+        drop(world);
+        if ready.is_empty() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                Err(io::ErrorKind::WouldBlock.into())
+            }
+            r => r,
+        }
+    }
+
+    /// tokio's `async_io`: waits until `endpoint` is ready for `interest`,
+    /// runs `f`, and again while `f` returns `WouldBlock`. Takes a unit of
+    /// the task's cooperative budget per call of `f`, as tokio does.
+    pub(crate) async fn async_io<R>(
+        &self,
+        endpoint: Endpoint,
+        interest: Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            poll_fn(|cx| self.poll_ready_set(cx, endpoint, interest)).await?;
+            let coop = poll_fn(crate::task::coop::poll_proceed).await;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                r => {
+                    coop.made_progress();
+                    return r;
+                }
+            }
+        }
+    }
+
     /// The socket's handle is gone: closes it in the model (a no-op once
     /// its host stopped) and forgets its waiters. Does nothing when the
     /// simulation is not reachable.
@@ -146,6 +218,80 @@ impl NetIo {
             world.net_op(op);
         }
     }
+}
+
+/// The readiness of `endpoint` in tokio's terms: `READABLE` and
+/// `WRITABLE` as the model reports them (an operation of that kind would
+/// not block), and for a stream `READ_CLOSED`, `WRITE_CLOSED` and `ERROR`
+/// as Linux's `poll` reports them through mio (see
+/// [`sim_net::TcpHangup`]). An endpoint the model no longer knows (its
+/// host was stopped) is ready for everything, so that the next operation
+/// reports the error; a stream is then closed both ways, as a socket whose
+/// connection is gone.
+fn ready_of(net: &Net, endpoint: Endpoint) -> Ready {
+    let base = net.readiness(endpoint);
+    let mut ready = Ready::EMPTY;
+    if base.is_readable() {
+        ready |= Ready::READABLE;
+    }
+    if base.is_writable() {
+        ready |= Ready::WRITABLE;
+    }
+    if let Endpoint::Conn(conn) = endpoint {
+        let hangup = net.tcp_hangup(conn).unwrap_or(sim_net::TcpHangup {
+            read_closed: true,
+            write_closed: true,
+            error: false,
+        });
+        if hangup.read_closed {
+            ready |= Ready::READ_CLOSED;
+        }
+        if hangup.write_closed {
+            ready |= Ready::WRITE_CLOSED;
+        }
+        if hangup.error {
+            ready |= Ready::ERROR;
+        }
+    }
+    ready
+}
+
+/// The readiness kinds `interest` covers, as tokio counts them: readable
+/// includes read closed, writable includes write closed, and priority
+/// (Linux and Android) includes read closed.
+fn interest_mask(interest: Interest) -> Ready {
+    let mut mask = Ready::EMPTY;
+    if interest.is_readable() {
+        mask |= Ready::READABLE | Ready::READ_CLOSED;
+    }
+    if interest.is_writable() {
+        mask |= Ready::WRITABLE | Ready::WRITE_CLOSED;
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if interest.is_priority() {
+        mask |= Ready::PRIORITY | Ready::READ_CLOSED;
+    }
+    if interest.is_error() {
+        mask |= Ready::ERROR;
+    }
+    mask
+}
+
+/// Which of the model's wakeups can make `interest` ready: a read-side
+/// event for readable and priority (the peer's FIN, a reset), both kinds
+/// for error (the model wakes both when an error arrives).
+fn wake_on(interest: Interest) -> Readiness {
+    let mut on = Readiness::EMPTY;
+    if interest.is_readable() || interest.is_priority() {
+        on |= Readiness::READABLE;
+    }
+    if interest.is_writable() {
+        on |= Readiness::WRITABLE;
+    }
+    if interest.is_error() {
+        on |= Readiness::BOTH;
+    }
+    on
 }
 
 /// Whether the model still knows `endpoint`.

@@ -29,9 +29,14 @@
 //!   time moves only to instants where something becomes due, so within a
 //!   window the arrival instant matters only relative to timers and other
 //!   packets, and those orders are explored.
-//! - `ready(Interest)` is not provided (tokio's `Interest` lives behind its
-//!   `net` feature, which would pull in the real reactor); `readable` and
-//!   `writable` are.
+//! - Readiness (`ready(Interest)`, `readable`, `writable`, `try_io`,
+//!   `async_io`) is the simulated socket's state when it is looked at, not
+//!   an event tokio caches until an operation returns `WouldBlock`: there
+//!   are no false positives. A stream's `READ_CLOSED`, `WRITE_CLOSED` and
+//!   `ERROR` are what Linux's `poll` would report for the same state. The
+//!   closure given to `try_io`/`async_io` must use the socket's own
+//!   `try_*` methods: raw I/O on its fd does not reach the simulated
+//!   network.
 //! - A socket is used on the simulation's own thread only; it is `Send` and
 //!   `Sync` like tokio's so code that moves it between tasks compiles.
 

@@ -41,7 +41,7 @@ use super::addr::{each_addr, resolve, ToSocketAddrs};
 use super::fd::{self, Kind, Placeholder};
 use super::io::NetIo;
 use super::{checked_ttl, DEFAULT_TTL};
-use crate::io::ReadBuf;
+use crate::io::{Interest, ReadBuf, Ready};
 
 /// Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a UDP socket on the host of the
 /// task that bound it.
@@ -96,8 +96,6 @@ use crate::io::ReadBuf;
 ///   live on the placeholder fd (kernel semantics) and change nothing in
 ///   the simulation; the model has no multicast, so
 ///   `join_multicast_*`/`leave_multicast_*` fail with `Unsupported`.
-/// - Not provided: `ready(Interest)`, `try_io` and `async_io` (tokio's
-///   `Interest` is behind its `net` feature).
 /// - [`set_ttl`](Self::set_ttl) and [`set_broadcast`](Self::set_broadcast)
 ///   are stored and read back but change nothing: the model has no hop
 ///   count and no broadcast addresses.
@@ -271,6 +269,137 @@ impl UdpSocket {
         let id = self.id;
         self.io
             .try_op(self.endpoint(), |net, now| net.udp_send(id, buf, now))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::ready`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.ready):
+    /// waits until the socket is ready for any of the kinds in `interest`,
+    /// and returns the readiness it has of those kinds.
+    ///
+    /// The socket is always writable (sending never waits in the model)
+    /// and readable while a datagram is queued. It is never read or write
+    /// closed, and never has an error to report (the model has no ICMP).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: it consumes nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{Interest, Ready};
+    /// use sim_rt::net::UdpSocket;
+    ///
+    /// let a = UdpSocket::bind("0.0.0.0:7000").await?;
+    /// let b = UdpSocket::bind("0.0.0.0:7001").await?;
+    /// let both = Interest::READABLE | Interest::WRITABLE;
+    /// assert_eq!(a.ready(both).await?, Ready::WRITABLE);
+    ///
+    /// b.send_to(b"ping", "localhost:7000").await?;
+    /// assert_eq!(a.ready(Interest::READABLE).await?, Ready::READABLE);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Only when the simulation is gone. A socket whose host was stopped is
+    /// ready for everything, and the next operation reports
+    /// `NotConnected`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The readiness is the simulated socket's state when the method looks,
+    /// not an event cached since the last `WouldBlock`: it never reports a
+    /// kind the socket does not have (no false positives, no empty set).
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        poll_fn(|cx| self.io.poll_ready_set(cx, self.endpoint(), interest)).await
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::try_io`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_io):
+    /// runs the I/O operation `f` once if the socket is ready for
+    /// `interest` (see [`ready`](Self::ready)), without waiting.
+    ///
+    /// If the socket is not ready, `f` is not called and the result is a
+    /// `WouldBlock` error. Otherwise `f`'s result is returned, except that
+    /// a `WouldBlock` from `f` is returned as a plain `WouldBlock` error, as
+    /// tokio does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::Interest;
+    /// use sim_rt::net::UdpSocket;
+    ///
+    /// let a = UdpSocket::bind("0.0.0.0:7000").await?;
+    /// let b = UdpSocket::bind("0.0.0.0:7001").await?;
+    /// b.send_to(b"ping", "localhost:7000").await?;
+    /// a.readable().await?;
+    ///
+    /// let mut buf = [0; 8];
+    /// let (n, _) = a.try_io(Interest::READABLE, || a.try_recv_from(&mut buf))?;
+    /// assert_eq!(&buf[..n], b"ping");
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` as above; `f`'s error.
+    ///
+    /// # Differences from tokio
+    ///
+    /// - In tokio `f` performs a raw system call on the socket's fd. Here
+    ///   that fd is a placeholder that never reaches the simulated network:
+    ///   `f` must use the socket's own non-blocking methods
+    ///   ([`try_recv`](Self::try_recv), [`try_recv_from`](Self::try_recv_from),
+    ///   [`try_send_to`](Self::try_send_to), [`try_peek_from`](Self::try_peek_from)...).
+    /// - tokio clears its cached readiness when `f` returns `WouldBlock`, so
+    ///   that the next [`ready`](Self::ready) waits for a new event. Here
+    ///   readiness is the socket's state, read afresh each time: once the
+    ///   queue is empty the socket is no longer readable, and the next
+    ///   `ready` waits for a datagram; an `f` that returns `WouldBlock`
+    ///   without having tried leaves the socket ready.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_io(self.endpoint(), interest, f)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UdpSocket::async_io`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.async_io):
+    /// waits until the socket is ready for `interest`, runs the I/O
+    /// operation `f`, and repeats while `f` returns `WouldBlock`.
+    ///
+    /// Returns `f`'s first result that is not a `WouldBlock` error. Each
+    /// call of `f` takes a unit of the task's cooperative budget, as in
+    /// tokio.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe as far as `f` is.
+    ///
+    /// # Errors
+    ///
+    /// `f`'s first error other than `WouldBlock`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As for [`try_io`](Self::try_io): `f` must use the socket's own
+    /// non-blocking methods, and after a `WouldBlock` the method waits for
+    /// the socket's state to become ready again rather than for a new
+    /// event.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.async_io(self.endpoint(), interest, f).await
     }
 
     /// Simulated [`tokio::net::UdpSocket::readable`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.readable): waits until a

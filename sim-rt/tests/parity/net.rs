@@ -365,3 +365,88 @@ async fn connection_refused_on_a_closed_port() {
         .unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::AddrInUse);
 }
+
+/// `ready(Interest)`, `try_io` and `async_io`, pinned to tokio's signatures:
+/// `try_io` takes an `FnOnce`, `async_io` an `FnMut`, and every future is
+/// `Send` when the closure is.
+#[allow(dead_code, clippy::type_complexity)]
+fn net_ready_signatures() {
+    use tokio::io::{Interest, Ready};
+    use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
+    use tokio::net::{TcpStream, UdpSocket};
+    fn future_of<T, F: std::future::Future<Output = T> + Send>(_: F) {}
+
+    fn stream(s: &TcpStream, buf: &mut [u8]) {
+        future_of::<io::Result<Ready>, _>(s.ready(Interest::READABLE | Interest::WRITABLE));
+        let owned = vec![1u8];
+        let _: io::Result<Vec<u8>> = s.try_io(Interest::READABLE, move || Ok(owned));
+        let _: io::Result<usize> = s.try_io(Interest::READABLE, || s.try_read(buf));
+        let mut calls = 0;
+        future_of::<io::Result<usize>, _>(s.async_io(Interest::WRITABLE, move || {
+            calls += 1;
+            Ok(calls)
+        }));
+    }
+    let _ = stream;
+    fn halves(r: &ReadHalf<'_>, w: &WriteHalf<'_>, or: &OwnedReadHalf, ow: &OwnedWriteHalf) {
+        future_of::<io::Result<Ready>, _>(r.ready(Interest::READABLE));
+        future_of::<io::Result<Ready>, _>(w.ready(Interest::WRITABLE));
+        future_of::<io::Result<Ready>, _>(or.ready(Interest::READABLE));
+        future_of::<io::Result<Ready>, _>(ow.ready(Interest::WRITABLE));
+    }
+    let _ = halves;
+    fn udp(u: &UdpSocket, buf: &mut [u8]) {
+        future_of::<io::Result<Ready>, _>(u.ready(Interest::READABLE));
+        let _: io::Result<(usize, std::net::SocketAddr)> =
+            u.try_io(Interest::READABLE, || u.try_recv_from(buf));
+        let mut calls = 0;
+        future_of::<io::Result<usize>, _>(u.async_io(Interest::WRITABLE, move || {
+            calls += 1;
+            Ok(calls)
+        }));
+    }
+    let _ = udp;
+
+    #[cfg(unix)]
+    {
+        use tokio::net::unix::{self, pipe};
+        use tokio::net::{UnixDatagram, UnixStream};
+        fn unix_stream(s: &UnixStream, buf: &mut [u8]) {
+            future_of::<io::Result<Ready>, _>(s.ready(Interest::READABLE));
+            let _: io::Result<usize> = s.try_io(Interest::READABLE, || s.try_read(buf));
+            let mut calls = 0;
+            future_of::<io::Result<usize>, _>(s.async_io(Interest::WRITABLE, move || {
+                calls += 1;
+                Ok(calls)
+            }));
+        }
+        let _ = unix_stream;
+        fn unix_halves(
+            r: &unix::ReadHalf<'_>,
+            w: &unix::WriteHalf<'_>,
+            or: &unix::OwnedReadHalf,
+            ow: &unix::OwnedWriteHalf,
+        ) {
+            future_of::<io::Result<Ready>, _>(r.ready(Interest::READABLE));
+            future_of::<io::Result<Ready>, _>(w.ready(Interest::WRITABLE));
+            future_of::<io::Result<Ready>, _>(or.ready(Interest::READABLE));
+            future_of::<io::Result<Ready>, _>(ow.ready(Interest::WRITABLE));
+        }
+        let _ = unix_halves;
+        fn unix_datagram(d: &UnixDatagram, buf: &mut [u8]) {
+            future_of::<io::Result<Ready>, _>(d.ready(Interest::READABLE));
+            let _: io::Result<usize> = d.try_io(Interest::READABLE, || d.try_recv(buf));
+            let mut calls = 0;
+            future_of::<io::Result<usize>, _>(d.async_io(Interest::WRITABLE, move || {
+                calls += 1;
+                Ok(calls)
+            }));
+        }
+        let _ = unix_datagram;
+        fn pipes(s: &pipe::Sender, r: &pipe::Receiver) {
+            future_of::<io::Result<Ready>, _>(s.ready(Interest::WRITABLE));
+            future_of::<io::Result<Ready>, _>(r.ready(Interest::READABLE));
+        }
+        let _ = pipes;
+    }
+}

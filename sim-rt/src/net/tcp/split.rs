@@ -12,7 +12,7 @@ use std::net::{Shutdown, SocketAddr};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use bytes::BufMut;
 
 use super::TcpStream;
@@ -25,7 +25,7 @@ use super::TcpStream;
 ///
 /// # Differences from tokio
 ///
-/// `ready(Interest)` is not provided; see [`TcpStream`].
+/// None.
 #[derive(Debug)]
 pub struct ReadHalf<'a>(&'a TcpStream);
 
@@ -38,7 +38,7 @@ pub struct ReadHalf<'a>(&'a TcpStream);
 ///
 /// # Differences from tokio
 ///
-/// `ready(Interest)` is not provided; see [`TcpStream`].
+/// None.
 #[derive(Debug)]
 pub struct WriteHalf<'a>(&'a TcpStream);
 
@@ -76,6 +76,22 @@ impl ReadHalf<'_> {
     pub async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut buf = ReadBuf::new(buf);
         poll_fn(|cx| self.poll_peek(cx, &mut buf)).await
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::tcp::ReadHalf::ready`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.ready):
+    /// waits until the stream is ready for any of the kinds in `interest`;
+    /// see [`TcpStream::ready`].
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`TcpStream::ready`].
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.0.ready(interest).await
     }
 
     /// Simulated [`tokio::net::tcp::ReadHalf::readable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.ReadHalf.html#method.readable): waits until the
@@ -144,6 +160,22 @@ impl ReadHalf<'_> {
 }
 
 impl WriteHalf<'_> {
+    /// Simulated/own version of
+    /// [`tokio::net::tcp::WriteHalf::ready`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.ready):
+    /// waits until the stream is ready for any of the kinds in `interest`;
+    /// see [`TcpStream::ready`].
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`TcpStream::ready`].
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.0.ready(interest).await
+    }
+
     /// Simulated [`tokio::net::tcp::WriteHalf::writable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.WriteHalf.html#method.writable): waits until the
     /// stream is writable; see [`TcpStream::writable`].
     ///

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::{fmt, io};
 
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use bytes::BufMut;
 
 use super::TcpStream;
@@ -33,7 +33,7 @@ use super::TcpStream;
 ///
 /// # Differences from tokio
 ///
-/// `ready(Interest)` is not provided; see [`TcpStream`].
+/// None.
 #[derive(Debug)]
 pub struct OwnedReadHalf {
     inner: Arc<TcpStream>,
@@ -51,7 +51,7 @@ pub struct OwnedReadHalf {
 ///
 /// # Differences from tokio
 ///
-/// `ready(Interest)` is not provided; see [`TcpStream`].
+/// None.
 #[derive(Debug)]
 pub struct OwnedWriteHalf {
     inner: Arc<TcpStream>,
@@ -142,6 +142,22 @@ impl OwnedReadHalf {
     pub async fn peek(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut buf = ReadBuf::new(buf);
         poll_fn(|cx| self.poll_peek(cx, &mut buf)).await
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::tcp::OwnedReadHalf::ready`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.ready):
+    /// waits until the stream is ready for any of the kinds in `interest`;
+    /// see [`TcpStream::ready`].
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`TcpStream::ready`].
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.inner.ready(interest).await
     }
 
     /// Simulated [`tokio::net::tcp::OwnedReadHalf::readable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedReadHalf.html#method.readable): waits until
@@ -246,6 +262,22 @@ impl OwnedWriteHalf {
     pub fn forget(mut self) {
         self.shutdown_on_drop = false;
         drop(self);
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::tcp::OwnedWriteHalf::ready`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.ready):
+    /// waits until the stream is ready for any of the kinds in `interest`;
+    /// see [`TcpStream::ready`].
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`TcpStream::ready`].
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        self.inner.ready(interest).await
     }
 
     /// Simulated [`tokio::net::tcp::OwnedWriteHalf::writable`](https://docs.rs/tokio/1/tokio/net/tcp/struct.OwnedWriteHalf.html#method.writable): waits until

@@ -25,7 +25,7 @@ use std::sync::{Mutex, PoisonError};
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use bytes::BufMut;
 use sim_net::{ConnId, Endpoint, Net, Readiness};
 use socket2::Socket;
@@ -81,9 +81,6 @@ use crate::net::{checked_ttl, DEFAULT_TTL};
 ///
 /// # Differences from tokio
 ///
-/// - `ready(Interest)`, `try_io` and `async_io` are not provided (tokio's
-///   `Interest` needs its real reactor); [`readable`](Self::readable) and
-///   [`writable`](Self::writable) are.
 /// - There is no OS socket: [`from_std`](Self::from_std) (and `TryFrom`)
 ///   and [`into_std`](Self::into_std) fail with `Unsupported`, and the raw
 ///   fd (`AsRawFd`, `AsFd`) is a real but never connected placeholder
@@ -279,6 +276,77 @@ impl TcpStream {
         Poll::Ready(Ok(n))
     }
 
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::ready`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.ready):
+    /// waits until the stream is ready for any of the kinds in `interest`,
+    /// and returns the readiness it has of those kinds.
+    ///
+    /// Readable interest also covers [`Ready::READ_CLOSED`], writable
+    /// interest [`Ready::WRITE_CLOSED`], as in tokio. The stream is:
+    ///
+    /// - readable when a read would not block: bytes, end of stream or an
+    ///   error to report;
+    /// - writable when a write would not block: send buffer space, a write
+    ///   direction already shut down (the write fails at once), or an error
+    ///   to report;
+    /// - read closed once the peer's FIN arrived (even with bytes still
+    ///   unread before it), after `shutdown(Read)`, or once the connection
+    ///   is reset or refused;
+    /// - write closed once both directions are shut down (this side shut
+    ///   writing down and the peer's FIN arrived), or the connection is
+    ///   reset or refused, or an error is pending. Shutting writing down
+    ///   alone does not make the stream write closed: Linux does not report
+    ///   it either;
+    /// - error ([`Interest::ERROR`]) while an error (`ConnectionReset`...)
+    ///   is pending, until a read or write reports it.
+    ///
+    /// Used to read and write on one task without splitting the stream,
+    /// with [`try_read`](Self::try_read) and [`try_write`](Self::try_write).
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: it consumes nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{AsyncWriteExt, Interest};
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    /// server.write_all(b"hi").await?;
+    /// drop(server);
+    ///
+    /// let ready = stream.ready(Interest::READABLE).await?;
+    /// assert!(ready.is_readable() && ready.is_read_closed());
+    /// let mut msg = [0; 16];
+    /// assert_eq!(stream.try_read(&mut msg)?, 2);
+    /// assert_eq!(stream.try_read(&mut msg)?, 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Only when the simulation is gone. A stream whose host was stopped is
+    /// ready for everything (readable, writable, both closed), and the next
+    /// operation reports `NotConnected`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// - The readiness is the simulated connection's state when the method
+    ///   looks, not an event cached since the last `WouldBlock`: it never
+    ///   reports a kind the stream does not have (no false positives, no
+    ///   empty set), and a readiness that a `try_*` call consumed is gone
+    ///   at once.
+    /// - See the type's docs about wakers.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        poll_fn(|cx| self.io.poll_ready_set(cx, self.endpoint(), interest)).await
+    }
+
     /// Simulated [`tokio::net::TcpStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.readable): waits until the
     /// stream is readable (data, end of stream or an error to report).
     ///
@@ -446,6 +514,125 @@ impl TcpStream {
         self.io.try_op(self.endpoint(), |net, now| {
             net.tcp_write(conn, &gather(net, bufs), now)
         })
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::try_io`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_io):
+    /// runs the I/O operation `f` once if the stream is ready for
+    /// `interest` (see [`ready`](Self::ready)), without waiting.
+    ///
+    /// If the stream is not ready, `f` is not called and the result is a
+    /// `WouldBlock` error. Otherwise `f`'s result is returned, except that
+    /// a `WouldBlock` from `f` is returned as a plain `WouldBlock` error, as
+    /// tokio does. `f` should perform one kind of operation, matching one
+    /// interest.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{AsyncWriteExt, Interest};
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    ///
+    /// let mut buf = [0; 8];
+    /// let early = stream.try_io(Interest::READABLE, || stream.try_read(&mut buf));
+    /// assert_eq!(early.unwrap_err().kind(), std::io::ErrorKind::WouldBlock);
+    ///
+    /// server.write_all(b"ok").await?;
+    /// stream.readable().await?;
+    /// let n = stream.try_io(Interest::READABLE, || stream.try_read(&mut buf))?;
+    /// assert_eq!(&buf[..n], b"ok");
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `WouldBlock` as above; `f`'s error.
+    ///
+    /// # Differences from tokio
+    ///
+    /// - In tokio `f` performs a raw system call on the socket's fd
+    ///   (through `AsRawFd`/`AsFd`). Here that fd is a placeholder that never
+    ///   reaches the simulated network: `f` must use the stream's own
+    ///   non-blocking methods ([`try_read`](Self::try_read),
+    ///   [`try_write`](Self::try_write) and their vectored and buffer
+    ///   forms) instead. Raw I/O on the fd fails (it is not connected).
+    /// - tokio clears its cached readiness when `f` returns `WouldBlock`, so
+    ///   that the next [`ready`](Self::ready) waits for a new event. Here
+    ///   readiness is the simulated connection's state, read afresh each
+    ///   time: after `f` returned `WouldBlock` because the stream's
+    ///   readiness was consumed (by `f` itself or by another task), the
+    ///   state no longer reports it, and the next `ready` waits until the
+    ///   network makes the stream ready again. The one case that differs:
+    ///   an `f` that returns `WouldBlock` without having done the
+    ///   operation leaves the stream ready, and `ready` returns at once.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.try_io(self.endpoint(), interest, f)
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::TcpStream::async_io`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.async_io):
+    /// waits until the stream is ready for `interest`, runs the I/O
+    /// operation `f`, and repeats while `f` returns `WouldBlock`.
+    ///
+    /// Returns `f`'s first result that is not a `WouldBlock` error. Each
+    /// call of `f` takes a unit of the task's cooperative budget, as in
+    /// tokio.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::io::{AsyncWriteExt, Interest};
+    /// use sim_rt::net::{TcpListener, TcpStream};
+    ///
+    /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
+    /// let stream = TcpStream::connect("localhost:8080").await?;
+    /// let (mut server, _) = listener.accept().await?;
+    /// sim_rt::spawn(async move { server.write_all(b"late").await });
+    ///
+    /// let mut buf = [0; 8];
+    /// let n = stream
+    ///     .async_io(Interest::READABLE, || stream.try_read(&mut buf))
+    ///     .await?;
+    /// assert_eq!(&buf[..n], b"late");
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe as far as `f` is: dropping the future while it waits
+    /// loses nothing.
+    ///
+    /// # Errors
+    ///
+    /// `f`'s first error other than `WouldBlock`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As for [`try_io`](Self::try_io): `f` must use the stream's own
+    /// non-blocking methods, not raw I/O on the fd; and after a
+    /// `WouldBlock` the method waits for the simulated connection's state
+    /// to become ready again rather than for a new event (an `f` that
+    /// returns `WouldBlock` without trying the operation, while the stream
+    /// stays ready, is called again at once, and after the task's budget
+    /// is spent the task yields).
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.io.async_io(self.endpoint(), interest, f).await
     }
 
     /// Simulated [`tokio::net::TcpStream::peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peek): waits for received bytes

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use bytes::BufMut;
 
 use super::{unsupported, Never, SocketAddr};
-use crate::io::ReadBuf;
+use crate::io::{Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
 /// [`tokio::net::UnixDatagram`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html):
@@ -75,6 +75,37 @@ impl UnixDatagram {
     pub fn from_std(datagram: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
         drop(datagram);
         Err(unsupported("UnixDatagram::from_std"))
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixDatagram::ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.ready).
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let _ = interest;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixDatagram::try_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.try_io).
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let _ = interest;
+        drop(f);
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixDatagram::async_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.async_io).
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let _ = interest;
+        drop(f);
+        self.never.absurd()
     }
 
     /// Simulated/own version of

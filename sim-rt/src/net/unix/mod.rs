@@ -21,8 +21,7 @@
 //!
 //! # Differences from tokio
 //!
-//! Nothing here is simulated (see above). `ready(Interest)`, `try_io` and
-//! `async_io` (which take tokio's `Interest`) are not provided, as for TCP.
+//! Nothing here is simulated (see above).
 
 mod datagram;
 mod listener;

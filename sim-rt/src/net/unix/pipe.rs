@@ -20,7 +20,7 @@ use std::task::{Context, Poll};
 use bytes::BufMut;
 
 use super::{unsupported, Never};
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
 /// [`tokio::net::unix::pipe::pipe`](https://docs.rs/tokio/1/tokio/net/unix/pipe/fn.pipe.html).
@@ -180,6 +180,13 @@ from_fd!(Sender, "Sender");
 
 impl Sender {
     /// Simulated/own version of
+    /// [`tokio::net::unix::pipe::Sender::ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.ready).
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let _ = interest;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
     /// [`tokio::net::unix::pipe::Sender::writable`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.writable).
     pub async fn writable(&self) -> io::Result<()> {
         self.never.absurd()
@@ -248,6 +255,13 @@ pub struct Receiver {
 from_fd!(Receiver, "Receiver");
 
 impl Receiver {
+    /// Simulated/own version of
+    /// [`tokio::net::unix::pipe::Receiver::ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.ready).
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let _ = interest;
+        self.never.absurd()
+    }
+
     /// Simulated/own version of
     /// [`tokio::net::unix::pipe::Receiver::readable`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.readable).
     pub async fn readable(&self) -> io::Result<()> {

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use bytes::BufMut;
 
 use super::{SocketAddr, UnixStream};
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
 /// [`tokio::net::unix::ReadHalf`](https://docs.rs/tokio/1/tokio/net/unix/struct.ReadHalf.html):
@@ -79,6 +79,13 @@ impl Error for ReuniteError {}
 macro_rules! read_half {
     ($ty:ty, $name:literal, |$s:ident| $stream:expr) => {
         impl $ty {
+            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::ready`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.ready).")]
+            pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+                let _ = interest;
+                let $s = self;
+                $stream.absurd()
+            }
+
             #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::readable`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.readable).")]
             pub async fn readable(&self) -> io::Result<()> {
                 let $s = self;
@@ -143,6 +150,13 @@ macro_rules! read_half {
 macro_rules! write_half {
     ($ty:ty, $name:literal, |$s:ident| $stream:expr) => {
         impl $ty {
+            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::ready`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.ready).")]
+            pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+                let _ = interest;
+                let $s = self;
+                $stream.absurd()
+            }
+
             #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::writable`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.writable).")]
             pub async fn writable(&self) -> io::Result<()> {
                 let $s = self;

@@ -11,7 +11,7 @@ use bytes::BufMut;
 
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
 use super::{unsupported, Never, SocketAddr, UCred};
-use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
+use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
 /// [`tokio::net::UnixStream`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html):
@@ -83,6 +83,37 @@ impl UnixStream {
     /// Simulated/own version of
     /// [`tokio::net::UnixStream::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.into_std).
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.ready).
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let _ = interest;
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::try_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_io).
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let _ = interest;
+        drop(f);
+        self.never.absurd()
+    }
+
+    /// Simulated/own version of
+    /// [`tokio::net::UnixStream::async_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.async_io).
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let _ = interest;
+        drop(f);
         self.never.absurd()
     }
 
