@@ -16,8 +16,8 @@ const ERROR: usize = 0b10_0000;
 ///
 /// # Differences from tokio
 ///
-/// None. (sim-rt's sockets do not take an `Interest` yet: see
-/// `sim_rt::net`.)
+/// None. (The sockets' `ready`, `try_io` and `async_io` take it: see
+/// `sim_rt::net` for how readiness is simulated.)
 #[derive(Clone, Copy, Eq, PartialEq)]
 pub struct Interest(usize);
 
