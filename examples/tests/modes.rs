@@ -148,6 +148,7 @@ fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
         "a_task_spawned_inside_axum_is_a_scheduled_task",
         "tower_timeout_runs_on_simulated_time",
         "hyper_with_tokio_timer_and_executor",
+        "reqwest_resolves_a_simulated_host_name",
         "the_planted_bug_reserves_an_order_twice_and_is_found_and_replayed",
         "without_the_bug_no_order_is_reserved_twice",
     ] {

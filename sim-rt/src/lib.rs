@@ -16,6 +16,19 @@
 //! with tokio's exact API and a deterministic wake order, so no crates.io
 //! tokio stands behind them.
 //!
+//! # Which swap
+//!
+//! The one-line swap changes one crate: use it for code that calls tokio
+//! itself. A dependency that spawns tasks, arms timers or opens sockets
+//! through tokio (axum, hyper-util, tonic, reqwest, tower's timeout,
+//! tokio-util's `DelayQueue`) still calls crates.io tokio, which cannot run
+//! inside a simulation: for those, swap the whole graph with the package
+//! named `tokio` in this repository's `sim-tokio/`, selected by a cargo
+//! config file (`[patch.crates-io]` plus `--cfg sim`; see the README's "The
+//! whole dependency graph"). Both are this crate: `sim-tokio` only
+//! re-exports it at tokio's paths, so there is one implementation of
+//! everything.
+//!
 //! # Map
 //!
 //! - [`runtime`], [`task`], [`time`], [`net`], [`fs`], [`signal`]: tokio's

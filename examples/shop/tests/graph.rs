@@ -294,3 +294,22 @@ async fn hyper_with_tokio_timer_and_executor() {
         "closed after {waited:?}"
     );
 }
+
+/// reqwest resolves a host name the way hyper-util's `GaiResolver` does,
+/// with `getaddrinfo` on a blocking task: inside the simulation that
+/// answers with the simulated host's address.
+#[tokio::test]
+async fn reqwest_resolves_a_simulated_host_name() {
+    tokio::sim::host("named").start(|| async {
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { "by name" }));
+        let listener = tokio::net::TcpListener::bind("0.0.0.0:8000").await?;
+        axum::serve(listener, app).await
+    });
+    let body = reqwest::get("http://named:8000/")
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, "by name");
+}
