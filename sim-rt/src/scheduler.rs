@@ -441,40 +441,71 @@ impl Scheduler for RandomScheduler {
 ///
 /// Each `pick` and `choose` returns what was recorded and checks that the
 /// situation matches (same number of options, same event picked, same kind of
-/// choice); a mismatch means the program is not deterministic (or changed
+/// choice, a choice where the recorded run had one and none where it was
+/// forced); a mismatch means the program is not deterministic (or changed
 /// since the trace was recorded) and panics with the step where the runs
 /// diverged. When the trace runs out, the replay panics too: the replayed run
 /// went on longer than the recorded one.
+///
+/// A trace that does not record forced steps (the default: see
+/// [`Trace`]) cannot check which event a forced step ran; a program that
+/// diverges there is caught at its next real choice, or by the length.
 #[derive(Debug, Clone)]
 pub struct Replay {
     trace: Trace,
+    /// The next recorded step to use.
     next: usize,
+    /// The number of the step being replayed.
+    step: u64,
 }
 
 impl Replay {
     /// Replays `trace` (run it with the same seed: see
     /// [`Builder::replay`](crate::runtime::Builder::replay)).
     pub fn new(trace: Trace) -> Self {
-        Replay { trace, next: 0 }
+        Replay {
+            trace,
+            next: 0,
+            step: 0,
+        }
     }
 
-    fn take(&mut self) -> (usize, Step) {
-        let i = self.next;
-        let Some(step) = self.trace.steps().get(i).copied() else {
+    /// Starts step `self.step` with `options` options; returns its number
+    /// and the recorded step to follow, or `None` when it was forced in the
+    /// recorded run too.
+    fn take(&mut self, options: usize) -> (usize, Option<Step>) {
+        let i = self.step;
+        if i >= self.trace.len() as u64 {
             panic!(
                 "replay diverged at step {i}: the recorded run ended after {} steps but this \
                  run asks for more; the program is not deterministic or changed since recording",
                 self.trace.len()
             );
-        };
+        }
+        self.step += 1;
+        let recorded_here = self.trace.positions().get(self.next) == Some(&i);
+        if !recorded_here {
+            if options > 1 {
+                panic!(
+                    "replay diverged at step {i}: the recorded run had a single option there, \
+                     this run has {options}; the program is not deterministic or changed since \
+                     recording"
+                );
+            }
+            return (i as usize, None);
+        }
+        let step = self.trace.steps()[self.next];
         self.next += 1;
-        (i, step)
+        (i as usize, Some(step))
     }
 }
 
 impl Scheduler for Replay {
     fn pick(&mut self, enabled: &[Event]) -> usize {
-        let (i, step) = self.take();
+        let (i, step) = self.take(enabled.len());
+        let Some(step) = step else {
+            return 0;
+        };
         match step {
             Step::Pick { index, of, event } => {
                 let here = enabled.get(index as usize);
@@ -499,7 +530,10 @@ impl Scheduler for Replay {
     }
 
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        let (i, step) = self.take();
+        let (i, step) = self.take(n);
+        let Some(step) = step else {
+            return 0;
+        };
         match step {
             Step::Choose { kind: k, index, of } if k == kind.code() && of as usize == n => {
                 index as usize

@@ -71,6 +71,7 @@ fn record(seed: u64) -> (Vec<u32>, Trace, Vec<String>) {
     let l = log.clone();
     let rt = Builder::new_current_thread()
         .seed(seed)
+        .full_trace(true)
         .scheduler(move |seed| Recording {
             inner: sim_rt::scheduler::RandomScheduler::new(seed),
             log: l.clone(),
@@ -198,4 +199,42 @@ fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
     assert_eq!(seen_off, 0, "none reach one that declines them");
     assert_eq!(out_on, out_off);
     assert_eq!(trace_on, trace_off);
+}
+
+/// The default trace stores only the steps that had a real choice; it
+/// replays the same execution (same output, same hash over every step,
+/// forced ones included) and catches a changed program all the same.
+#[test]
+fn a_compact_trace_replays_the_same_execution() {
+    let (out, full, _) = record(5);
+    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    assert_eq!(rt.block_on(program(false)), out);
+    let compact = rt.trace();
+    drop(rt);
+    assert!(!compact.is_full());
+    assert_eq!(compact.len(), full.len());
+    assert_eq!(compact.hash(), full.hash());
+    let forced = full.steps().iter().filter(|s| s.is_forced()).count();
+    assert!(forced > 0, "the program has forced steps");
+    assert_eq!(compact.steps().len(), full.len() - forced);
+    assert!(compact
+        .positions()
+        .iter()
+        .all(|&at| !full.steps()[at as usize].is_forced()));
+
+    let rt = Builder::new_current_thread()
+        .replay(compact.clone())
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(program(false)), out);
+    assert_eq!(rt.trace().hash(), full.hash());
+    drop(rt);
+
+    let rt = Builder::new_current_thread()
+        .replay(compact)
+        .build()
+        .unwrap();
+    let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(true)))).unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("replay diverged at step"), "{msg}");
 }

@@ -303,7 +303,11 @@ fn tick_is_cancel_safe() {
 /// 1010 ms), never to the interval's next deadline at 20 ms.
 #[test]
 fn an_idle_interval_arms_no_timer() {
-    let rt = Builder::new_current_thread().seed(7).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .seed(7)
+        .full_trace(true)
+        .build()
+        .unwrap();
     let (polls, elapsed) = rt.block_on(async {
         let start = Instant::now();
         let mut i = interval(ms(10));

@@ -49,7 +49,7 @@ pub use self::failure::{Failure, FailureKind};
 pub use self::id::Id;
 pub use self::local_runtime::{LocalOptions, LocalRuntime};
 pub use self::metrics::RuntimeMetrics;
-pub use self::trace::{Step, Trace};
+pub use self::trace::{Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
 use crate::task::JoinHandle;
@@ -141,6 +141,8 @@ pub struct Builder {
     faults: Option<crate::sim::FaultInjector>,
     /// Set by `exact_seed`: `SIM_SEED` is not read.
     exact_seed: bool,
+    /// [`Builder::full_trace`].
+    full_trace: bool,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -154,6 +156,7 @@ impl fmt::Debug for Builder {
             .field("flavor", &self.flavor)
             .field("seed", &self.seed)
             .field("max_steps", &self.max_steps)
+            .field("full_trace", &self.full_trace)
             .field("max_time", &self.max_time)
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
@@ -180,6 +183,7 @@ impl Builder {
             disk: sim_fs::FsConfig::default(),
             faults: None,
             exact_seed: false,
+            full_trace: false,
             name: None,
         }
     }
@@ -441,6 +445,18 @@ impl Builder {
         self
     }
 
+    /// Records every step in the [`Trace`], forced ones (a single enabled
+    /// event) included, instead of only the steps that had a real choice.
+    /// Off by default: a forced step costs nothing to replay, and recording
+    /// it makes a run's memory grow with its length (see [`Trace`] for the
+    /// sizes). On, [`Runtime::trace`] lists the whole schedule, and a replay
+    /// checks the event of every step. `SIM_CHECK_DETERMINISM=1` turns it on
+    /// for its two runs.
+    pub fn full_trace(&mut self, on: bool) -> &mut Self {
+        self.full_trace = on;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -448,8 +464,12 @@ impl Builder {
     /// ([`network`](Self::network), [`disk`](Self::disk), [`fault_injector`](Self::fault_injector),
     /// limits) as the recorded one, or the replay diverges at the first
     /// question the two ask differently.
+    ///
+    /// The replaying run records its trace the way `trace` was recorded (in
+    /// [`full`](Self::full_trace) or not), so the two compare equal.
     pub fn replay(&mut self, trace: Trace) -> &mut Self {
         self.seed = Some(trace.seed());
+        self.full_trace = trace.is_full();
         self.scheduler(move |_| Replay::new(trace.clone()))
     }
 
@@ -486,6 +506,7 @@ impl Builder {
                 fs: self.disk.clone(),
                 faults: self.faults.clone(),
                 name: self.name.clone(),
+                full_trace: self.full_trace,
             },
             scheduler,
         );
@@ -925,6 +946,7 @@ pub mod __private {
                 .expect("building a simulation runtime cannot fail");
             return rt.block_on_unchecked(f());
         }
+        builder.full_trace(true);
         let first = builder
             .build()
             .expect("building a simulation runtime cannot fail");
@@ -947,9 +969,10 @@ pub mod __private {
     /// difference.
     pub fn compare_traces(first: &Trace, second: &Trace) -> Option<String> {
         let i = first.first_difference(second)?;
-        let show = |t: &Trace| match t.steps().get(i) {
+        let show = |t: &Trace| match t.step_at(i as u64) {
             Some(s) => s.to_string(),
-            None => "the run had already ended".to_string(),
+            None if i >= t.len() => "the run had already ended".to_string(),
+            None => "a forced step (not recorded)".to_string(),
         };
         Some(format!(
             "SIM_CHECK_DETERMINISM: two runs with seed {} diverged at step {i}:\n  first run:  {}\n  \

@@ -1,13 +1,28 @@
-//! The record of an execution: every pick and every data choice, in order.
+//! The record of an execution: every choice that was not forced, in order.
 //!
 //! A [`Trace`] together with its seed determines an execution completely:
 //! [`Replay`](crate::scheduler::Replay) feeds the recorded answers back and
 //! checks, step by step, that the program asks the same questions.
 //!
+//! # Size
+//!
+//! A step whose pick was forced (only one event was enabled) is counted and
+//! hashed but not stored: replay needs nothing from it. So a run keeps
+//! [`RECORDED_STEP_BYTES`] bytes per step that had a real choice (a pick
+//! among several enabled events, a data choice among several options) and
+//! nothing per forced step: a two-host TCP ping-pong, every step of which is
+//! forced, keeps a trace of constant size however long it runs.
+//! [`Builder::full_trace`](crate::runtime::Builder::full_trace) records
+//! every step instead, for those who want to read the whole schedule
+//! (`SIM_CHECK_DETERMINISM` uses it, to name the first differing step).
+//!
 //! # Invariants
 //!
-//! - `hash` is always the hash of `steps` (it is updated on every push), so
-//!   two traces with equal hashes are, with overwhelming probability, equal.
+//! - `hash` is always the hash of every step pushed, stored or not (it is
+//!   updated on every push), so two traces with equal hashes are, with
+//!   overwhelming probability, the same execution.
+//! - `positions[k]` is the step number of `steps[k]`; positions strictly
+//!   increase and are below `len`.
 //! - The hash is a fixed function (FNV-style over the step encoding), never
 //!   seeded from the OS: it is the same across processes and machines.
 
@@ -61,37 +76,62 @@ fn mix(h: u64, x: u64) -> u64 {
     (h ^ x).wrapping_mul(FNV_PRIME).rotate_left(23)
 }
 
-/// The choices of one execution, with its seed, and a running hash of them.
+/// Bytes a trace keeps per recorded step: the [`Step`] and its step number.
+/// Forced steps are not recorded (see the module docs).
+pub const RECORDED_STEP_BYTES: usize = std::mem::size_of::<Step>() + std::mem::size_of::<u64>();
+
+/// The choices of one execution, with its seed, and a running hash of all
+/// its steps.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Trace {
     seed: u64,
+    /// The recorded steps: those with a real choice, or all when `full`.
     steps: Vec<Step>,
+    /// The step number of each of `steps`.
+    positions: Vec<u64>,
+    /// Steps pushed, recorded or not.
+    len: u64,
     hash: u64,
+    /// Every step is recorded.
+    full: bool,
 }
 
 impl fmt::Debug for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Trace")
             .field("seed", &self.seed)
-            .field("steps", &self.steps.len())
+            .field("steps", &self.len)
+            .field("recorded", &self.steps.len())
             .field("hash", &format_args!("{:016x}", self.hash))
             .finish()
     }
 }
 
 impl Trace {
-    /// An empty trace for a run seeded with `seed`.
+    /// An empty trace for a run seeded with `seed`, recording the steps
+    /// that had a real choice.
     pub fn new(seed: u64) -> Self {
         Trace {
             seed,
             steps: Vec::new(),
+            positions: Vec::new(),
+            len: 0,
             hash: mix(FNV_OFFSET, seed),
+            full: false,
         }
     }
 
-    /// Rebuilds a trace from its seed and steps (e.g. after decoding).
+    /// An empty trace that records every step, forced ones included.
+    pub fn full(seed: u64) -> Self {
+        Trace {
+            full: true,
+            ..Trace::new(seed)
+        }
+    }
+
+    /// Rebuilds a full trace from its seed and every step, in order.
     pub fn from_steps(seed: u64, steps: Vec<Step>) -> Self {
-        let mut t = Trace::new(seed);
+        let mut t = Trace::full(seed);
         for s in steps {
             t.push(s);
         }
@@ -118,7 +158,11 @@ impl Trace {
             ),
         };
         self.hash = h;
-        self.steps.push(step);
+        if self.full || !step.is_forced() {
+            self.steps.push(step);
+            self.positions.push(self.len);
+        }
+        self.len += 1;
     }
 
     /// The seed of the recorded run.
@@ -126,19 +170,37 @@ impl Trace {
         self.seed
     }
 
-    /// The recorded steps, in order.
+    /// The recorded steps, in order: every step of a [`full`](Self::full)
+    /// trace, else the steps that had a real choice (see
+    /// [`positions`](Self::positions) for their step numbers).
     pub fn steps(&self) -> &[Step] {
         &self.steps
     }
 
-    /// Number of steps.
-    pub fn len(&self) -> usize {
-        self.steps.len()
+    /// The step number of each of [`steps`](Self::steps).
+    pub fn positions(&self) -> &[u64] {
+        &self.positions
     }
 
-    /// Whether nothing was recorded.
+    /// Whether every step is recorded, forced ones included.
+    pub fn is_full(&self) -> bool {
+        self.full
+    }
+
+    /// The step numbered `at`, when it is recorded.
+    pub fn step_at(&self, at: u64) -> Option<Step> {
+        let k = self.positions.binary_search(&at).ok()?;
+        Some(self.steps[k])
+    }
+
+    /// Number of steps, recorded or not.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the run took no step.
     pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
+        self.len == 0
     }
 
     /// A hash of the seed and every step: equal executions have equal
@@ -147,14 +209,45 @@ impl Trace {
         self.hash
     }
 
-    /// The index of the first step where `self` and `other` differ (a
-    /// different step, or one trace ending first), or `None` if they are
-    /// equal. Seeds are not compared.
+    /// The number of the first step where `self` and `other` differ (a
+    /// different recorded step, one recorded where the other is forced, or
+    /// one trace ending first), or `None` if they are equal. Seeds are not
+    /// compared. Two traces whose recorded steps and lengths agree but
+    /// whose hashes differ (they differ only in forced steps, which are not
+    /// stored) differ at step 0 as far as this can tell: record
+    /// [`full`](Self::full) traces to locate such a difference.
     pub fn first_difference(&self, other: &Trace) -> Option<usize> {
-        let common = self.steps.len().min(other.steps.len());
-        (0..common)
-            .find(|&i| self.steps[i] != other.steps[i])
-            .or((self.steps.len() != other.steps.len()).then_some(common))
+        let mine = self.positions.iter().zip(&self.steps);
+        let theirs = other.positions.iter().zip(&other.steps);
+        let mut both = mine.zip(theirs);
+        if let Some(((a, _), (b, _))) = both.find(|((a, x), (b, y))| a != b || x != y) {
+            return Some((*a).min(*b) as usize);
+        }
+        let (m, n) = (self.steps.len(), other.steps.len());
+        if m != n {
+            // One has a recorded step past the other's last.
+            let extra = if m > n {
+                self.positions[n]
+            } else {
+                other.positions[m]
+            };
+            return Some(extra.min(self.len.min(other.len)) as usize);
+        }
+        if self.len != other.len {
+            return Some(self.len.min(other.len) as usize);
+        }
+        let comparable = self.seed == other.seed && !(self.full && other.full);
+        (comparable && self.hash != other.hash).then_some(0)
+    }
+}
+
+impl Step {
+    /// Whether the step had only one option (a pick among one enabled event,
+    /// a choice among one option): replay needs nothing from it.
+    pub fn is_forced(&self) -> bool {
+        match *self {
+            Step::Pick { of, .. } | Step::Choose { of, .. } => of <= 1,
+        }
     }
 }
 
@@ -189,5 +282,45 @@ mod tests {
         assert_eq!(a.first_difference(&d), Some(2));
         assert_ne!(a.hash(), d.hash());
         assert_ne!(Trace::new(1).hash(), Trace::new(2).hash());
+    }
+
+    fn compact(steps: &[Step]) -> Trace {
+        let mut t = Trace::new(7);
+        for s in steps {
+            t.push(*s);
+        }
+        t
+    }
+
+    #[test]
+    fn a_compact_trace_stores_only_real_choices_and_still_locates_differences() {
+        let forced = pick(0, 1, 9);
+        let a = compact(&[forced, pick(1, 2, 2), forced, forced, pick(0, 3, 4)]);
+        assert_eq!(a.len(), 5);
+        assert_eq!(a.steps(), [pick(1, 2, 2), pick(0, 3, 4)]);
+        assert_eq!(a.positions(), [1, 4]);
+        assert_eq!(a.step_at(4), Some(pick(0, 3, 4)));
+        assert_eq!(a.step_at(2), None);
+        // The hash covers the forced steps too, as a full trace's does.
+        let full = Trace::from_steps(
+            7,
+            vec![forced, pick(1, 2, 2), forced, forced, pick(0, 3, 4)],
+        );
+        assert_eq!(a.hash(), full.hash());
+
+        let same = compact(&[forced, pick(1, 2, 2), forced, forced, pick(0, 3, 4)]);
+        assert_eq!(a.first_difference(&same), None);
+        // A different choice, located at its step.
+        let b = compact(&[forced, pick(1, 2, 2), forced, forced, pick(2, 3, 6)]);
+        assert_eq!(a.first_difference(&b), Some(4));
+        // A choice where the other was forced.
+        let c = compact(&[forced, pick(1, 2, 2), pick(0, 2, 5), forced, pick(0, 3, 4)]);
+        assert_eq!(a.first_difference(&c), Some(2));
+        // One run longer.
+        let d = compact(&[forced, pick(1, 2, 2), forced, forced, pick(0, 3, 4), forced]);
+        assert_eq!(a.first_difference(&d), Some(5));
+        // Only a forced step differs: not stored, so not located.
+        let e = compact(&[pick(0, 1, 8), pick(1, 2, 2), forced, forced, pick(0, 3, 4)]);
+        assert_eq!(a.first_difference(&e), Some(0));
     }
 }

@@ -68,6 +68,8 @@ pub(crate) struct Config {
     pub(crate) faults: Option<crate::sim::FaultInjector>,
     /// [`Builder::name`](super::Builder::name).
     pub(crate) name: Option<std::sync::Arc<str>>,
+    /// [`Builder::full_trace`](super::Builder::full_trace).
+    pub(crate) full_trace: bool,
 }
 
 /// What a task slot was created for (for messages).
@@ -247,6 +249,11 @@ impl World {
         const DAY: u64 = 86_400_000_000_000;
         let start = Duration::from_nanos(DAY + rng.next_u64() % (365 * DAY));
         let seed = config.seed;
+        let trace = if config.full_trace {
+            Trace::full(seed)
+        } else {
+            Trace::new(seed)
+        };
         let paused = config.start_paused;
         let mut net = NetState::new(config.net.clone());
         // Segments are announced only to be observed (they have no faults).
@@ -275,7 +282,7 @@ impl World {
                 hosts: Vec::new(),
                 current: None,
                 main: None,
-                trace: Trace::new(seed),
+                trace,
                 failure: None,
                 failed: false,
                 host_ops: Vec::new(),
