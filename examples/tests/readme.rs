@@ -177,6 +177,41 @@ fn transfers_keep_the_total() {
         .check(|| async { run_bank_and_check_total().await });
 }
 
+// ----- README: liveness properties -------------------------------------------
+
+mod liveness {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[rustfmt::skip]
+    async fn cluster_elects_a_leader(elected: Arc<AtomicBool>) {
+        // Checked by the runtime after every step, outside any task.
+        sim_rt::sim::eventually("a leader is elected", move || elected.load(Ordering::SeqCst));
+        // Hot while something is owed; failing if it stays hot past 5 s.
+        let lease = sim_rt::sim::monitor("a dead holder's lease is released", Duration::from_secs(5));
+        lease.hot();
+        lease.cold();
+        sim_rt::time::sleep(Duration::from_secs(30)).await; // the run's bound
+    }
+
+    #[sim_rt::test]
+    async fn the_liveness_snippet_passes_once_a_leader_is_elected() {
+        cluster_elects_a_leader(Arc::new(AtomicBool::new(true))).await;
+    }
+
+    #[test]
+    fn the_liveness_snippet_fails_without_a_leader() {
+        let rt = sim_rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let failure = rt
+            .try_block_on(cluster_elects_a_leader(Arc::new(AtomicBool::new(false))))
+            .unwrap_err();
+        assert_eq!(failure.kind(), sim_rt::runtime::FailureKind::Liveness);
+    }
+}
+
 // ----- README: logging -------------------------------------------------------
 
 /// Compiled, not run: it installs the global subscriber.

@@ -21,6 +21,7 @@ pub use crate::intercept::{
 };
 
 use crate::runtime::context;
+use crate::runtime::liveness::{Prop, PropKind};
 use crate::runtime::world::{Entry, HostOp, Origin, World};
 use crate::scheduler::ChoiceKind;
 pub use crate::scheduler::HostId;
@@ -412,6 +413,191 @@ fn shell_quote(arg: &str) -> String {
     } else {
         format!("'{}'", arg.replace('\'', r#"'\''"#))
     }
+}
+
+/// States the liveness property "eventually `pred` holds": the runtime
+/// evaluates `pred` after every step (see
+/// [`Builder::liveness_check_every`](crate::runtime::Builder::liveness_check_every)),
+/// outside any task, and fails the run with
+/// [`FailureKind::Liveness`](crate::runtime::FailureKind::Liveness) if it
+/// has not held by the time the main future returns. The report names the
+/// property and how long it had been pending, in simulated time and steps.
+/// Such a failure is *indeterminate*: the system may be stuck, or only
+/// slower than the run's bound.
+///
+/// [`Property::stays`] asks for more: `pred` must hold at the end, and hold
+/// continuously since some point.
+///
+/// ```
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+/// use std::time::Duration;
+///
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let elected = Arc::new(AtomicBool::new(false));
+/// let seen = elected.clone();
+/// sim_rt::sim::eventually("a leader is elected", move || seen.load(Ordering::SeqCst));
+/// sim_rt::spawn(async move {
+///     sim_rt::time::sleep(Duration::from_millis(300)).await;
+///     elected.store(true, Ordering::SeqCst);
+/// });
+/// sim_rt::time::sleep(Duration::from_secs(1)).await; // the run's bound
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[track_caller]
+pub fn eventually(name: impl Into<String>, pred: impl Fn() -> bool + 'static) -> Property {
+    context::with(|w| {
+        let stated = w.step_and_elapsed();
+        let index = w.liveness.borrow_mut().add(Prop {
+            name: name.into().into(),
+            stated,
+            kind: PropKind::Eventually {
+                pred: Rc::new(pred),
+                stays: false,
+                held_since: None,
+                lost_at: None,
+            },
+        });
+        Property { world: w.id, index }
+    })
+}
+
+/// A liveness property stated with [`eventually`].
+#[derive(Debug, Clone, Copy)]
+pub struct Property {
+    world: u64,
+    index: usize,
+}
+
+impl Property {
+    /// Requires that the property, once it holds, keeps holding to the end
+    /// of the run ("eventually always"): the run fails if it does not hold
+    /// at the end, and the report says when it last stopped holding.
+    ///
+    /// # Panics
+    ///
+    /// Outside the simulation that stated the property.
+    #[track_caller]
+    pub fn stays(self) -> Self {
+        with_prop(self.world, self.index, |kind| {
+            if let PropKind::Eventually { stays, .. } = kind {
+                *stays = true;
+            }
+        });
+        self
+    }
+}
+
+/// Starts a hot/cold monitor (as in Coyote): while it is hot, something is
+/// owed (a request awaits its reply, a lock awaits release, a partition
+/// awaits healing); a monitor that stays hot longer than `limit` of
+/// simulated time fails the run with
+/// [`FailureKind::Liveness`](crate::runtime::FailureKind::Liveness) at the
+/// first check past the limit, naming the monitor and how long it was hot.
+/// It starts cold.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let reply = sim_rt::sim::monitor("a request gets its reply", Duration::from_secs(5));
+/// reply.hot(); // sent
+/// sim_rt::time::sleep(Duration::from_millis(20)).await;
+/// reply.cold(); // answered
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[track_caller]
+pub fn monitor(name: impl Into<String>, limit: Duration) -> Monitor {
+    context::with(|w| {
+        let stated = w.step_and_elapsed();
+        let index = w.liveness.borrow_mut().add(Prop {
+            name: name.into().into(),
+            stated,
+            kind: PropKind::Monitor {
+                limit,
+                hot_since: None,
+            },
+        });
+        Monitor { world: w.id, index }
+    })
+}
+
+/// A hot/cold monitor: see [`monitor`].
+#[derive(Debug, Clone, Copy)]
+pub struct Monitor {
+    world: u64,
+    index: usize,
+}
+
+impl Monitor {
+    /// Makes the monitor hot (from now, unless it already is).
+    ///
+    /// # Panics
+    ///
+    /// Outside the simulation that made the monitor.
+    #[track_caller]
+    pub fn hot(&self) {
+        let now = context::with(|w| w.step_and_elapsed());
+        with_prop(self.world, self.index, |kind| {
+            if let PropKind::Monitor { hot_since, .. } = kind {
+                hot_since.get_or_insert(now);
+            }
+        });
+    }
+
+    /// Makes the monitor cold.
+    ///
+    /// # Panics
+    ///
+    /// Outside the simulation that made the monitor.
+    #[track_caller]
+    pub fn cold(&self) {
+        with_prop(self.world, self.index, |kind| {
+            if let PropKind::Monitor { hot_since, .. } = kind {
+                *hot_since = None;
+            }
+        });
+    }
+
+    /// Whether the monitor is hot.
+    ///
+    /// # Panics
+    ///
+    /// Outside the simulation that made the monitor.
+    #[track_caller]
+    pub fn is_hot(&self) -> bool {
+        let mut hot = false;
+        with_prop(self.world, self.index, |kind| {
+            hot = matches!(
+                kind,
+                PropKind::Monitor {
+                    hot_since: Some(_),
+                    ..
+                }
+            );
+        });
+        hot
+    }
+}
+
+#[track_caller]
+fn with_prop(world: u64, index: usize, f: impl FnOnce(&mut PropKind)) {
+    context::with(|w| {
+        assert_eq!(
+            w.id, world,
+            "a liveness property or monitor belongs to the simulation that stated it; \
+             state it again in this one"
+        );
+        f(&mut w.liveness.borrow_mut().props[index].kind);
+    })
 }
 
 /// Starts describing a new host named `name`; see [`HostBuilder::start`].

@@ -6,6 +6,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::liveness::Violation;
+
 /// A task as described in failure messages.
 #[derive(Debug, Clone)]
 pub(crate) struct TaskInfo {
@@ -47,6 +49,8 @@ pub(crate) enum Cause {
         next: Duration,
         tasks: Vec<TaskInfo>,
     },
+    /// A liveness property failed (see `runtime::liveness`).
+    Liveness(super::liveness::Violation),
 }
 
 /// The kind of a [`Failure`].
@@ -66,6 +70,10 @@ pub enum FailureKind {
     StepLimit,
     /// The next event lies past the simulated-time limit.
     TimeLimit,
+    /// A liveness property stated with [`sim::eventually`](crate::sim::eventually)
+    /// did not hold (or stay) by the end of the run, or a
+    /// [`sim::monitor`](crate::sim::monitor) stayed hot past its limit.
+    Liveness,
 }
 
 /// Why a simulation stopped without finishing: what
@@ -95,6 +103,7 @@ impl Failure {
             Cause::Deadlock { .. } => FailureKind::Deadlock,
             Cause::StepLimit { .. } => FailureKind::StepLimit,
             Cause::TimeLimit { .. } => FailureKind::TimeLimit,
+            Cause::Liveness(_) => FailureKind::Liveness,
         }
     }
 
@@ -214,6 +223,42 @@ impl fmt::Display for Failure {
                 )?;
                 at(f)?;
                 list(f, "live tasks", tasks)?;
+            }
+            Cause::Liveness(Violation::Unmet {
+                name,
+                stated,
+                stays,
+                lost_at,
+            }) => {
+                let pending = self.elapsed.saturating_sub(stated.1);
+                let steps = self.step.saturating_sub(stated.0);
+                let what = if *stays { "held and stayed" } else { "held" };
+                writeln!(
+                    f,
+                    "simulation failed: liveness: \"{name}\" has not {what} by the end of the \
+                     run, {pending:?} ({steps} steps) after it was stated at {:?} (step {})",
+                    stated.1, stated.0
+                )?;
+                if let Some((step, time)) = lost_at {
+                    writeln!(f, "  it last stopped holding at {time:?} (step {step})")?;
+                }
+                writeln!(
+                    f,
+                    "  indeterminate: the system may be stuck, or only slower than this run's \
+                     bound; run longer to tell"
+                )?;
+                at(f)?;
+            }
+            Cause::Liveness(Violation::HotTooLong { name, limit, since }) => {
+                let hot = self.elapsed.saturating_sub(since.1);
+                let steps = self.step.saturating_sub(since.0);
+                writeln!(
+                    f,
+                    "simulation failed: liveness: monitor \"{name}\" has been hot for {hot:?} \
+                     ({steps} steps) since {:?} (step {}), past its limit of {limit:?}",
+                    since.1, since.0
+                )?;
+                at(f)?;
             }
         }
         Ok(())

@@ -37,6 +37,7 @@ mod failure;
 mod fault;
 pub(crate) mod fs;
 mod id;
+pub(crate) mod liveness;
 mod local_runtime;
 mod metrics;
 pub(crate) mod net;
@@ -143,6 +144,8 @@ pub struct Builder {
     exact_seed: bool,
     /// [`Builder::full_trace`].
     full_trace: bool,
+    /// [`Builder::liveness_check_every`].
+    liveness_every: u64,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -184,6 +187,7 @@ impl Builder {
             faults: None,
             exact_seed: false,
             full_trace: false,
+            liveness_every: 1,
             name: None,
         }
     }
@@ -457,6 +461,21 @@ impl Builder {
         self
     }
 
+    /// Evaluates the liveness properties the program states
+    /// ([`sim::eventually`](crate::sim::eventually)) every `steps` steps
+    /// instead of after every step (default 1), for predicates that are
+    /// costly to evaluate. Monitors' limits are checked at the same cadence;
+    /// at the end of the run every property is evaluated once more.
+    ///
+    /// # Panics
+    ///
+    /// When `steps` is 0.
+    pub fn liveness_check_every(&mut self, steps: u64) -> &mut Self {
+        assert!(steps > 0, "liveness_check_every needs at least 1 step");
+        self.liveness_every = steps;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -507,6 +526,7 @@ impl Builder {
                 faults: self.faults.clone(),
                 name: self.name.clone(),
                 full_trace: self.full_trace,
+                liveness_every: self.liveness_every,
             },
             scheduler,
         );

@@ -70,6 +70,8 @@ pub(crate) struct Config {
     pub(crate) name: Option<std::sync::Arc<str>>,
     /// [`Builder::full_trace`](super::Builder::full_trace).
     pub(crate) full_trace: bool,
+    /// [`Builder::liveness_check_every`](super::Builder::liveness_check_every).
+    pub(crate) liveness_every: u64,
 }
 
 /// What a task slot was created for (for messages).
@@ -211,6 +213,8 @@ pub(crate) struct World {
     /// What intercepted OS randomness reads (`crate::intercept`).
     pub(crate) entropy: crate::intercept::Entropy,
     pub(crate) fs: RefCell<super::fs::FsState>,
+    /// The liveness properties the program stated.
+    pub(crate) liveness: RefCell<super::liveness::Props>,
 }
 
 impl std::fmt::Debug for World {
@@ -262,8 +266,13 @@ impl World {
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let injecting = injector.is_some();
         let time_limit = start.saturating_add(config.max_time);
+        let liveness = RefCell::new(super::liveness::Props {
+            every: config.liveness_every.max(1),
+            ..Default::default()
+        });
         let world = Rc::new(World {
             id,
+            liveness,
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -593,6 +602,14 @@ impl World {
                         Ok(Poll::Ready(out)) => {
                             self.core.borrow_mut().main = None;
                             self.observe(Observation::Finished { task: main_id });
+                            if self.liveness.borrow().any {
+                                let found = self.check_liveness(true);
+                                if let Some(violation) = found {
+                                    drop(out);
+                                    let failure = self.failure(Cause::Liveness(violation));
+                                    return Err(self.fail(failure));
+                                }
+                            }
                             return Ok(out);
                         }
                         Ok(Poll::Pending) => self.observe(Observation::Blocked { task: main_id }),
@@ -609,7 +626,42 @@ impl World {
                 Next::Advance(to) => self.move_clock_to(to),
                 Next::Deliver(packet) => self.deliver(packet),
             }
+            if self.liveness.borrow().any {
+                if let Some(violation) = self.check_liveness(false) {
+                    let failure = self.failure(Cause::Liveness(violation));
+                    return Err(self.fail(failure));
+                }
+            }
         }
+    }
+
+    /// Evaluates the stated liveness properties that are due (all of them
+    /// when `at_end`), with no borrow of the world held while the
+    /// predicates run; returns a violation: a monitor hot past its limit,
+    /// or at the end an "eventually" that did not hold.
+    fn check_liveness(&self, at_end: bool) -> Option<super::liveness::Violation> {
+        let (step, now) = {
+            let core = self.core.borrow();
+            (core.step, core.now - core.start)
+        };
+        let due = self.liveness.borrow().due(if at_end { 0 } else { step });
+        for (i, pred) in due {
+            let holds = pred();
+            self.liveness.borrow_mut().record(i, holds, (step, now));
+        }
+        let props = self.liveness.borrow();
+        let hot = props.hot_too_long(now);
+        if at_end {
+            hot.or_else(|| props.unmet())
+        } else {
+            hot
+        }
+    }
+
+    /// The current step and simulated time since the start.
+    pub(crate) fn step_and_elapsed(&self) -> (u64, Duration) {
+        let core = self.core.borrow();
+        (core.step, core.now - core.start)
     }
 
     fn start_main(&self) -> (Id, Arc<TaskWaker>, tracing::Span) {

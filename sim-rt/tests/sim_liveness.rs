@@ -1,0 +1,174 @@
+//! Liveness properties stated by the program: "eventually P" (and "P
+//! stays"), and hot/cold monitors, checked by the runtime as the run goes.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sim_rt::runtime::{Builder, Failure, FailureKind};
+use sim_rt::sim;
+
+fn run<F: std::future::Future>(fut: F) -> Result<F::Output, Failure> {
+    Builder::new_current_thread()
+        .seed(1)
+        .build()
+        .unwrap()
+        .try_block_on(fut)
+}
+
+/// A flag that a task sets after `after`, and clears after `clear` if
+/// given.
+fn flag(after: Duration, clear: Option<Duration>) -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    sim_rt::spawn(async move {
+        sim_rt::time::sleep(after).await;
+        f.store(true, Ordering::SeqCst);
+        if let Some(clear) = clear {
+            sim_rt::time::sleep(clear).await;
+            f.store(false, Ordering::SeqCst);
+        }
+    });
+    flag
+}
+
+#[test]
+fn a_property_that_comes_true_passes() {
+    run(async {
+        let done = flag(Duration::from_millis(300), None);
+        sim::eventually("the flag is set", move || done.load(Ordering::SeqCst));
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_property_that_never_holds_is_reported_with_how_long_it_was_pending() {
+    let failure = run(async {
+        sim_rt::time::sleep(Duration::from_millis(10)).await;
+        let never = flag(Duration::from_secs(3600), None);
+        sim::eventually("a leader is elected", move || never.load(Ordering::SeqCst));
+        sim_rt::time::sleep(Duration::from_secs(2)).await;
+    })
+    .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Liveness);
+    let text = failure.to_string();
+    assert!(
+        text.contains("liveness: \"a leader is elected\" has not held by the end of the run, 2s"),
+        "{text}"
+    );
+    assert!(text.contains("after it was stated at 10ms"), "{text}");
+    assert!(text.contains("indeterminate"), "{text}");
+}
+
+#[test]
+fn a_property_that_must_stay_fails_when_it_stops_holding() {
+    let failure = run(async {
+        let up = flag(Duration::from_millis(100), Some(Duration::from_millis(400)));
+        sim::eventually("the service is up", move || up.load(Ordering::SeqCst)).stays();
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
+    })
+    .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Liveness);
+    let text = failure.to_string();
+    assert!(text.contains("has not held and stayed"), "{text}");
+    assert!(text.contains("it last stopped holding at 500ms"), "{text}");
+
+    // Without `stays`, having held once is enough.
+    run(async {
+        let up = flag(Duration::from_millis(100), Some(Duration::from_millis(400)));
+        sim::eventually("the service is up", move || up.load(Ordering::SeqCst));
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_monitor_hot_past_its_limit_fails_at_the_limit() {
+    let failure = run(async {
+        let lock = sim::monitor("the lock is released", Duration::from_secs(5));
+        sim_rt::time::sleep(Duration::from_millis(250)).await;
+        lock.hot();
+        assert!(lock.is_hot());
+        // A ticking task, so that time passes in small steps.
+        loop {
+            sim_rt::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Liveness);
+    // The first check past 250 ms + 5 s is at the tick at 5.35 s.
+    assert_eq!(failure.elapsed(), Duration::from_millis(5350));
+    let text = failure.to_string();
+    assert!(
+        text.contains("monitor \"the lock is released\" has been hot for 5.1s"),
+        "{text}"
+    );
+    assert!(text.contains("since 250ms"), "{text}");
+    assert!(text.contains("past its limit of 5s"), "{text}");
+}
+
+#[test]
+fn a_monitor_cooled_in_time_passes() {
+    run(async {
+        let reply = sim::monitor("the request gets its reply", Duration::from_secs(1));
+        for _ in 0..5 {
+            reply.hot();
+            sim_rt::time::sleep(Duration::from_millis(900)).await;
+            reply.cold();
+            sim_rt::time::sleep(Duration::from_millis(900)).await;
+        }
+        assert!(!reply.is_hot());
+    })
+    .unwrap();
+}
+
+/// Predicates run after every step by default, and every n steps with
+/// `liveness_check_every(n)` (and once more at the end).
+#[test]
+fn the_check_cadence_is_the_builders() {
+    let count = Arc::new(AtomicU32::new(0));
+    let c = count.clone();
+    let rt = Builder::new_current_thread()
+        .seed(1)
+        .liveness_check_every(10)
+        .build()
+        .unwrap();
+    let out = rt.try_block_on(async move {
+        sim::eventually("counted", move || c.fetch_add(1, Ordering::SeqCst) >= 1_000);
+        for _ in 0..40 {
+            sim_rt::task::yield_now().await;
+        }
+    });
+    assert_eq!(out.unwrap_err().kind(), FailureKind::Liveness);
+    let steps = rt.trace().len() as u32;
+    // Stated at step 0 (before the first step ends): checked after steps
+    // that are multiples of 10, plus the final check.
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        steps / 10 + 1,
+        "{steps} steps"
+    );
+}
+
+/// The same seed gives the same liveness failure at the same step.
+#[test]
+fn a_liveness_failure_is_deterministic() {
+    let once = || {
+        run(async {
+            let lock = sim::monitor("released", Duration::from_millis(700));
+            for i in 0..20u32 {
+                if sim_rt::choose(3) == 0 {
+                    lock.hot();
+                } else if i % 16 == 0 {
+                    lock.cold();
+                }
+                sim_rt::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .map_err(|f| (f.step(), f.elapsed(), f.to_string()))
+    };
+    let first = once();
+    assert!(first.is_err(), "the monitor stays hot past its limit");
+    assert_eq!(first, once());
+}
