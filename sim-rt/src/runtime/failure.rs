@@ -51,6 +51,8 @@ pub(crate) enum Cause {
     },
     /// A liveness property failed (see `runtime::liveness`).
     Liveness(super::liveness::Violation),
+    /// Only tasks that woke themselves ran, for `steps` steps.
+    Livelock { steps: u64, tasks: Vec<TaskInfo> },
 }
 
 /// The kind of a [`Failure`].
@@ -74,6 +76,10 @@ pub enum FailureKind {
     /// did not hold (or stay) by the end of the run, or a
     /// [`sim::monitor`](crate::sim::monitor) stayed hot past its limit.
     Liveness,
+    /// For [`Builder::livelock_steps`](crate::runtime::Builder::livelock_steps)
+    /// steps only tasks that woke themselves ran (a busy wait on
+    /// `yield_now`) and nothing else happened.
+    Livelock,
 }
 
 /// Why a simulation stopped without finishing: what
@@ -104,6 +110,7 @@ impl Failure {
             Cause::StepLimit { .. } => FailureKind::StepLimit,
             Cause::TimeLimit { .. } => FailureKind::TimeLimit,
             Cause::Liveness(_) => FailureKind::Liveness,
+            Cause::Livelock { .. } => FailureKind::Livelock,
         }
     }
 
@@ -248,6 +255,19 @@ impl fmt::Display for Failure {
                      bound; run longer to tell"
                 )?;
                 at(f)?;
+            }
+            Cause::Livelock { steps, tasks } => {
+                writeln!(
+                    f,
+                    "simulation failed: livelock: for {steps} steps only the tasks below ran, \
+                     each waking itself again at every poll (a busy wait: yield_now in a loop, or \
+                     a retry without a sleep), and nothing else happened: no other task ran, no \
+                     timer fired, no packet was delivered. What they wait for cannot happen \
+                     while they spin; wait on it (a Notify, a channel, a sleep) instead, or, if \
+                     the loop is real work, raise Builder::livelock_steps"
+                )?;
+                at(f)?;
+                list(f, "spinning tasks", tasks)?;
             }
             Cause::Liveness(Violation::HotTooLong { name, limit, since }) => {
                 let hot = self.elapsed.saturating_sub(since.1);

@@ -65,6 +65,12 @@ pub const DEFAULT_SEED: u64 = 0;
 /// Default [`Builder::max_steps`].
 pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 
+/// [`Builder::livelock_steps`]'s default: a hundred thousand polls of
+/// tasks spinning with nothing else happening. A loop of real work that
+/// yields at every iteration with no other task to run would need more;
+/// such a test raises it.
+pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
+
 /// Default [`Builder::max_time`]: one simulated day.
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -146,6 +152,8 @@ pub struct Builder {
     full_trace: bool,
     /// [`Builder::liveness_check_every`].
     liveness_every: u64,
+    /// [`Builder::livelock_steps`].
+    livelock_steps: u64,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -188,6 +196,7 @@ impl Builder {
             exact_seed: false,
             full_trace: false,
             liveness_every: 1,
+            livelock_steps: DEFAULT_LIVELOCK_STEPS,
             name: None,
         }
     }
@@ -476,6 +485,19 @@ impl Builder {
         self
     }
 
+    /// Fails the run as a livelock
+    /// ([`FailureKind::Livelock`],
+    /// naming the spinning tasks) when for `steps` polls only tasks that
+    /// woke themselves during their poll ran, each for at least the second
+    /// time, and nothing else happened (no other task ran, no timer fired,
+    /// no packet was delivered): a busy wait on `yield_now` for something
+    /// that cannot happen while it spins, which would otherwise run into the
+    /// step limit. Default [`DEFAULT_LIVELOCK_STEPS`]; 0 turns it off.
+    pub fn livelock_steps(&mut self, steps: u64) -> &mut Self {
+        self.livelock_steps = steps;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -527,6 +549,7 @@ impl Builder {
                 name: self.name.clone(),
                 full_trace: self.full_trace,
                 liveness_every: self.liveness_every,
+                livelock_steps: self.livelock_steps,
             },
             scheduler,
         );

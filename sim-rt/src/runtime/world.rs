@@ -72,6 +72,8 @@ pub(crate) struct Config {
     pub(crate) full_trace: bool,
     /// [`Builder::liveness_check_every`](super::Builder::liveness_check_every).
     pub(crate) liveness_every: u64,
+    /// [`Builder::livelock_steps`](super::Builder::livelock_steps) (0: off).
+    pub(crate) livelock_steps: u64,
 }
 
 /// What a task slot was created for (for messages).
@@ -94,6 +96,9 @@ struct TaskSlot {
     abort_requested: bool,
     has_handle: bool,
     join_waker: Option<Waker>,
+    /// The spin streak (`Core::spin_epoch`) in which this task last woke
+    /// itself during its own poll.
+    spin_epoch: u64,
 }
 
 /// A host's entry point: makes the future that runs when it (re)starts.
@@ -175,6 +180,16 @@ pub(crate) struct Core {
     /// How many times the clock moved (the simulated worker "parked"), for
     /// `RuntimeMetrics`.
     advances: u64,
+    /// The current spin streak: a run of steps in which every step polled a
+    /// task that woke itself during its poll (`yield_now` in a loop) and
+    /// nothing else happened. Any other step starts a new epoch.
+    spin_epoch: u64,
+    /// Polls in this streak of a task that had already woken itself in it:
+    /// a task's first self-wake (a task that yields once, as W2's do) is
+    /// not spinning yet.
+    spin_repeats: u64,
+    /// The main future's `spin_epoch`.
+    main_spin_epoch: u64,
     pub(crate) paused: bool,
     tasks: Slab<TaskSlot>,
     next_id: u64,
@@ -280,6 +295,9 @@ impl World {
                 time_limit,
                 step: 0,
                 advances: 0,
+                spin_epoch: 1,
+                spin_repeats: 0,
+                main_spin_epoch: 0,
                 paused,
                 tasks: Slab::new(),
                 next_id: 0,
@@ -434,6 +452,7 @@ impl World {
                 abort_requested: false,
                 has_handle: true,
                 join_waker: None,
+                spin_epoch: 0,
             });
             return (key, id);
         }
@@ -468,6 +487,7 @@ impl World {
             abort_requested: false,
             has_handle: true,
             join_waker: None,
+            spin_epoch: 0,
         });
         drop(core);
         Wake::wake_by_ref(&waker);
@@ -612,7 +632,24 @@ impl World {
                             }
                             return Ok(out);
                         }
-                        Ok(Poll::Pending) => self.observe(Observation::Blocked { task: main_id }),
+                        Ok(Poll::Pending) => {
+                            let self_woken = main_waker.scheduled.load(Ordering::Acquire);
+                            {
+                                let mut guard = self.core.borrow_mut();
+                                let core = &mut *guard;
+                                if self_woken {
+                                    if core.main_spin_epoch == core.spin_epoch {
+                                        core.spin_repeats += 1;
+                                    } else {
+                                        core.main_spin_epoch = core.spin_epoch;
+                                    }
+                                    self.check_livelock(core);
+                                } else {
+                                    Self::progress(core);
+                                }
+                            }
+                            self.observe(Observation::Blocked { task: main_id })
+                        }
                         Err(payload) => {
                             let failure = self.failure(Cause::MainPanic {
                                 message: panic_message(&*payload),
@@ -623,8 +660,14 @@ impl World {
                     }
                 }
                 Next::Task(key) => self.run_task(key),
-                Next::Advance(to) => self.move_clock_to(to),
-                Next::Deliver(packet) => self.deliver(packet),
+                Next::Advance(to) => {
+                    Self::progress(&mut self.core.borrow_mut());
+                    self.move_clock_to(to)
+                }
+                Next::Deliver(packet) => {
+                    Self::progress(&mut self.core.borrow_mut());
+                    self.deliver(packet)
+                }
             }
             if self.liveness.borrow().any {
                 if let Some(violation) = self.check_liveness(false) {
@@ -633,6 +676,41 @@ impl World {
                 }
             }
         }
+    }
+
+    /// A step that was not a task spinning: the spin streak ends.
+    fn progress(core: &mut Core) {
+        core.spin_epoch += 1;
+        core.spin_repeats = 0;
+    }
+
+    /// Fails the run (through `core.failure`, which the next step reports)
+    /// when the spin streak reached the livelock limit.
+    fn check_livelock(&self, core: &mut Core) {
+        let limit = core.config.livelock_steps;
+        if limit == 0 || core.spin_repeats < limit || core.failure.is_some() {
+            return;
+        }
+        let epoch = core.spin_epoch;
+        let mut tasks: Vec<TaskInfo> = core
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.spin_epoch == epoch && !t.finished)
+            .map(|(_, t)| Self::task_info(core, t))
+            .collect();
+        if core.main_spin_epoch == epoch {
+            if let Some(main) = &core.main {
+                tasks.insert(0, Self::main_info(core, main.id, true));
+            }
+        }
+        let failure = self.failure_in(
+            core,
+            Cause::Livelock {
+                steps: core.spin_repeats,
+                tasks,
+            },
+        );
+        core.failure = Some(failure);
     }
 
     /// Evaluates the stated liveness properties that are due (all of them
@@ -858,11 +936,31 @@ impl World {
         self.set_running(None);
         match res {
             Ok(Poll::Pending) => {
-                self.core.borrow_mut().tasks[key].cell = Some(cell);
+                {
+                    let mut guard = self.core.borrow_mut();
+                    let core = &mut *guard;
+                    let slot = &mut core.tasks[key];
+                    slot.cell = Some(cell);
+                    // Woken during its own poll: only the task itself ran.
+                    let self_woken = slot.waker.scheduled.load(Ordering::Acquire);
+                    if self_woken {
+                        let epoch = core.spin_epoch;
+                        let slot = &mut core.tasks[key];
+                        if slot.spin_epoch == epoch {
+                            core.spin_repeats += 1;
+                        } else {
+                            slot.spin_epoch = epoch;
+                        }
+                        self.check_livelock(core);
+                    } else {
+                        Self::progress(core);
+                    }
+                }
                 self.observe(Observation::Blocked { task: id });
                 self.apply_host_ops();
             }
             Ok(Poll::Ready(())) => {
+                Self::progress(&mut self.core.borrow_mut());
                 self.finish(key, cell);
                 self.apply_host_ops();
             }

@@ -1,0 +1,128 @@
+//! A busy wait that can never end is reported as a livelock naming the
+//! spinning task, not as the step limit; a fair wait completes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sim_rt::runtime::{Builder, FailureKind};
+
+/// A waiter spins on `yield_now` until a flag is set by a task that sleeps
+/// first. The clock only moves when nothing can run, and the spinner can
+/// always run: the sleeper never wakes.
+async fn spin_wait(fair: bool) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let setter = flag.clone();
+    sim_rt::spawn(async move {
+        sim_rt::time::sleep(Duration::from_millis(5)).await;
+        setter.store(true, Ordering::SeqCst);
+    });
+    let waiter = sim_rt::spawn(async move {
+        while !flag.load(Ordering::SeqCst) {
+            if fair {
+                sim_rt::time::sleep(Duration::from_millis(1)).await;
+            } else {
+                sim_rt::task::yield_now().await;
+            }
+        }
+    });
+    waiter.await.unwrap();
+}
+
+#[test]
+fn a_spin_wait_is_reported_as_a_livelock_naming_the_spinner() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    let failure = rt.try_block_on(spin_wait(false)).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Livelock);
+    let text = failure.to_string();
+    assert!(text.contains("livelock: for 100000 steps"), "{text}");
+    assert!(text.contains("spinning tasks:"), "{text}");
+    // The waiter (spawned at line 20 of this file) and nobody else.
+    let spinners: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim().starts_with("- task"))
+        .collect();
+    assert_eq!(spinners.len(), 1, "{text}");
+    assert!(spinners[0].contains("runtime_livelock.rs:20"), "{text}");
+    // Long before the step limit.
+    assert!(failure.step() < 200_010, "{}", failure.step());
+}
+
+#[test]
+fn a_fair_wait_completes() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(spin_wait(true));
+}
+
+#[test]
+fn the_limit_is_the_builders_and_zero_turns_it_off() {
+    let rt = Builder::new_current_thread()
+        .livelock_steps(1_000)
+        .build()
+        .unwrap();
+    let failure = rt.try_block_on(spin_wait(false)).unwrap_err();
+    assert!(failure.to_string().contains("for 1000 steps"), "{failure}");
+
+    let rt = Builder::new_current_thread()
+        .livelock_steps(0)
+        .max_steps(50_000)
+        .build()
+        .unwrap();
+    let failure = rt.try_block_on(spin_wait(false)).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::StepLimit);
+}
+
+/// Many tasks that each yield once are not spinning: a task's first
+/// self-wake in a streak does not count.
+#[test]
+fn many_tasks_yielding_once_are_not_a_livelock() {
+    let rt = Builder::new_current_thread()
+        .livelock_steps(100)
+        .build()
+        .unwrap();
+    let sum = rt.block_on(async {
+        let handles: Vec<_> = (0..10_000u64)
+            .map(|i| {
+                sim_rt::spawn(async move {
+                    sim_rt::task::yield_now().await;
+                    i
+                })
+            })
+            .collect();
+        let mut sum = 0;
+        for h in handles {
+            sum += h.await.unwrap();
+        }
+        sum
+    });
+    assert_eq!(sum, 10_000 * 9_999 / 2);
+}
+
+/// The main future spinning is caught too.
+#[test]
+fn the_main_future_spinning_is_a_livelock() {
+    let rt = Builder::new_current_thread()
+        .livelock_steps(500)
+        .build()
+        .unwrap();
+    let failure = rt
+        .try_block_on(async {
+            let never = Arc::new(AtomicBool::new(false));
+            let set = never.clone();
+            sim_rt::spawn(async move {
+                sim_rt::time::sleep(Duration::from_secs(1)).await;
+                set.store(true, Ordering::SeqCst);
+            });
+            while !never.load(Ordering::SeqCst) {
+                sim_rt::task::yield_now().await;
+            }
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Livelock);
+    assert!(
+        failure
+            .to_string()
+            .contains("the future passed to block_on"),
+        "{failure}"
+    );
+}
