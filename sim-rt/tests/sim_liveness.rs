@@ -172,3 +172,74 @@ fn a_liveness_failure_is_deterministic() {
     assert!(first.is_err(), "the monitor stays hot past its limit");
     assert_eq!(first, once());
 }
+
+fn walking(steps: u64) -> sim_rt::runtime::Runtime {
+    Builder::new_current_thread()
+        .seed(1)
+        .liveness_walk(steps)
+        .build()
+        .unwrap()
+}
+
+/// With `liveness_walk`, a system that is only slower than the test's
+/// bound passes: the run goes on after the main future returns until the
+/// property holds.
+#[test]
+fn a_slow_system_passes_when_the_run_walks_on() {
+    let rt = walking(10_000);
+    rt.block_on(async {
+        let done = flag(Duration::from_millis(2500), None);
+        sim::eventually("the flag is set", move || done.load(Ordering::SeqCst));
+        sim_rt::time::sleep(Duration::from_millis(500)).await; // the bound
+    });
+    // Without the walk the same run is indeterminate at 500 ms.
+    let failure = run(async {
+        let done = flag(Duration::from_millis(2500), None);
+        sim::eventually("the flag is set", move || done.load(Ordering::SeqCst));
+        sim_rt::time::sleep(Duration::from_millis(500)).await;
+    })
+    .unwrap_err();
+    assert!(failure.to_string().contains("indeterminate"), "{failure}");
+}
+
+/// A system where nothing more can happen is dead, not indeterminate.
+#[test]
+fn a_system_where_nothing_more_can_happen_is_dead() {
+    let failure = walking(10_000)
+        .try_block_on(async {
+            let never = flag(Duration::from_millis(100), Some(Duration::from_millis(1)));
+            sim::eventually("the flag is set", move || never.load(Ordering::SeqCst)).stays();
+            sim_rt::time::sleep(Duration::from_millis(500)).await;
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Liveness);
+    let text = failure.to_string();
+    assert!(
+        text.contains("dead: after the main future returned the run went on"),
+        "{text}"
+    );
+}
+
+/// A system that keeps busy without ever satisfying the property is
+/// indeterminate after the walk.
+#[test]
+fn a_busy_system_that_never_gets_there_is_indeterminate_after_the_walk() {
+    let failure = walking(300)
+        .try_block_on(async {
+            sim_rt::spawn(async {
+                loop {
+                    sim_rt::time::sleep(Duration::from_millis(10)).await;
+                }
+            });
+            sim::eventually("never", || false);
+            sim_rt::time::sleep(Duration::from_millis(50)).await;
+        })
+        .unwrap_err();
+    let text = failure.to_string();
+    assert!(
+        text.contains(
+            "indeterminate: after the main future returned the run went on 300 more steps"
+        ),
+        "{text}"
+    );
+}

@@ -236,6 +236,7 @@ impl fmt::Display for Failure {
                 stated,
                 stays,
                 lost_at,
+                walked,
             }) => {
                 let pending = self.elapsed.saturating_sub(stated.1);
                 let steps = self.step.saturating_sub(stated.0);
@@ -249,11 +250,28 @@ impl fmt::Display for Failure {
                 if let Some((step, time)) = lost_at {
                     writeln!(f, "  it last stopped holding at {time:?} (step {step})")?;
                 }
-                writeln!(
-                    f,
-                    "  indeterminate: the system may be stuck, or only slower than this run's \
-                     bound; run longer to tell"
-                )?;
+                match walked {
+                    Some(w) if w.dead => writeln!(
+                        f,
+                        "  dead: after the main future returned the run went on {} more steps, \
+                         until nothing more could happen (no task could run, no timer was \
+                         armed, no packet was in flight)",
+                        w.steps
+                    )?,
+                    Some(w) => writeln!(
+                        f,
+                        "  indeterminate: after the main future returned the run went on {} more \
+                         steps (Builder::liveness_walk) and it still did not hold: the system may \
+                         be stuck, or only slower than that",
+                        w.steps
+                    )?,
+                    None => writeln!(
+                        f,
+                        "  indeterminate: the system may be stuck, or only slower than this run's \
+                         bound; run longer to tell (Builder::liveness_walk goes on after the main \
+                         future returns)"
+                    )?,
+                }
                 at(f)?;
             }
             Cause::Livelock { steps, tasks } => {

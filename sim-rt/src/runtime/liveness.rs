@@ -56,6 +56,15 @@ pub(crate) struct Props {
     pub(crate) every: u64,
 }
 
+/// How a run went on after its main future returned, for a property.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Walked {
+    pub(crate) steps: u64,
+    /// Nothing more could happen: no task could run, no timer was armed,
+    /// no packet was in flight.
+    pub(crate) dead: bool,
+}
+
 /// What a check found wrong.
 #[derive(Debug, Clone)]
 pub(crate) enum Violation {
@@ -65,6 +74,11 @@ pub(crate) enum Violation {
         stated: (u64, Duration),
         stays: bool,
         lost_at: Option<(u64, Duration)>,
+        /// When the run went on after the main future returned
+        /// ([`Builder::liveness_walk`](crate::runtime::Builder::liveness_walk)):
+        /// how far, and whether it stopped because nothing more could
+        /// happen.
+        walked: Option<Walked>,
     },
     /// A monitor was hot past its limit.
     HotTooLong {
@@ -149,8 +163,44 @@ impl Props {
                 stated: p.stated,
                 stays: *stays,
                 lost_at: *lost_at,
+                walked: None,
             }),
             _ => None,
         })
+    }
+
+    /// Whether every "eventually" property holds now.
+    pub(crate) fn all_met(&self) -> bool {
+        self.props.iter().all(|p| {
+            !matches!(
+                p.kind,
+                PropKind::Eventually {
+                    held_since: None,
+                    ..
+                }
+            )
+        })
+    }
+}
+
+impl Violation {
+    /// The same violation, noting how the run went on.
+    pub(crate) fn after(self, walk: Walked) -> Violation {
+        match self {
+            Violation::Unmet {
+                name,
+                stated,
+                stays,
+                lost_at,
+                ..
+            } => Violation::Unmet {
+                name,
+                stated,
+                stays,
+                lost_at,
+                walked: Some(walk),
+            },
+            other => other,
+        }
     }
 }

@@ -154,6 +154,8 @@ pub struct Builder {
     liveness_every: u64,
     /// [`Builder::livelock_steps`].
     livelock_steps: u64,
+    /// [`Builder::liveness_walk`].
+    liveness_walk: u64,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -197,6 +199,7 @@ impl Builder {
             full_trace: false,
             liveness_every: 1,
             livelock_steps: DEFAULT_LIVELOCK_STEPS,
+            liveness_walk: 0,
             name: None,
         }
     }
@@ -498,6 +501,20 @@ impl Builder {
         self
     }
 
+    /// When the main future returns with a [`sim::eventually`](crate::sim::eventually)
+    /// property that has not held, goes on running the simulation (the
+    /// hosts, their tasks, timers and packets, with this runtime's scheduler
+    /// and fault injector) for up to `steps` more steps instead of failing
+    /// at once: the run passes if every property holds by then, and fails as
+    /// *dead* if nothing more can happen first (no task can run, no timer is
+    /// armed, no packet is in flight), or as *indeterminate* after `steps`.
+    /// This is one of MaceMC's random walks from the end of the bounded run.
+    /// Default 0: fail when the main future returns.
+    pub fn liveness_walk(&mut self, steps: u64) -> &mut Self {
+        self.liveness_walk = steps;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -550,6 +567,7 @@ impl Builder {
                 full_trace: self.full_trace,
                 liveness_every: self.liveness_every,
                 livelock_steps: self.livelock_steps,
+                liveness_walk: self.liveness_walk,
             },
             scheduler,
         );

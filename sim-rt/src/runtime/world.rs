@@ -74,6 +74,8 @@ pub(crate) struct Config {
     pub(crate) liveness_every: u64,
     /// [`Builder::livelock_steps`](super::Builder::livelock_steps) (0: off).
     pub(crate) livelock_steps: u64,
+    /// [`Builder::liveness_walk`](super::Builder::liveness_walk) (0: off).
+    pub(crate) liveness_walk: u64,
 }
 
 /// What a task slot was created for (for messages).
@@ -624,9 +626,17 @@ impl World {
                             self.observe(Observation::Finished { task: main_id });
                             if self.liveness.borrow().any {
                                 let found = self.check_liveness(true);
-                                if let Some(violation) = found {
+                                let walk = self.core.borrow().config.liveness_walk;
+                                let found = match found {
+                                    Some(v @ super::liveness::Violation::Unmet { .. })
+                                        if walk > 0 =>
+                                    {
+                                        self.walk_for_liveness(walk, v)
+                                    }
+                                    other => other.map(Cause::Liveness).map(|c| self.failure(c)),
+                                };
+                                if let Some(failure) = found {
                                     drop(out);
-                                    let failure = self.failure(Cause::Liveness(violation));
                                     return Err(self.fail(failure));
                                 }
                             }
@@ -733,6 +743,56 @@ impl World {
             hot.or_else(|| props.unmet())
         } else {
             hot
+        }
+    }
+
+    /// Goes on stepping after the main future returned with an "eventually"
+    /// property unmet (`unmet`), for up to `walk` steps: `None` once every
+    /// property holds; else the failure: the property unmet, dead (nothing
+    /// more could happen) or indeterminate (the walk or a limit ended
+    /// first), or whatever else failed the run meanwhile (a panic, a hot
+    /// monitor).
+    fn walk_for_liveness(&self, walk: u64, unmet: super::liveness::Violation) -> Option<Failure> {
+        use super::liveness::Walked;
+        let start = self.core.borrow().step;
+        let walked = |w: &World| w.core.borrow().step - start;
+        loop {
+            if self.liveness.borrow().all_met() {
+                return None;
+            }
+            if walked(self) >= walk {
+                let steps = walked(self);
+                let violation = self.liveness.borrow().unmet().unwrap_or(unmet);
+                let walked = Walked { steps, dead: false };
+                return Some(self.failure(Cause::Liveness(violation.after(walked))));
+            }
+            if self.injecting {
+                self.inject_fault();
+            }
+            let next = match self.next_event() {
+                Ok(next) => next,
+                Err(failure) => {
+                    let dead = match failure.kind() {
+                        super::FailureKind::Deadlock => true,
+                        super::FailureKind::StepLimit | super::FailureKind::TimeLimit => false,
+                        _ => return Some(*failure),
+                    };
+                    let steps = walked(self);
+                    let violation = self.liveness.borrow().unmet().unwrap_or(unmet);
+                    let walked = Walked { steps, dead };
+                    return Some(self.failure(Cause::Liveness(violation.after(walked))));
+                }
+            };
+            match next {
+                // The main future has returned: its wakes are dropped.
+                Next::Main => {}
+                Next::Task(key) => self.run_task(key),
+                Next::Advance(to) => self.move_clock_to(to),
+                Next::Deliver(packet) => self.deliver(packet),
+            }
+            if let Some(hot) = self.check_liveness(false) {
+                return Some(self.failure(Cause::Liveness(hot)));
+            }
         }
     }
 
