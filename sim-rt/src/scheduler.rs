@@ -550,6 +550,103 @@ impl Scheduler for Replay {
     }
 }
 
+/// Replays the first `steps` steps of a recorded [`Trace`], then hands every
+/// further choice to another scheduler: a walk from a state of a recorded
+/// execution (the runtime cannot snapshot one, so the walk re-runs the
+/// prefix), as MaceMC's random walks from an indeterminate state and its
+/// critical-transition probes do.
+///
+/// Run it with the trace's seed (the seed also drives latencies and the
+/// program's own randomness); give `then` a seed of its own for each walk.
+/// Observations go to `then` from the first step, so an explorer that
+/// tracks tasks sees them all.
+///
+/// ```
+/// use sim_rt::runtime::Builder;
+/// use sim_rt::scheduler::{RandomScheduler, ReplayPrefix};
+///
+/// let program = || async {
+///     let tasks: Vec<_> = (0..4)
+///         .map(|_| sim_rt::spawn(async { sim_rt::task::yield_now().await }))
+///         .collect();
+///     for t in tasks {
+///         t.await.unwrap();
+///     }
+///     sim_rt::choose(5)
+/// };
+/// let recorded = Builder::new_current_thread().seed(3).build().unwrap();
+/// recorded.block_on(program());
+/// let trace = recorded.trace();
+/// let half = trace.len() as u64 / 2;
+/// for walk in 0..3 {
+///     let t = trace.clone();
+///     let rt = Builder::new_current_thread()
+///         .seed(trace.seed())
+///         .scheduler(move |_| ReplayPrefix::new(t.clone(), half, RandomScheduler::new(walk)))
+///         .build()
+///         .unwrap();
+///     rt.block_on(program());
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReplayPrefix<S> {
+    replay: Replay,
+    steps: u64,
+    then: S,
+}
+
+impl<S: Scheduler> ReplayPrefix<S> {
+    /// Replays `trace` up to (not including) step `steps`, then asks
+    /// `then`.
+    ///
+    /// # Panics
+    ///
+    /// When `steps` is past the trace's end.
+    pub fn new(trace: Trace, steps: u64, then: S) -> Self {
+        assert!(
+            steps <= trace.len() as u64,
+            "ReplayPrefix: {steps} steps asked of a trace of {}",
+            trace.len()
+        );
+        ReplayPrefix {
+            replay: Replay::new(trace),
+            steps,
+            then,
+        }
+    }
+
+    /// Whether the prefix is done and `then` decides.
+    pub fn walking(&self) -> bool {
+        self.replay.step >= self.steps
+    }
+}
+
+impl<S: Scheduler> Scheduler for ReplayPrefix<S> {
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        if self.walking() {
+            self.then.pick(enabled)
+        } else {
+            self.replay.pick(enabled)
+        }
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        if self.walking() {
+            self.then.choose(kind, n)
+        } else {
+            self.replay.choose(kind, n)
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        self.then.observe(observation);
+    }
+
+    fn observes(&self) -> bool {
+        self.then.observes()
+    }
+}
+
 pub(crate) fn describe_events(events: &[Event]) -> String {
     const SHOWN: usize = 8;
     let mut s = String::new();

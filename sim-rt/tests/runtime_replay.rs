@@ -238,3 +238,47 @@ fn a_compact_trace_replays_the_same_execution() {
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("replay diverged at step"), "{msg}");
 }
+
+/// A walk from a prefix: the first `k` steps are the recorded run's, step
+/// for step; after them the walk's own scheduler decides, so walks with
+/// different seeds part ways, and each is itself deterministic.
+#[test]
+fn a_walk_replays_its_prefix_then_goes_its_own_way() {
+    use sim_rt::scheduler::{RandomScheduler, ReplayPrefix};
+    let (_, recorded, _) = record(11);
+    let k = recorded.len() as u64 / 2;
+    let walk = |walk_seed: u64| {
+        let t = recorded.clone();
+        let rt = Builder::new_current_thread()
+            .seed(recorded.seed())
+            .full_trace(true)
+            .scheduler(move |_| ReplayPrefix::new(t.clone(), k, RandomScheduler::new(walk_seed)))
+            .build()
+            .unwrap();
+        let out = rt.block_on(program(false));
+        (out, rt.trace())
+    };
+    let mut ends = std::collections::BTreeSet::new();
+    for seed in 0..6 {
+        let (out, trace) = walk(seed);
+        assert_eq!(
+            &trace.steps()[..k as usize],
+            &recorded.steps()[..k as usize],
+            "walk {seed}: the prefix is the recorded run's"
+        );
+        assert_eq!(walk(seed).1, trace, "walk {seed} is deterministic");
+        ends.insert((out, trace.hash()));
+    }
+    assert!(ends.len() > 1, "walks with different seeds part ways");
+
+    // A prefix of the whole trace is the recorded run.
+    let t = recorded.clone();
+    let rt = Builder::new_current_thread()
+        .seed(recorded.seed())
+        .full_trace(true)
+        .scheduler(move |_| ReplayPrefix::new(t.clone(), t.len() as u64, RandomScheduler::new(99)))
+        .build()
+        .unwrap();
+    rt.block_on(program(false));
+    assert_eq!(rt.trace(), recorded);
+}
