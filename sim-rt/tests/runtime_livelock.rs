@@ -126,3 +126,30 @@ fn the_main_future_spinning_is_a_livelock() {
         "{failure}"
     );
 }
+
+/// A task that yields only because its coop budget ran out is working, not
+/// spinning: draining 100,000 queued messages takes hundreds of polls that
+/// each wake themselves, with nothing else happening, and is no livelock.
+#[test]
+fn yields_forced_by_the_coop_budget_are_work() {
+    let rt = Builder::new_current_thread()
+        .livelock_steps(50)
+        .build()
+        .unwrap();
+    let drained = rt.block_on(async {
+        let (tx, mut rx) = sim_rt::sync::mpsc::unbounded_channel::<u32>();
+        for i in 0..100_000 {
+            tx.send(i).unwrap();
+        }
+        drop(tx);
+        let drain = sim_rt::spawn(async move {
+            let mut n = 0u32;
+            while rx.recv().await.is_some() {
+                n += 1;
+            }
+            n
+        });
+        drain.await.unwrap()
+    });
+    assert_eq!(drained, 100_000);
+}

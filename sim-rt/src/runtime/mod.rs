@@ -476,8 +476,9 @@ impl Builder {
     /// Evaluates the liveness properties the program states
     /// ([`sim::eventually`](crate::sim::eventually)) every `steps` steps
     /// instead of after every step (default 1), for predicates that are
-    /// costly to evaluate. Monitors' limits are checked at the same cadence;
-    /// at the end of the run every property is evaluated once more.
+    /// costly to evaluate; at the end of the run every property is evaluated
+    /// once more. Monitors' limits are still checked after every step (a
+    /// comparison of times, no user code).
     ///
     /// # Panics
     ///

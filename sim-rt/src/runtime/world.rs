@@ -644,20 +644,7 @@ impl World {
                         }
                         Ok(Poll::Pending) => {
                             let self_woken = main_waker.scheduled.load(Ordering::Acquire);
-                            {
-                                let mut guard = self.core.borrow_mut();
-                                let core = &mut *guard;
-                                if self_woken {
-                                    if core.main_spin_epoch == core.spin_epoch {
-                                        core.spin_repeats += 1;
-                                    } else {
-                                        core.main_spin_epoch = core.spin_epoch;
-                                    }
-                                    self.check_livelock(core);
-                                } else {
-                                    Self::progress(core);
-                                }
-                            }
+                            self.pending_poll(&mut self.core.borrow_mut(), self_woken, None);
                             self.observe(Observation::Blocked { task: main_id })
                         }
                         Err(payload) => {
@@ -669,15 +656,7 @@ impl World {
                         }
                     }
                 }
-                Next::Task(key) => self.run_task(key),
-                Next::Advance(to) => {
-                    Self::progress(&mut self.core.borrow_mut());
-                    self.move_clock_to(to)
-                }
-                Next::Deliver(packet) => {
-                    Self::progress(&mut self.core.borrow_mut());
-                    self.deliver(packet)
-                }
+                other => self.dispatch(other),
             }
             if self.liveness.borrow().any {
                 if let Some(violation) = self.check_liveness(false) {
@@ -688,10 +667,49 @@ impl World {
         }
     }
 
+    /// Runs a step other than a poll of the main future.
+    fn dispatch(&self, next: Next) {
+        match next {
+            // Only while the main future is alive (its wakes are dropped
+            // once it returned): `try_block_on` polls it itself.
+            Next::Main => {}
+            Next::Task(key) => self.run_task(key),
+            Next::Advance(to) => {
+                Self::progress(&mut self.core.borrow_mut());
+                self.move_clock_to(to)
+            }
+            Next::Deliver(packet) => {
+                Self::progress(&mut self.core.borrow_mut());
+                self.deliver(packet)
+            }
+        }
+    }
+
     /// A step that was not a task spinning: the spin streak ends.
     fn progress(core: &mut Core) {
         core.spin_epoch += 1;
         core.spin_repeats = 0;
+    }
+
+    /// After a poll that returned `Pending`: the task at `key` (the main
+    /// future for `None`) spun if it woke itself during the poll without
+    /// running out of coop budget (a forced yield after work), which
+    /// extends the streak (counting from its second spin in it); else the
+    /// streak ends.
+    fn pending_poll(&self, core: &mut Core, self_woken: bool, key: Option<usize>) {
+        // A poll that yielded because its coop budget ran out did work.
+        if !self_woken || crate::task::coop::poll_exhausted_budget() {
+            return Self::progress(core);
+        }
+        let epoch = core.spin_epoch;
+        let last = match key {
+            Some(key) => &mut core.tasks[key].spin_epoch,
+            None => &mut core.main_spin_epoch,
+        };
+        if std::mem::replace(last, epoch) == epoch {
+            core.spin_repeats += 1;
+        }
+        self.check_livelock(core);
     }
 
     /// Fails the run (through `core.failure`, which the next step reports)
@@ -728,10 +746,7 @@ impl World {
     /// predicates run; returns a violation: a monitor hot past its limit,
     /// or at the end an "eventually" that did not hold.
     fn check_liveness(&self, at_end: bool) -> Option<super::liveness::Violation> {
-        let (step, now) = {
-            let core = self.core.borrow();
-            (core.step, core.now - core.start)
-        };
+        let (step, now) = self.step_and_elapsed();
         let due = self.liveness.borrow().due(if at_end { 0 } else { step });
         for (i, pred) in due {
             let holds = pred();
@@ -783,13 +798,7 @@ impl World {
                     return Some(self.failure(Cause::Liveness(violation.after(walked))));
                 }
             };
-            match next {
-                // The main future has returned: its wakes are dropped.
-                Next::Main => {}
-                Next::Task(key) => self.run_task(key),
-                Next::Advance(to) => self.move_clock_to(to),
-                Next::Deliver(packet) => self.deliver(packet),
-            }
+            self.dispatch(next);
             if let Some(hot) = self.check_liveness(false) {
                 return Some(self.failure(Cause::Liveness(hot)));
             }
@@ -997,24 +1006,12 @@ impl World {
         match res {
             Ok(Poll::Pending) => {
                 {
-                    let mut guard = self.core.borrow_mut();
-                    let core = &mut *guard;
+                    let mut core = self.core.borrow_mut();
                     let slot = &mut core.tasks[key];
                     slot.cell = Some(cell);
                     // Woken during its own poll: only the task itself ran.
                     let self_woken = slot.waker.scheduled.load(Ordering::Acquire);
-                    if self_woken {
-                        let epoch = core.spin_epoch;
-                        let slot = &mut core.tasks[key];
-                        if slot.spin_epoch == epoch {
-                            core.spin_repeats += 1;
-                        } else {
-                            slot.spin_epoch = epoch;
-                        }
-                        self.check_livelock(core);
-                    } else {
-                        Self::progress(core);
-                    }
+                    self.pending_poll(&mut core, self_woken, Some(key));
                 }
                 self.observe(Observation::Blocked { task: id });
                 self.apply_host_ops();

@@ -40,12 +40,24 @@ thread_local! {
     /// The budget left in the poll running on this thread; `None` =
     /// unconstrained.
     static BUDGET: Cell<Option<u8>> = const { Cell::new(None) };
+    /// Whether the last poll started on this thread ran out of budget (and
+    /// so yielded after doing work, not in a busy wait).
+    static EXHAUSTED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Sets the budget: `true` gives the running task a fresh one, `false`
 /// removes it (between polls). Called by the executor around every poll.
 pub(crate) fn start_poll(polling: bool) {
     BUDGET.with(|b| b.set(polling.then_some(INITIAL)));
+    if polling {
+        EXHAUSTED.with(|e| e.set(false));
+    }
+}
+
+/// Whether the last poll ran out of budget: the runtime's livelock
+/// detection counts such a yield as work, not as spinning.
+pub(crate) fn poll_exhausted_budget() -> bool {
+    EXHAUSTED.with(Cell::get)
 }
 
 /// Runs `f` with the budget set to `budget`, restoring the previous value
@@ -124,6 +136,7 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     BUDGET.with(|b| match b.get() {
         None => Poll::Ready(RestoreOnPending::new(None)),
         Some(0) => {
+            EXHAUSTED.with(|e| e.set(true));
             cx.waker().wake_by_ref();
             Poll::Pending
         }
