@@ -951,18 +951,7 @@ pub fn partition_groups<A: ToHost, B: ToHost>(left: &[A], right: &[B]) {
 /// Heals every partition between any two hosts.
 #[track_caller]
 pub fn heal_all() {
-    context::with(|w| {
-        let n = w.host_count();
-        for a in 0..n {
-            for b in 0..n {
-                let (a, b) = (HostId(a as u32), HostId(b as u32));
-                let (na, nb) = (w.net_host(a), w.net_host(b));
-                if w.net_ref(|net| net.is_partitioned(na, nb)) {
-                    w.set_partitioned(a, b, false);
-                }
-            }
-        }
-    })
+    context::with(|w| w.heal_all())
 }
 
 /// Replaces the settings of the link from `from` to `to` (one direction):

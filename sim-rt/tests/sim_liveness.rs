@@ -243,3 +243,45 @@ fn a_busy_system_that_never_gets_there_is_indeterminate_after_the_walk() {
         "{text}"
     );
 }
+
+/// `Builder::heal_at_step` heals every partition once, at the trace step
+/// named, and the run's step counts and met properties are readable after.
+#[test]
+fn heal_at_step_heals_every_partition_once() {
+    let observe = |heal_at: Option<u64>| {
+        let mut b = Builder::new_current_thread();
+        b.seed(1);
+        if let Some(step) = heal_at {
+            b.heal_at_step(step);
+        }
+        let rt = b.build().unwrap();
+        let links = rt.block_on(async {
+            let idle = || async { std::future::pending::<()>().await };
+            sim::host("a").start(idle);
+            sim::host("b").start(idle);
+            sim::partition("a", "b");
+            let mut seen = Vec::new();
+            for _ in 0..10 {
+                sim_rt::time::sleep(Duration::from_millis(1)).await;
+                seen.push(sim::link("a", "b").partitioned);
+            }
+            // Partitioned again by the program after the heal: kept.
+            sim::partition("a", "b");
+            sim_rt::time::sleep(Duration::from_millis(1)).await;
+            seen.push(sim::link("a", "b").partitioned);
+            seen
+        });
+        (links, rt.steps(), rt.liveness_met())
+    };
+    let (never, steps, met) = observe(None);
+    assert_eq!(never, vec![true; 11]);
+    assert!(steps > 10);
+    assert!(met, "no property stated: met");
+    let (healed, _, _) = observe(Some(6));
+    assert!(healed[0], "not healed before step 6: {healed:?}");
+    assert!(!healed[9], "healed from step 6 on: {healed:?}");
+    assert!(
+        healed[10],
+        "healed once: a later partition stays: {healed:?}"
+    );
+}

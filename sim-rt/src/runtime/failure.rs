@@ -135,6 +135,31 @@ impl Failure {
         }
     }
 
+    /// For a liveness failure, the name of the property or monitor it is
+    /// about.
+    pub fn property(&self) -> Option<&str> {
+        match &*self.cause {
+            Cause::Liveness(Violation::Unmet { name, .. })
+            | Cause::Liveness(Violation::HotTooLong { name, .. }) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// For an "eventually" property that did not hold by the end of the
+    /// run: `Some(true)` when the run showed it dead (it went on after the
+    /// main future returned until nothing more could happen), `Some(false)`
+    /// when it is only indeterminate (the system may be stuck, or slow).
+    /// `None` for every other failure, a monitor hot past its limit
+    /// included: that is a violation as it stands.
+    pub fn liveness_dead(&self) -> Option<bool> {
+        match &*self.cause {
+            Cause::Liveness(Violation::Unmet { walked, .. }) => {
+                Some(walked.is_some_and(|w| w.dead))
+            }
+            _ => None,
+        }
+    }
+
     /// The number of steps the simulation had taken when it failed.
     pub fn step(&self) -> u64 {
         self.step

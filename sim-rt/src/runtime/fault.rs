@@ -88,6 +88,9 @@ impl World {
     /// Asks the scheduler whether to inject a fault before the next step,
     /// and injects it. See the module docs.
     pub(crate) fn inject_fault(&self) {
+        if self.heal_due() {
+            return;
+        }
         self.forget_healed_partitions();
         // Counted without allocating: this runs before every step, and the
         // default (no fault) is by far the most common answer.
@@ -131,6 +134,24 @@ impl World {
                 self.set_partitioned(b, a, false);
             }
         }
+    }
+
+    /// At [`Builder::heal_at_step`](super::Builder::heal_at_step)'s step
+    /// (once): heals every partition and turns the injector off; true when
+    /// it did.
+    fn heal_due(&self) -> bool {
+        {
+            let mut core = self.core.borrow_mut();
+            let at = core.config.heal_at;
+            if at == u64::MAX || (core.trace.len() as u64) < at {
+                return false;
+            }
+            core.config.heal_at = u64::MAX;
+            core.injector = None;
+        }
+        tracing::debug!("faults stop: every partition healed");
+        self.heal_all();
+        true
     }
 
     /// Drops from the injector's partitions those healed by other means

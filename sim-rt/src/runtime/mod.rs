@@ -156,6 +156,8 @@ pub struct Builder {
     livelock_steps: u64,
     /// [`Builder::liveness_walk`].
     liveness_walk: u64,
+    /// [`Builder::heal_at_step`].
+    heal_at: u64,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -200,6 +202,7 @@ impl Builder {
             liveness_every: 1,
             livelock_steps: DEFAULT_LIVELOCK_STEPS,
             liveness_walk: 0,
+            heal_at: u64::MAX,
             name: None,
         }
     }
@@ -516,6 +519,20 @@ impl Builder {
         self
     }
 
+    /// From trace step `step` on (steps numbered as [`Trace`] and
+    /// [`ReplayPrefix`](crate::scheduler::ReplayPrefix) number them: every
+    /// pick and every data choice with two or more options), the fault
+    /// injector makes no more faults and every partition is healed once (as
+    /// [`sim::heal_all`](crate::sim::heal_all) does): the environment's
+    /// faults stop, as in TigerBeetle's liveness mode, so that a walk from
+    /// there asks whether the system recovers once the network does.
+    /// Crashed hosts stay as they are. Partitions the program itself makes
+    /// later are kept. Default: never.
+    pub fn heal_at_step(&mut self, step: u64) -> &mut Self {
+        self.heal_at = step;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -569,6 +586,7 @@ impl Builder {
                 liveness_every: self.liveness_every,
                 livelock_steps: self.livelock_steps,
                 liveness_walk: self.liveness_walk,
+                heal_at: self.heal_at,
             },
             scheduler,
         );
@@ -754,6 +772,23 @@ impl Runtime {
     /// with [`Builder::replay`].
     pub fn trace(&self) -> Trace {
         self.world.trace()
+    }
+
+    /// Steps (events run) so far: the count [`Failure::step`] reports and
+    /// [`Builder::max_steps`] limits. Data choices are not steps here,
+    /// though [`Trace`] numbers them too.
+    pub fn steps(&self) -> u64 {
+        self.world.core.borrow().step
+    }
+
+    /// Whether every [`sim::eventually`](crate::sim::eventually) property
+    /// stated so far has been met: held at some check (for one that must
+    /// [`stay`](crate::sim::Property::stays), held at the last check).
+    /// `true` when none was stated. After a run that failed for another
+    /// reason (a step limit, say), this tells a liveness walk whether it
+    /// reached its goal before it stopped.
+    pub fn liveness_met(&self) -> bool {
+        self.world.liveness.borrow().all_met()
     }
 
     /// Simulated time elapsed since the runtime was built.

@@ -272,6 +272,20 @@ impl World {
         self.observe(Observation::LinkChanged { from, to });
     }
 
+    /// Heals every partitioned link, in host-id order.
+    pub(crate) fn heal_all(&self) {
+        let n = self.host_count();
+        for a in 0..n {
+            for b in 0..n {
+                let (a, b) = (HostId(a as u32), HostId(b as u32));
+                let (na, nb) = (self.net_host(a), self.net_host(b));
+                if self.net_ref(|net| net.is_partitioned(na, nb)) {
+                    self.set_partitioned(a, b, false);
+                }
+            }
+        }
+    }
+
     /// Replaces the settings of the link from `from` to `to`.
     pub(crate) fn set_link(&self, from: HostId, to: HostId, config: sim_net::LinkConfig) {
         let (a, b) = (self.net_host(from), self.net_host(to));

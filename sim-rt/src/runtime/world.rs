@@ -76,6 +76,9 @@ pub(crate) struct Config {
     pub(crate) livelock_steps: u64,
     /// [`Builder::liveness_walk`](super::Builder::liveness_walk) (0: off).
     pub(crate) liveness_walk: u64,
+    /// [`Builder::heal_at_step`](super::Builder::heal_at_step) (`u64::MAX`:
+    /// never; set to it once done).
+    pub(crate) heal_at: u64,
 }
 
 /// What a task slot was created for (for messages).
@@ -281,7 +284,7 @@ impl World {
         net.net.announce_segments(scheduler.observes());
         let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
-        let injecting = injector.is_some();
+        let injecting = injector.is_some() || config.heal_at != u64::MAX;
         let time_limit = start.saturating_add(config.max_time);
         let liveness = RefCell::new(super::liveness::Props {
             every: config.liveness_every.max(1),
