@@ -9,12 +9,16 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use sim_rt::runtime::{Builder, Failure, Runtime, Trace};
+use sim_rt::scheduler::{Observation, Scheduler};
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
+use crate::liveness::{EndWalks, Liveness, Switch, Walker};
 use crate::schedule::Deviation;
+use crate::token::WalkTail;
 
 /// What a test's future may return: `()`, or a `Result` whose `Err` is a
 /// failure (like a `#[test]` returning `Result`).
@@ -64,6 +68,11 @@ pub(crate) struct Target<'a> {
     pub(crate) program: &'a Program<'a>,
     pub(crate) configure: &'a Configure,
     pub(crate) explorer: &'a MakeExplorer,
+    pub(crate) liveness: &'a Liveness,
+    /// CHESS's fairness rule (see `guided.rs`).
+    pub(crate) fair: bool,
+    /// Executions whose unmet property a walk reached (not failures).
+    pub(crate) slow: &'a AtomicU64,
 }
 
 /// Panics inside executions the search runs are part of the search, not
@@ -114,6 +123,7 @@ mod quiet {
 }
 
 /// One execution to run.
+#[derive(Clone)]
 pub(crate) struct Exec {
     pub(crate) seed: u64,
     pub(crate) schedule: Vec<Deviation>,
@@ -125,6 +135,31 @@ pub(crate) struct Exec {
     pub(crate) cache_states: bool,
     /// Keep panics quiet (searches) or print them (replays).
     pub(crate) quiet: bool,
+    /// A liveness walk after a prefix of this execution, instead of all of
+    /// it.
+    pub(crate) walk: Option<WalkTail>,
+    /// Keep the observations made during this trace step.
+    pub(crate) watch: Option<u64>,
+    /// Record forced steps too.
+    pub(crate) full_trace: bool,
+}
+
+impl Exec {
+    /// The execution of `seed` and `schedule` as a search ran it, with
+    /// nothing recorded.
+    pub(crate) fn of(seed: u64, schedule: Vec<Deviation>, random_data: bool) -> Exec {
+        Exec {
+            seed,
+            schedule,
+            record_from: u32::MAX,
+            random_data,
+            cache_states: false,
+            quiet: true,
+            walk: None,
+            watch: None,
+            full_trace: false,
+        }
+    }
 }
 
 /// What one execution produced.
@@ -135,10 +170,43 @@ pub(crate) struct Ran {
     /// Where the failing panic happened, when panics were quiet.
     pub(crate) location: Option<String>,
     pub(crate) record: Record,
+    /// Every "eventually" property was met (see `Runtime::liveness_met`).
+    pub(crate) met: bool,
+    /// Steps the run took.
+    pub(crate) steps: u64,
+    /// The observations of the watched step.
+    pub(crate) watched: Vec<Observation>,
+    /// For a liveness failure that walks from its end confirmed.
+    pub(crate) end: Option<EndWalks>,
 }
 
 impl Target<'_> {
+    /// Runs `exec`; when it ends with a liveness property unmet and
+    /// undecided, walks from its end: a walk that reaches the property
+    /// makes it a pass (a slow execution, counted), none makes it a
+    /// confirmed failure.
     pub(crate) fn run(&self, exec: Exec) -> Ran {
+        let mut ran = self.run_once(&exec);
+        let undecided = ran
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.liveness_dead().is_some());
+        if exec.walk.is_none() && undecided && self.liveness.enabled() {
+            match self.walk_from_end(&exec, &ran) {
+                Some(end) => ran.end = Some(end),
+                None => {
+                    self.slow.fetch_add(1, Ordering::Relaxed);
+                    ran.failure = None;
+                    ran.trace = None;
+                    ran.location = None;
+                }
+            }
+        }
+        ran
+    }
+
+    /// Runs `exec` once.
+    pub(crate) fn run_once(&self, exec: &Exec) -> Ran {
         let record = Rc::new(RefCell::new(Record {
             from: exec.record_from,
             ..Record::default()
@@ -151,18 +219,44 @@ impl Target<'_> {
         let guided = Guided::new(
             (self.explorer)(),
             exec.seed,
-            exec.schedule,
+            exec.schedule.clone(),
             data,
             record.clone(),
             exec.cache_states,
+            self.fair,
         );
         let mut builder = Builder::new_current_thread();
         builder.enable_all();
         (self.configure)(&mut builder);
         builder.exact_seed(exec.seed);
-        let mut guided = Some(guided);
+        if exec.full_trace {
+            builder.full_trace(true);
+        }
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let mut scheduler: Option<Box<dyn Scheduler>> = match exec.walk {
+            None => Some(Box::new(guided)),
+            Some(tail) => {
+                // The walk goes on past the main future's return, for at
+                // least `length` steps after the prefix (steps count picks,
+                // the prefix counts picks and data choices).
+                builder
+                    .liveness_walk(u64::MAX / 4)
+                    .max_steps(u64::from(tail.from) + tail.length);
+                if tail.faults == crate::WalkFaults::Heal {
+                    builder.heal_at_step(tail.from.into());
+                }
+                Some(Box::new(Switch {
+                    first: guided,
+                    then: Walker::new(tail.seed, tail.faults),
+                    at: tail.from.into(),
+                    calls: 0,
+                    watch: exec.watch,
+                    seen: seen.clone(),
+                }))
+            }
+        };
         builder.scheduler(move |_| {
-            guided
+            scheduler
                 .take()
                 .expect("the explorer builds one runtime per builder")
         });
@@ -171,8 +265,12 @@ impl Target<'_> {
             .expect("building a simulation runtime cannot fail");
         let (result, location) = quiet::run(exec.quiet, || (self.program)(&rt));
         let failure = result.err();
-        let trace = failure.as_ref().map(|_| rt.trace());
+        let keep = failure.is_some() || exec.walk.is_some();
+        let trace = keep.then(|| rt.trace());
+        let met = rt.liveness_met();
+        let steps = rt.steps();
         drop(rt);
+        let watched = std::mem::take(&mut *seen.borrow_mut());
         let record = Rc::try_unwrap(record)
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
@@ -181,6 +279,10 @@ impl Target<'_> {
             failure,
             trace,
             record,
+            met,
+            steps,
+            watched,
+            end: None,
         }
     }
 }

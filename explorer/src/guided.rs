@@ -112,6 +112,67 @@ impl StateTracker {
     }
 }
 
+/// CHESS's fairness rule, as the explorers apply it: a task that yields
+/// without progress loses priority. A task that, for two polls in a row
+/// with nothing else run between, woke itself and returned `Pending` (a
+/// spin on `yield_now`, a busy retry) is delayed once when the explorer
+/// would poll it a third time while anything else is enabled; the delay is
+/// the explorer's own move, not a scheduled deviation, so it costs nothing
+/// in the delay bound and is the same in every replay.
+#[derive(Debug, Default)]
+struct Fairness {
+    /// The task the last pick polled.
+    current: Option<sim_rt::task::Id>,
+    /// It returned `Pending` in that poll.
+    blocked: bool,
+    /// The task spinning and its consecutive spins.
+    spinner: Option<sim_rt::task::Id>,
+    spins: u32,
+}
+
+/// Consecutive spins after which a spinner is delayed.
+const FAIR_SPINS: u32 = 2;
+
+impl Fairness {
+    fn observe(&mut self, o: &Observation) {
+        match *o {
+            Observation::Blocked { task } if Some(task) == self.current => self.blocked = true,
+            Observation::Woken { task, by: Some(by) }
+                if task == by && self.blocked && Some(task) == self.current =>
+            {
+                self.blocked = false;
+                if self.spinner == Some(task) {
+                    self.spins += 1;
+                } else {
+                    self.spinner = Some(task);
+                    self.spins = 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the explorer's answer `event` polls a spinner that must give
+    /// way.
+    fn must_yield(&self, event: &Event, enabled: usize) -> bool {
+        enabled > 1
+            && self.spins >= FAIR_SPINS
+            && matches!(event, Event::Poll(id) if Some(*id) == self.spinner)
+    }
+
+    fn picked(&mut self, event: &Event) {
+        self.current = match *event {
+            Event::Poll(id) => Some(id),
+            _ => None,
+        };
+        self.blocked = false;
+        if self.current != self.spinner {
+            self.spinner = None;
+            self.spins = 0;
+        }
+    }
+}
+
 /// A delaying explorer under a schedule, as a runtime [`Scheduler`].
 pub(crate) struct Guided {
     explorer: Box<dyn DelayingExplorer>,
@@ -121,6 +182,7 @@ pub(crate) struct Guided {
     data: Data,
     record: Rc<RefCell<Record>>,
     states: Option<StateTracker>,
+    fairness: Option<Fairness>,
 }
 
 impl Guided {
@@ -131,6 +193,7 @@ impl Guided {
         data: Data,
         record: Rc<RefCell<Record>>,
         cache_states: bool,
+        fair: bool,
     ) -> Guided {
         explorer.start(seed);
         Guided {
@@ -141,6 +204,7 @@ impl Guided {
             data,
             record,
             states: cache_states.then(StateTracker::default),
+            fairness: fair.then(Fairness::default),
         }
     }
 
@@ -182,7 +246,16 @@ impl Scheduler for Guided {
         for _ in 0..delays {
             self.explorer.delay(enabled);
         }
-        let i = self.explorer.next(enabled);
+        let mut i = self.explorer.next(enabled);
+        if let Some(fair) = &mut self.fairness {
+            if i < m && fair.must_yield(&enabled[i], m) {
+                self.explorer.delay(enabled);
+                i = self.explorer.next(enabled);
+            }
+            if let Some(e) = enabled.get(i) {
+                fair.picked(e);
+            }
+        }
         assert!(
             i < m,
             "explorer {:?} answered next() = {i} with only {m} events enabled; next must return \
@@ -220,6 +293,9 @@ impl Scheduler for Guided {
     fn observe(&mut self, observation: &Observation) {
         if let Some(states) = &mut self.states {
             states.observe(observation);
+        }
+        if let Some(fair) = &mut self.fairness {
+            fair.observe(observation);
         }
         self.explorer.step(observation);
     }

@@ -2,6 +2,7 @@
 //! executions.
 
 use std::future::Future;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,6 +11,7 @@ use sim_rt::runtime::Builder;
 use crate::env::{self, SearchName};
 use crate::exec::{run_test, Program, Target, TestOutcome};
 use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
+use crate::liveness::Liveness;
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::search::replay::Replayed;
@@ -66,6 +68,8 @@ pub struct Explorer {
     replay: Option<String>,
     progress: bool,
     name: Option<String>,
+    liveness: Liveness,
+    fair: bool,
 }
 
 impl std::fmt::Debug for Explorer {
@@ -107,6 +111,8 @@ impl Explorer {
             replay: None,
             progress: true,
             name: None,
+            liveness: Liveness::new(),
+            fair: true,
         };
         e.set_explorer(Rtc::default());
         e
@@ -172,6 +178,29 @@ impl Explorer {
         self
     }
 
+    /// How an execution that ends with a
+    /// [`sim::eventually`](sim_rt::sim::eventually) property unmet is
+    /// decided: walks from its end, and the critical-transition search for
+    /// a dead one (default [`Liveness::new`]; see [`crate::liveness`]).
+    pub fn liveness(mut self, liveness: Liveness) -> Self {
+        self.liveness = liveness;
+        self
+    }
+
+    /// Whether explorers schedule fairly (default on), after CHESS: a task
+    /// that polled twice in a row, each time waking itself and returning
+    /// `Pending` with nothing else run between (a spin on `yield_now`, a
+    /// busy retry), is delayed once when it would be polled a third time
+    /// while anything else can run. So a spin-wait for another task's work
+    /// ends under every explorer, as it does on tokio, instead of starving
+    /// that task into a livelock report. The move is the explorer's own: it
+    /// costs no delay and replays the same. A spin that cannot end still
+    /// fails as a livelock ([`Builder::livelock_steps`](sim_rt::runtime::Builder::livelock_steps)).
+    pub fn fair(mut self, on: bool) -> Self {
+        self.fair = on;
+        self
+    }
+
     /// Replays the execution of a token (as `SIM_REPLAY` does).
     pub fn replay(mut self, token: impl Into<String>) -> Self {
         self.replay = Some(token.into());
@@ -233,11 +262,15 @@ impl Explorer {
         });
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
         let (settings, what) = self.resolve(&test_name);
+        let slow = AtomicU64::new(0);
         let ctx = Ctx {
             target: Target {
                 program: &program as &Program<'_>,
                 configure: &*self.configure,
                 explorer: &*settings.make,
+                liveness: &self.liveness,
+                fair: self.fair,
+                slow: &slow,
             },
             test: test_name.clone(),
             command: sim_rt::sim::cargo_test_command(),

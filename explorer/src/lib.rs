@@ -35,6 +35,8 @@
 //! - [`search`]: stratified exhaustive search ([`Exhaustive`]), stratified
 //!   sampling ([`Sampling`]) and random walks ([`Walk`]).
 //! - [`Explorer`]: the user's entry point; [`Report`]: what it found.
+//! - [`liveness`]: walks from an execution that ended with an "eventually"
+//!   property unmet, and its critical transition ([`Liveness`]).
 //! - [`token`]: replay tokens.
 //!
 //! The explorer talks to the runtime only through
@@ -68,6 +70,7 @@ mod exec;
 pub mod explorers;
 mod guided;
 mod harness;
+pub mod liveness;
 mod progress;
 mod report;
 mod schedule;
@@ -79,6 +82,7 @@ pub use crate::explorers::{
     DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,
 };
 pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
+pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, WalkFaults};
 pub use crate::report::{FoundFailure, Report};
 pub use crate::search::{Exhaustive, Sampling, Search, Walk};
 pub use crate::token::{ReplayToken, TokenError};

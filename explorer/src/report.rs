@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use sim_rt::runtime::{Failure, Trace};
 
+use crate::liveness::LivenessFinding;
 use crate::token::ReplayToken;
 
 /// The first failure an exploration found.
@@ -12,6 +13,10 @@ use crate::token::ReplayToken;
 pub struct FoundFailure {
     /// The simulation's own report (what went wrong, where).
     pub failure: Failure,
+    /// For an "eventually" property that did not hold: the walks that
+    /// found it dead and its critical transition (see
+    /// [`Liveness`](crate::Liveness)).
+    pub liveness: Option<LivenessFinding>,
     /// Where the panic that failed it happened (`file:line:column`), when
     /// known.
     pub location: Option<String>,
@@ -66,6 +71,11 @@ pub struct Report {
     pub elapsed: Duration,
     /// The first failure, if any.
     pub failure: Option<FoundFailure>,
+    /// Executions that ended with an "eventually" property unmet but from
+    /// whose end a liveness walk reached it: slow, not failed (see
+    /// [`Liveness`](crate::Liveness)). With several jobs and a failure,
+    /// executions run after the failing one may be counted too.
+    pub slow: u64,
 }
 
 impl Report {
@@ -96,6 +106,9 @@ impl fmt::Display for Report {
                 if let Some(at) = &found.location {
                     writeln!(f, "    panicked at {at}")?;
                 }
+                if let Some(l) = &found.liveness {
+                    write!(f, "{l}")?;
+                }
                 writeln!(f, "  reproduce: {}", found.command)?;
                 if let Some(cmd) = &found.seed_command {
                     writeln!(f, "         or: {cmd}")?;
@@ -116,6 +129,13 @@ impl fmt::Display for Report {
                 }
                 if self.distinct_states > 0 {
                     write!(f, "; {} distinct states", self.distinct_states)?;
+                }
+                if self.slow > 0 {
+                    write!(
+                        f,
+                        "; {} slow (a liveness walk from their end met the property)",
+                        self.slow
+                    )?;
                 }
                 if let Some((i, n)) = self.shard {
                     write!(f, " (shard {i}/{n})")?;

@@ -17,7 +17,8 @@
 //! version = "1"
 //! payload = string(test) string(explorer) string(search) varint(seed)
 //!           varint(count) count * (varint(index delta) varint(action))
-//!           varint(steps) varint(hash)
+//!           varint(steps) varint(hash) [walk]
+//! walk    = varint(from) varint(walk seed) varint(length) varint(faults)
 //! string  = varint(byte length) ++ UTF-8 bytes
 //! ```
 //!
@@ -25,6 +26,9 @@
 //!   alphabet `A-Z a-z 0-9 - _` is safe unquoted in a shell.
 //! - `varint` is minimal unsigned LEB128: seven bits per byte, low group
 //!   first, the high bit set on every byte but the last.
+//! - `walk`, present only in tokens of liveness walks (see
+//!   [`WalkTail`]), follows the execution's first `from` steps with a random
+//!   walk; `faults` is 0 (keep), 1 (rare) or 2 (heal).
 //! - `crc32` is the CRC-32 (IEEE) of the payload, 4 bytes little-endian.
 //! - The schedule is stored as deltas: the first choice-point index as is,
 //!   each later one as its distance (>= 1) from the previous one, so a run
@@ -78,6 +82,23 @@ pub struct ReplayToken {
     /// The execution's trace hash ([`sim_rt::runtime::Trace::hash`]), to check the replay is
     /// the same execution.
     pub hash: u64,
+    /// For a liveness walk: the execution's first steps, then this walk.
+    pub walk: Option<WalkTail>,
+}
+
+/// A liveness walk after a prefix of an execution: what a token needs to
+/// replay one of the walks a liveness check or a critical-transition probe
+/// ran (see [`Liveness`](crate::Liveness)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkTail {
+    /// The execution's first `from` steps (trace steps) are replayed.
+    pub from: u32,
+    /// The walk's own seed (the runtime keeps the execution's).
+    pub seed: u64,
+    /// The walk goes on for at least this many steps after the prefix.
+    pub length: u64,
+    /// What the walk does with faults.
+    pub faults: crate::WalkFaults,
 }
 
 impl ReplayToken {
@@ -118,6 +139,12 @@ impl ReplayToken {
         }
         put_varint(&mut bytes, self.steps.into());
         put_varint(&mut bytes, self.hash);
+        if let Some(w) = &self.walk {
+            put_varint(&mut bytes, w.from.into());
+            put_varint(&mut bytes, w.seed);
+            put_varint(&mut bytes, w.length);
+            put_varint(&mut bytes, w.faults.code().into());
+        }
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
 
@@ -208,6 +235,22 @@ impl ReplayToken {
         }
         let steps = r.u32("steps")?;
         let hash = r.varint("hash")?;
+        let walk = if r.bytes.is_empty() {
+            None
+        } else {
+            let from = r.u32("walk start")?;
+            let seed = r.varint("walk seed")?;
+            let length = r.varint("walk length")?;
+            let code = r.u32("walk faults")?;
+            let faults = crate::WalkFaults::from_code(code)
+                .ok_or_else(|| malformed("walk", "unknown fault mode"))?;
+            Some(WalkTail {
+                from,
+                seed,
+                length,
+                faults,
+            })
+        };
         if !r.bytes.is_empty() {
             return Err(malformed("payload", "trailing bytes after the last field"));
         }
@@ -219,6 +262,7 @@ impl ReplayToken {
             schedule,
             steps,
             hash,
+            walk,
         })
     }
 }
@@ -417,6 +461,7 @@ mod tests {
             schedule: vec![(3, 1), (1040, 2), (2999, 1)],
             steps: 3000,
             hash: 0x9e37_79b9_7f4a_7c15,
+            walk: None,
         }
     }
 
@@ -479,9 +524,10 @@ mod tests {
             schedules(),
             any::<u32>(),
             any::<u64>(),
+            proptest::option::of((any::<u32>(), any::<u64>(), any::<u64>(), 0u32..3)),
         )
-            .prop_map(|(test, explorer, search, seed, schedule, steps, hash)| {
-                ReplayToken {
+            .prop_map(
+                |(test, explorer, search, seed, schedule, steps, hash, walk)| ReplayToken {
                     test,
                     explorer,
                     search,
@@ -489,8 +535,14 @@ mod tests {
                     schedule,
                     steps,
                     hash,
-                }
-            })
+                    walk: walk.map(|(from, seed, length, faults)| WalkTail {
+                        from,
+                        seed,
+                        length,
+                        faults: crate::WalkFaults::from_code(faults).expect("0..3"),
+                    }),
+                },
+            )
     }
 
     proptest! {
@@ -641,9 +693,13 @@ mod tests {
         let good = payload_with_schedule(&[(4, 1)]);
         assert!(ReplayToken::decode(&seal(good.clone())).is_ok());
 
+        // A walk (from 0, seed 0, length 0, faults 0), then one more byte.
         let mut trailing = good.clone();
-        trailing.push(0);
+        trailing.extend_from_slice(&[0, 0, 0, 0, 0]);
         assert!(message(&seal(trailing)).contains("trailing bytes"));
+        let mut bad_mode = good.clone();
+        bad_mode.extend_from_slice(&[0, 0, 0, 3]);
+        assert!(message(&seal(bad_mode)).contains("walk: unknown fault mode"));
 
         let mut short = good.clone();
         short.pop();

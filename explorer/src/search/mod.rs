@@ -11,7 +11,8 @@
 
 use std::time::Instant;
 
-use crate::exec::{Ran, Target};
+use crate::exec::{Exec, Ran, Target};
+use crate::liveness::Tokens;
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
@@ -117,6 +118,7 @@ impl Ctx<'_> {
             shard: self.shard,
             elapsed: self.started.elapsed(),
             failure: None,
+            slow: 0,
         }
     }
 
@@ -124,12 +126,13 @@ impl Ctx<'_> {
     /// search, made with `seed` and `schedule`.
     pub(crate) fn found(
         &self,
-        ran: Ran,
+        mut ran: Ran,
         seed: u64,
         schedule: &[Deviation],
         delays: u32,
         execution: u64,
     ) -> FoundFailure {
+        let end = ran.end.take();
         let location = ran.location;
         let failure = ran.failure.expect("only failed executions are reported");
         let trace = ran.trace.expect("a failed execution keeps its trace");
@@ -141,6 +144,7 @@ impl Ctx<'_> {
             schedule: schedule.to_vec(),
             steps: trace.len() as u32,
             hash: trace.hash(),
+            walk: None,
         };
         let command = format!("SIM_REPLAY={token} {}", self.command);
         let seed_command = match self.search {
@@ -150,8 +154,17 @@ impl Ctx<'_> {
             )),
             _ => None,
         };
+        let liveness = end.map(|end| {
+            let base = Exec::of(seed, schedule.to_vec(), self.search == "walk");
+            let tokens = Tokens {
+                base: &token,
+                command: &self.command,
+            };
+            self.target.finding(&base, trace.len() as u64, end, &tokens)
+        });
         FoundFailure {
             failure,
+            liveness,
             location,
             delays,
             seed,
@@ -172,6 +185,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, search: &Search) -> Report {
         Search::Walk(s) => walk::run(ctx, s),
     };
     report.elapsed = ctx.started.elapsed();
+    report.slow = ctx.target.slow.load(std::sync::atomic::Ordering::Relaxed);
     ctx.progress.finish(&report);
     report
 }

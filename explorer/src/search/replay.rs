@@ -35,6 +35,9 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
         random_data: token.search == "walk",
         cache_states: false,
         quiet: false,
+        walk: token.walk,
+        watch: None,
+        full_trace: false,
     });
     report.executions = 1;
     report.samples.push(token.seed);
@@ -58,10 +61,24 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     };
     let failed = ran.failure.is_some();
     if failed {
-        report.failure = Some(ctx.found(ran, token.seed, &token.schedule, delays, 1));
+        let mut found = ctx.found(ran, token.seed, &token.schedule, delays, 1);
+        if token.walk.is_some() {
+            // A walk's failure replays with its own token.
+            found.command = format!("SIM_REPLAY={token} {}", ctx.command);
+            found.token = token.clone();
+        }
+        report.failure = Some(found);
     }
     report.elapsed = ctx.started.elapsed();
-    if failed && steps == token.steps && hash == token.hash {
+    let walk = token.walk.is_some();
+    if walk && !failed && steps == token.steps && hash == token.hash {
+        eprintln!(
+            "explorer: the replayed liveness walk (from step {} of the execution) reached every \
+             \"eventually\" property after {steps} steps",
+            token.walk.map_or(0, |w| w.from)
+        );
+    }
+    if (failed || walk) && steps == token.steps && hash == token.hash {
         Replayed::Same(report)
     } else {
         Replayed::Diverged {

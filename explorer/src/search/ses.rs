@@ -180,6 +180,9 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                 random_data: false,
                 cache_states: cfg.cache_states,
                 quiet: true,
+                walk: None,
+                watch: None,
+                full_trace: false,
             });
             executions += 1;
             ctx.progress.executed(1, c);

@@ -135,6 +135,9 @@ fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             random_data: false,
             cache_states: false,
             quiet: true,
+            walk: None,
+            watch: None,
+            full_trace: false,
         });
         executions += 1;
         ctx.progress.executed(1, delays);

@@ -35,6 +35,9 @@ pub(super) fn run(ctx: &Ctx<'_>, _cfg: &Walk) -> Report {
             random_data: true,
             cache_states: false,
             quiet: true,
+            walk: None,
+            watch: None,
+            full_trace: false,
         });
         ctx.progress.executed(1, 0);
         Done {
