@@ -10,6 +10,8 @@
 //! | [`raft`] | Raft leader election and log replication, 5 nodes over UDP, durable state on disk | a leader commits an entry of an earlier term by counting replicas (the paper's figure 8) |
 //! | [`kv`] | a key-value store, 3 replicas over UDP, a leader with a lease; checked with [`linearizability`] | a leader cut off from the others serves reads without checking its lease |
 //! | [`wal`] | a key-value store over TCP with a write-ahead log, group commit and crash recovery | a write is acknowledged before the fsync that makes it durable |
+//! | [`lock`] | a lock service over UDP with leases, 2 clients that restart as new owners | leases never expire: a crashed holder keeps the lock forever (liveness) |
+//! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -31,9 +33,11 @@
 extern crate sim_rt as tokio;
 
 pub mod chain;
+pub mod election;
 pub mod kv;
 pub mod linearizability;
 mod lines;
+pub mod lock;
 pub mod raft;
 pub mod twopc;
 pub mod wal;

@@ -212,6 +212,61 @@ mod liveness {
     }
 }
 
+// ----- README: dead or slow --------------------------------------------------
+
+#[rustfmt::skip]
+mod walks {
+    mod snippet {
+        use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        use explorer::{Explorer, Liveness, Report, RoundRobin, Sampling, WalkFaults};
+        use sim_rt::sim::{self, FaultInjector};
+
+        /// A worker does a 200 ms job; a restarted worker forgets it had one (the bug).
+        async fn job_gets_done() {
+            let done = Arc::new(AtomicBool::new(false));
+            let seen = done.clone();
+            sim::eventually("the job is done", move || seen.load(Ordering::SeqCst));
+            let starts = Arc::new(AtomicU32::new(0));
+            sim::host("worker").start(move || {
+                let (done, starts) = (done.clone(), starts.clone());
+                async move {
+                    if starts.fetch_add(1, Ordering::SeqCst) == 0 {
+                        sim_rt::time::sleep(Duration::from_millis(200)).await;
+                        done.store(true, Ordering::SeqCst);
+                    }
+                    std::future::pending::<()>().await
+                }
+            });
+            // Shorter than the job: only walks tell the slow runs from the dead ones.
+            sim_rt::time::sleep(Duration::from_millis(100)).await;
+        }
+
+        fn explore() -> Report {
+            Explorer::new()
+                .runtime(|b| {
+                    b.fault_injector(FaultInjector::new().max_resets(1).max_partitions(0));
+                })
+                .explorer(RoundRobin::default())
+                .search(Sampling::new(1))
+                .executions(500)
+                .liveness(Liveness::new().walks(10).faults(WalkFaults::Keep))
+                .run(job_gets_done) // `.check(...)` panics with the report instead
+        }
+
+    #[test]
+    fn the_walks_snippet_finds_the_reset_as_the_critical_transition() {
+        let report = explore();
+        let found = report.failure.as_ref().expect("a reset before the job is done");
+        let critical = found.liveness.as_ref().unwrap().critical.as_ref().unwrap();
+        assert!(critical.event.contains("host 1 stopped"), "{report}");
+        assert!(report.slow > 0, "executions without a reset are slow: {report}");
+    }
+    }
+}
+
 // ----- README: logging -------------------------------------------------------
 
 /// Compiled, not run: it installs the global subscriber.

@@ -17,9 +17,11 @@ use explorer::Explorer;
 
 pub mod chain;
 pub mod chain_explorer;
+pub mod election;
 pub mod kv;
 #[path = "../lines.rs"]
 mod lines;
+pub mod lock;
 pub mod raft;
 pub mod twopc;
 pub mod wal;
@@ -51,6 +53,8 @@ pub fn cases() -> Vec<Case> {
         raft::case(),
         kv::case(),
         wal::case(),
+        lock::case(),
+        election::case(),
     ]
 }
 

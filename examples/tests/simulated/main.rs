@@ -7,7 +7,10 @@ extern crate sim_rt as tokio;
 mod sim;
 
 mod chain;
+mod election;
 mod kv;
+mod liveness;
+mod lock;
 mod raft;
 mod twopc;
 mod wal;

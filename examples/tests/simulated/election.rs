@@ -1,0 +1,27 @@
+use crate::sim::election;
+
+#[test]
+fn a_disruptive_candidate_is_a_liveness_violation_at_the_partition() {
+    let report = election::explorer().run(|| election::test(true));
+    let found = report.failure.as_ref().expect("the planted bug is found");
+    let finding = found.liveness.as_ref().expect("a liveness violation");
+    assert_eq!(finding.property, election::PROPERTY);
+    let critical = finding.critical.as_ref().expect("searched by default");
+    assert!(critical.step.is_some(), "{report}");
+    // The module's critical transition: the fault injector partitions n1
+    // (host 1) from another node: both directions of the link change.
+    assert!(
+        critical.event.contains("fault injector")
+            && (critical.event.contains("link 1 -> 2 changed")
+                || critical.event.contains("link 1 -> 3 changed")),
+        "{report}"
+    );
+}
+
+#[test]
+fn without_the_bug_a_leader_keeps_the_office_under_any_partition() {
+    let report = election::explorer()
+        .executions(300)
+        .run(|| election::test(false));
+    assert!(!report.failed(), "{report}");
+}
