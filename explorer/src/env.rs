@@ -35,6 +35,16 @@ pub(crate) fn parse_count(name: &str, raw: &str, what: &str) -> Result<u64, Stri
     }
 }
 
+/// `SIM_SHRINK`: `0` (off) or a budget of executions.
+pub(crate) fn parse_shrink(raw: &str) -> Result<u64, String> {
+    raw.replace('_', "").parse::<u64>().map_err(|_| {
+        format!(
+            "SIM_SHRINK={raw:?} is not a number: give 0 to report failures as found, or a budget \
+             of executions for shrinking them, e.g. SIM_SHRINK=500"
+        )
+    })
+}
+
 /// A seed in decimal or `0x` hex.
 pub(crate) fn parse_seed(raw: &str) -> Result<u64, String> {
     sim_rt::sim::parse_seed(raw).ok_or_else(|| {

@@ -83,6 +83,7 @@ mod quiet {
 
     thread_local! {
         static QUIET: Cell<bool> = const { Cell::new(false) };
+        static RECORDING: Cell<bool> = const { Cell::new(false) };
         static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
     }
 
@@ -92,30 +93,32 @@ mod quiet {
         ONCE.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
-                if QUIET.with(Cell::get) {
+                if RECORDING.with(Cell::get) {
                     let at = info.location().map(|l| l.to_string());
                     LOCATION.with(|l| *l.borrow_mut() = at);
-                } else {
+                }
+                if !QUIET.with(Cell::get) {
                     previous(info)
                 }
             }));
         });
     }
 
-    /// Runs `f` with this thread's panics quiet (when `quiet`); returns its
+    /// Runs `f`, with this thread's panics quiet when `quiet`; returns its
     /// result and where the last panic happened.
     pub(super) fn run<R>(quiet: bool, f: impl FnOnce() -> R) -> (R, Option<String>) {
-        if !quiet {
-            return (f(), None);
-        }
         install();
-        struct Reset(bool);
+        struct Reset(bool, bool);
         impl Drop for Reset {
             fn drop(&mut self) {
                 QUIET.with(|q| q.set(self.0));
+                RECORDING.with(|r| r.set(self.1));
             }
         }
-        let _reset = Reset(QUIET.with(|q| q.replace(true)));
+        let _reset = Reset(
+            QUIET.with(|q| q.replace(quiet)),
+            RECORDING.with(|r| r.replace(true)),
+        );
         LOCATION.with(|l| l.borrow_mut().take());
         let r = f();
         (r, LOCATION.with(|l| l.borrow_mut().take()))
@@ -167,7 +170,7 @@ pub(crate) struct Ran {
     pub(crate) failure: Option<Failure>,
     /// The full trace, kept only when the execution failed.
     pub(crate) trace: Option<Trace>,
-    /// Where the failing panic happened, when panics were quiet.
+    /// Where the failing panic happened.
     pub(crate) location: Option<String>,
     pub(crate) record: Record,
     /// Every "eventually" property was met (see `Runtime::liveness_met`).

@@ -52,7 +52,7 @@ use crate::token::ReplayToken;
 /// These override the settings in code, so a failure found in CI can be
 /// explored further or replayed without editing the test: `SIM_EXPLORER`,
 /// `SIM_SEARCH`, `SIM_MAX_DELAYS`, `SIM_EXECUTIONS`, `SIM_SEED`,
-/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD` (see the crate docs for their
+/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK` (see the crate docs for their
 /// values). A value that does not parse is a panic saying what is wrong.
 #[must_use = "an Explorer does nothing until `check` or `run`"]
 pub struct Explorer {
@@ -70,6 +70,7 @@ pub struct Explorer {
     name: Option<String>,
     liveness: Liveness,
     fair: bool,
+    shrink: Option<u64>,
 }
 
 impl std::fmt::Debug for Explorer {
@@ -113,6 +114,7 @@ impl Explorer {
             name: None,
             liveness: Liveness::new(),
             fair: true,
+            shrink: None,
         };
         e.set_explorer(Rtc::default());
         e
@@ -184,6 +186,17 @@ impl Explorer {
     /// a dead one (default [`Liveness::new`]; see [`crate::liveness`]).
     pub fn liveness(mut self, liveness: Liveness) -> Self {
         self.liveness = liveness;
+        self
+    }
+
+    /// Shrinks a failure a search found with at most `executions` more
+    /// executions, reporting the smallest that fails the same way (see
+    /// [`crate::shrink`]); 0 reports it as found. Default
+    /// [`DEFAULT_SHRINK_EXECUTIONS`](crate::DEFAULT_SHRINK_EXECUTIONS) for
+    /// searches; a replay is shrunk only when asked (here or with
+    /// `SIM_SHRINK`).
+    pub fn shrink(mut self, executions: u64) -> Self {
+        self.shrink = Some(executions);
         self
     }
 
@@ -282,6 +295,7 @@ impl Explorer {
             seed_explicit: settings.seed_explicit,
             jobs: settings.jobs,
             shard: settings.shard,
+            shrink: settings.shrink,
             progress: Progress::new(
                 settings.progress,
                 format!(
@@ -327,6 +341,10 @@ impl Explorer {
     /// Applies the environment to the settings in code.
     fn resolve(&self, test_name: &str) -> (Settings, Resolved) {
         let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
+        let shrink_asked = match env::var("SIM_SHRINK") {
+            Some(raw) => Some(env::parse_shrink(&raw).unwrap_or_else(|e| fail(e))),
+            None => self.shrink,
+        };
         // Replay first: a token carries its own explorer and search.
         let replay = env::var("SIM_REPLAY").or_else(|| self.replay.clone());
         if let Some(raw) = replay {
@@ -350,6 +368,7 @@ impl Explorer {
                     search: match token.search.as_str() {
                         "ses" => "ses",
                         "walk" => "walk",
+                        "shrunk" => "shrunk",
                         _ => "ss",
                     },
                     executions: 1,
@@ -359,6 +378,7 @@ impl Explorer {
                     shard: None,
                     env_prefix: String::new(),
                     progress: false,
+                    shrink: shrink_asked.unwrap_or(0),
                 };
                 return (settings, Resolved::Replay(token));
             }
@@ -484,6 +504,7 @@ impl Explorer {
             shard,
             env_prefix,
             progress: self.progress,
+            shrink: shrink_asked.unwrap_or(crate::DEFAULT_SHRINK_EXECUTIONS),
         };
         (settings, Resolved::Search(search))
     }
@@ -508,6 +529,7 @@ struct Settings {
     shard: Option<(u32, u32)>,
     env_prefix: String,
     progress: bool,
+    shrink: u64,
 }
 
 /// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pct`,

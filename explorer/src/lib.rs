@@ -37,6 +37,7 @@
 //! - [`Explorer`]: the user's entry point; [`Report`]: what it found.
 //! - [`liveness`]: walks from an execution that ended with an "eventually"
 //!   property unmet, and its critical transition ([`Liveness`]).
+//! - [`shrink`]: a smaller execution that fails the same way.
 //! - [`token`]: replay tokens.
 //!
 //! The explorer talks to the runtime only through
@@ -54,6 +55,7 @@
 //! | `SIM_REPLAY` | a replay token from a failure report |
 //! | `SIM_JOBS` | threads for `ss` and `walk`, at least 1 (default: all cores) |
 //! | `SIM_SHARD` | `i/n`: shard `i` (from 0) of `n` of an `ss` or `walk` search |
+//! | `SIM_SHRINK` | `0` to report a failure as found, or a budget of executions for shrinking it (default 200 for searches; replays are shrunk only when it is set) |
 //!
 //! # Determinism
 //!
@@ -75,6 +77,7 @@ mod progress;
 mod report;
 mod schedule;
 pub mod search;
+pub mod shrink;
 pub mod token;
 
 pub use crate::exec::TestOutcome;
@@ -85,4 +88,5 @@ pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
 pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, WalkFaults};
 pub use crate::report::{FoundFailure, Report};
 pub use crate::search::{Exhaustive, Sampling, Search, Walk};
+pub use crate::shrink::{ExecutionSize, Shrunk, DEFAULT_SHRINK_EXECUTIONS};
 pub use crate::token::{ReplayToken, TokenError};

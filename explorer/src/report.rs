@@ -6,6 +6,7 @@ use std::time::Duration;
 use sim_rt::runtime::{Failure, Trace};
 
 use crate::liveness::LivenessFinding;
+use crate::shrink::Shrunk;
 use crate::token::ReplayToken;
 
 /// The first failure an exploration found.
@@ -17,10 +18,15 @@ pub struct FoundFailure {
     /// found it dead and its critical transition (see
     /// [`Liveness`](crate::Liveness)).
     pub liveness: Option<LivenessFinding>,
+    /// What shrinking did (see [`crate::shrink`]); `None` when it was off.
+    /// Everything else here is about the shrunk execution, except
+    /// `execution`, which is the search's.
+    pub shrunk: Option<Shrunk>,
     /// Where the panic that failed it happened (`file:line:column`), when
     /// known.
     pub location: Option<String>,
-    /// Delays the failing execution used (its stratum).
+    /// Delays the failing execution used (its stratum; a deviation at a
+    /// data choice counts one).
     pub delays: u32,
     /// The failing execution's runtime seed.
     pub seed: u64,
@@ -108,6 +114,23 @@ impl fmt::Display for Report {
                 }
                 if let Some(l) = &found.liveness {
                     write!(f, "{l}")?;
+                }
+                if let Some(s) = &found.shrunk {
+                    if s.after < s.before {
+                        writeln!(
+                            f,
+                            "  shrunk in {} executions from {} to {}",
+                            s.executions, s.before, s.after
+                        )?;
+                        writeln!(f, "    as the search found it: {}", s.original_command)?;
+                    } else {
+                        writeln!(
+                            f,
+                            "  not shrunk: nothing smaller fails the same way ({}; {} executions \
+                             tried)",
+                            s.after, s.executions
+                        )?;
+                    }
                 }
                 writeln!(f, "  reproduce: {}", found.command)?;
                 if let Some(cmd) = &found.seed_command {

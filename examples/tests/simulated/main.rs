@@ -12,5 +12,6 @@ mod kv;
 mod liveness;
 mod lock;
 mod raft;
+mod shrink;
 mod twopc;
 mod wal;

@@ -16,7 +16,9 @@ use crate::liveness::Tokens;
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
+use crate::shrink::{self, Shrunk};
 use crate::token::ReplayToken;
+use sim_rt::runtime::Trace;
 
 mod pool;
 pub(crate) mod replay;
@@ -99,6 +101,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) shard: Option<(u32, u32)>,
     pub(crate) progress: Progress,
     pub(crate) started: Instant,
+    /// Executions a failure may be shrunk with (0: not shrunk).
+    pub(crate) shrink: u64,
 }
 
 impl Ctx<'_> {
@@ -126,26 +130,47 @@ impl Ctx<'_> {
     /// search, made with `seed` and `schedule`.
     pub(crate) fn found(
         &self,
-        mut ran: Ran,
+        ran: Ran,
         seed: u64,
         schedule: &[Deviation],
         delays: u32,
         execution: u64,
     ) -> FoundFailure {
+        self.found_shrinking(ran, seed, schedule, delays, execution, self.shrink)
+    }
+
+    /// [`found`](Self::found), shrinking with a budget of `shrink`
+    /// executions (0: not at all).
+    pub(crate) fn found_shrinking(
+        &self,
+        ran: Ran,
+        seed: u64,
+        schedule: &[Deviation],
+        delays: u32,
+        execution: u64,
+        shrink: u64,
+    ) -> FoundFailure {
+        let trace = ran
+            .trace
+            .as_ref()
+            .expect("a failed execution keeps its trace");
+        let original = self.token(seed, schedule, trace, self.search);
+        let original_command = format!("SIM_REPLAY={original} {}", self.command);
+        let (mut ran, schedule, search, shrunk) = if shrink > 0 {
+            self.shrunk(ran, seed, schedule, original, original_command, shrink)
+        } else {
+            (ran, schedule.to_vec(), self.search, None)
+        };
+        // The reported execution's delays, counted as a search counts them:
+        // a data deviation costs one.
+        let delays = shrunk
+            .as_ref()
+            .map_or(delays, |s| s.after.delays + s.after.faults + s.after.data);
         let end = ran.end.take();
         let location = ran.location;
         let failure = ran.failure.expect("only failed executions are reported");
         let trace = ran.trace.expect("a failed execution keeps its trace");
-        let token = ReplayToken {
-            test: self.test.clone(),
-            explorer: self.explorer.clone(),
-            search: self.search.to_string(),
-            seed,
-            schedule: schedule.to_vec(),
-            steps: trace.len() as u32,
-            hash: trace.hash(),
-            walk: None,
-        };
+        let token = self.token(seed, &schedule, &trace, search);
         let command = format!("SIM_REPLAY={token} {}", self.command);
         let seed_command = match self.search {
             "ss" | "walk" => Some(format!(
@@ -155,7 +180,7 @@ impl Ctx<'_> {
             _ => None,
         };
         let liveness = end.map(|end| {
-            let base = Exec::of(seed, schedule.to_vec(), self.search == "walk");
+            let base = Exec::of(seed, schedule.clone(), search == "walk");
             let tokens = Tokens {
                 base: &token,
                 command: &self.command,
@@ -165,6 +190,7 @@ impl Ctx<'_> {
         FoundFailure {
             failure,
             liveness,
+            shrunk,
             location,
             delays,
             seed,
@@ -174,6 +200,69 @@ impl Ctx<'_> {
             seed_command,
             trace,
         }
+    }
+
+    fn token(&self, seed: u64, schedule: &[Deviation], trace: &Trace, search: &str) -> ReplayToken {
+        ReplayToken {
+            test: self.test.clone(),
+            explorer: self.explorer.clone(),
+            search: search.to_string(),
+            seed,
+            schedule: schedule.to_vec(),
+            steps: trace.len() as u32,
+            hash: trace.hash(),
+            walk: None,
+        }
+    }
+
+    /// Shrinks the failing execution `ran`; returns the execution to
+    /// report, its schedule, the search name its token needs, and what
+    /// shrinking did.
+    fn shrunk(
+        &self,
+        ran: Ran,
+        seed: u64,
+        schedule: &[Deviation],
+        original: ReplayToken,
+        original_command: String,
+        budget: u64,
+    ) -> (Ran, Vec<Deviation>, &'static str, Option<Shrunk>) {
+        let mut base = Exec::of(seed, schedule.to_vec(), self.search == "walk");
+        let mut ran = ran;
+        let mut search = self.search;
+        let mut budget = budget;
+        if base.random_data {
+            // A walk: its random data choices, written down as a schedule.
+            let trace = ran
+                .trace
+                .as_ref()
+                .expect("a failed execution keeps its trace");
+            let converted = Exec {
+                schedule: shrink::data_choices(trace),
+                random_data: false,
+                ..base.clone()
+            };
+            let again = self.target.run(converted.clone());
+            budget -= 1;
+            let same = again
+                .trace
+                .as_ref()
+                .is_some_and(|t| t.hash() == trace.hash());
+            if !same {
+                return (ran, schedule.to_vec(), self.search, None);
+            }
+            (base, ran, search) = (converted, again, "shrunk");
+        }
+        let (schedule, ran, before, after, executions) =
+            shrink::shrink(&self.target, base, ran, budget);
+        let shrunk = Shrunk {
+            before,
+            after,
+            executions,
+            original,
+            original_command,
+        };
+        (ran, schedule, search, Some(shrunk))
     }
 }
 

@@ -61,7 +61,9 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     };
     let failed = ran.failure.is_some();
     if failed {
-        let mut found = ctx.found(ran, token.seed, &token.schedule, delays, 1);
+        // A walk's execution is not shrunk: it replays as it is.
+        let shrink = if token.walk.is_some() { 0 } else { ctx.shrink };
+        let mut found = ctx.found_shrinking(ran, token.seed, &token.schedule, delays, 1, shrink);
         if token.walk.is_some() {
             // A walk's failure replays with its own token.
             found.command = format!("SIM_REPLAY={token} {}", ctx.command);
