@@ -145,6 +145,8 @@ pub(crate) struct Exec {
     pub(crate) watch: Option<u64>,
     /// Record forced steps too.
     pub(crate) full_trace: bool,
+    /// Record the story and the delays, to tell the execution in words.
+    pub(crate) tell: bool,
 }
 
 impl Exec {
@@ -161,6 +163,7 @@ impl Exec {
             walk: None,
             watch: None,
             full_trace: false,
+            tell: false,
         }
     }
 }
@@ -181,6 +184,8 @@ pub(crate) struct Ran {
     pub(crate) watched: Vec<Observation>,
     /// For a liveness failure that walks from its end confirmed.
     pub(crate) end: Option<EndWalks>,
+    /// When telling: the story told in words.
+    pub(crate) told: Vec<String>,
 }
 
 impl Target<'_> {
@@ -212,6 +217,7 @@ impl Target<'_> {
     pub(crate) fn run_once(&self, exec: &Exec) -> Ran {
         let record = Rc::new(RefCell::new(Record {
             from: exec.record_from,
+            tell: exec.tell,
             ..Record::default()
         }));
         let data = if exec.random_data {
@@ -234,6 +240,9 @@ impl Target<'_> {
         builder.exact_seed(exec.seed);
         if exec.full_trace {
             builder.full_trace(true);
+        }
+        if exec.tell {
+            builder.record_story(true);
         }
         let seen = Rc::new(RefCell::new(Vec::new()));
         let mut scheduler: Option<Box<dyn Scheduler>> = match exec.walk {
@@ -272,11 +281,18 @@ impl Target<'_> {
         let trace = keep.then(|| rt.trace());
         let met = rt.liveness_met();
         let steps = rt.steps();
+        let story = rt.story();
+        let hosts = rt.host_names();
         drop(rt);
         let watched = std::mem::take(&mut *seen.borrow_mut());
         let record = Rc::try_unwrap(record)
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
+        let told = if exec.tell {
+            crate::tell::tell(&story, &hosts, &record.delayed)
+        } else {
+            Vec::new()
+        };
         Ran {
             location: failure.as_ref().and(location),
             failure,
@@ -286,6 +302,7 @@ impl Target<'_> {
             steps,
             watched,
             end: None,
+            told,
         }
     }
 }

@@ -49,6 +49,12 @@ pub(crate) struct Record {
     pub(crate) states: Vec<(u32, u64)>,
     /// Choice points asked in all.
     pub(crate) points: u32,
+    /// Note each delayed pick in `delayed` (for telling a failure).
+    pub(crate) tell: bool,
+    /// Delayed picks: the point, what the explorer would have run (when
+    /// it is not randomized: asking a randomized one would draw), and
+    /// what ran.
+    pub(crate) delayed: Vec<crate::tell::Delayed>,
 }
 
 /// How data choices without a scheduled deviation are resolved.
@@ -243,6 +249,8 @@ impl Scheduler for Guided {
                 }
             }
         }
+        let default = (delays > 0 && self.record.borrow().tell && !self.explorer.is_randomized())
+            .then(|| enabled[self.explorer.next(enabled)]);
         for _ in 0..delays {
             self.explorer.delay(enabled);
         }
@@ -262,6 +270,12 @@ impl Scheduler for Guided {
              an index into the enabled slice",
             self.explorer.name()
         );
+        if delays > 0 {
+            let mut rec = self.record.borrow_mut();
+            if rec.tell {
+                rec.delayed.push((p, default, enabled[i]));
+            }
+        }
         i
     }
 

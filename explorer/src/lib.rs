@@ -78,6 +78,7 @@ mod report;
 mod schedule;
 pub mod search;
 pub mod shrink;
+mod tell;
 pub mod token;
 
 pub use crate::exec::TestOutcome;

@@ -14,6 +14,10 @@ use crate::token::ReplayToken;
 pub struct FoundFailure {
     /// The simulation's own report (what went wrong, where).
     pub failure: Failure,
+    /// What happened in the execution that the defaults would not have
+    /// made happen, in order, in words: faults, delays, and the races they
+    /// made (see the `tell` module's docs); at most a dozen lines.
+    pub story: Vec<String>,
     /// For an "eventually" property that did not hold: the walks that
     /// found it dead and its critical transition (see
     /// [`Liveness`](crate::Liveness)).
@@ -111,6 +115,12 @@ impl fmt::Display for Report {
                 }
                 if let Some(at) = &found.location {
                     writeln!(f, "    panicked at {at}")?;
+                }
+                if !found.story.is_empty() {
+                    writeln!(f, "  what happened that the defaults would not do:")?;
+                    for line in &found.story {
+                        writeln!(f, "    {line}")?;
+                    }
                 }
                 if let Some(l) = &found.liveness {
                     write!(f, "{l}")?;

@@ -149,6 +149,9 @@ impl Net {
     /// step wants).
     #[inline]
     pub fn take_events(&mut self, out: &mut Vec<Event>) {
+        if !self.blocked_at_send.is_empty() || !self.last_blocked.is_empty() {
+            self.last_blocked = std::mem::take(&mut self.blocked_at_send);
+        }
         if out.is_empty() {
             std::mem::swap(&mut self.events, out);
         } else {

@@ -52,6 +52,12 @@ pub struct Net {
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
     pub(crate) events: Vec<Event>,
+    /// Datagrams discarded as they were sent (a blocked path), since the
+    /// last [`Net::take_events`]...
+    pub(crate) blocked_at_send: Vec<Packet>,
+    /// ...and those of the batch the last `take_events` handed out, for
+    /// [`Net::discarded_at_send`].
+    pub(crate) last_blocked: Vec<Packet>,
     /// Whether `Event::Sent` is queued for stream segments too.
     announce_segments: bool,
 }
@@ -83,6 +89,8 @@ impl Net {
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
             events: Vec::new(),
+            blocked_at_send: Vec::new(),
+            last_blocked: Vec::new(),
             announce_segments: true,
         }
     }
@@ -112,6 +120,14 @@ impl Net {
     /// A packet in flight or held, if it is still in the network.
     pub fn packet(&self, id: PacketId) -> Option<&Packet> {
         self.packets.get(id)
+    }
+
+    /// A datagram of the last batch of events ([`Net::take_events`]) that
+    /// was discarded as it was sent (its path was partitioned or its
+    /// destination down), which [`Net::packet`] no longer knows: for
+    /// telling what it was.
+    pub fn discarded_at_send(&self, id: PacketId) -> Option<&Packet> {
+        self.last_blocked.iter().find(|p| p.id == id)
     }
 
     /// A number that changes whenever a packet enters or leaves the network
@@ -419,6 +435,7 @@ impl Net {
         match self.blocked(p.src_host, p.dst_host) {
             Some(reason) if p.flow().is_none() => {
                 self.events.push(Event::Discarded { packet: id, reason });
+                self.blocked_at_send.push(p);
                 return id;
             }
             Some(_) => p.window = None,

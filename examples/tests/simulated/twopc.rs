@@ -17,3 +17,25 @@ fn without_the_bug_every_explored_execution_is_atomic() {
         .executions(300)
         .check(|| twopc::test(false));
 }
+
+#[test]
+fn the_report_tells_the_partition_and_the_race_in_words() {
+    let report = twopc::explorer().run(|| twopc::test(true));
+    let text = report.to_string();
+    let found = report.failure.expect("the planted bug is found");
+    // Which hosts were cut, by what, and when.
+    let partition = found
+        .story
+        .iter()
+        .find(|l| l.contains(": partition coordinator | p") && l.ends_with("(fault injector)"))
+        .unwrap_or_else(|| panic!("the partition is told: {text}"));
+    assert!(partition.starts_with("step "), "{partition}");
+    // The timer that fired while the coordinator's decision was held.
+    assert!(
+        found.story.iter().any(|l| l.contains("the timer of task")
+            && l.contains("fired before the packet coordinator -> p")
+            && l.contains("\"COMMIT")),
+        "the race is told: {text}"
+    );
+    assert!(text.contains("what happened that the defaults would not do:"));
+}

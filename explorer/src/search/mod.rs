@@ -179,6 +179,14 @@ impl Ctx<'_> {
             )),
             _ => None,
         };
+        // Once more, to tell it in words.
+        let story = self
+            .target
+            .run_once(&Exec {
+                tell: true,
+                ..Exec::of(seed, schedule.clone(), search == "walk")
+            })
+            .told;
         let liveness = end.map(|end| {
             let base = Exec::of(seed, schedule.clone(), search == "walk");
             let tokens = Tokens {
@@ -189,6 +197,7 @@ impl Ctx<'_> {
         });
         FoundFailure {
             failure,
+            story,
             liveness,
             shrunk,
             location,

@@ -38,6 +38,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
         walk: token.walk,
         watch: None,
         full_trace: false,
+        tell: false,
     });
     report.executions = 1;
     report.samples.push(token.seed);

@@ -183,6 +183,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                 walk: None,
                 watch: None,
                 full_trace: false,
+                tell: false,
             });
             executions += 1;
             ctx.progress.executed(1, c);

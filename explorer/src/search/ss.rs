@@ -138,6 +138,7 @@ fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             walk: None,
             watch: None,
             full_trace: false,
+            tell: false,
         });
         executions += 1;
         ctx.progress.executed(1, delays);

@@ -38,6 +38,7 @@ pub(super) fn run(ctx: &Ctx<'_>, _cfg: &Walk) -> Report {
             walk: None,
             watch: None,
             full_trace: false,
+            tell: false,
         });
         ctx.progress.executed(1, 0);
         Done {

@@ -115,6 +115,7 @@ impl World {
             fault.expect("the options have not changed since they were counted")
         };
         tracing::debug!(?fault, "fault injector");
+        self.tell(|| super::story::Happening::Injected);
         match fault {
             Fault::Reset(h) => {
                 self.with_injector(|inj| inj.resets += 1);

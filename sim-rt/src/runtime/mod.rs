@@ -41,6 +41,7 @@ pub(crate) mod liveness;
 mod local_runtime;
 mod metrics;
 pub(crate) mod net;
+mod story;
 pub(crate) mod task;
 pub(crate) mod timer;
 mod trace;
@@ -50,6 +51,7 @@ pub use self::failure::{Failure, FailureKind};
 pub use self::id::Id;
 pub use self::local_runtime::{LocalOptions, LocalRuntime};
 pub use self::metrics::RuntimeMetrics;
+pub use self::story::{Happening, Told};
 pub use self::trace::{Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
@@ -158,6 +160,8 @@ pub struct Builder {
     liveness_walk: u64,
     /// [`Builder::heal_at_step`].
     heal_at: u64,
+    /// [`Builder::record_story`].
+    record_story: bool,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
 }
@@ -203,6 +207,7 @@ impl Builder {
             livelock_steps: DEFAULT_LIVELOCK_STEPS,
             liveness_walk: 0,
             heal_at: u64::MAX,
+            record_story: false,
             name: None,
         }
     }
@@ -533,6 +538,16 @@ impl Builder {
         self
     }
 
+    /// Records the run's story ([`Runtime::story`]): packets with their
+    /// sizes and first bytes, deliveries and losses, links partitioned and
+    /// healed, hosts stopped and started, timers fired, non-default data
+    /// choices. Off by default; the explorer turns it on to tell the
+    /// failure it reports in words.
+    pub fn record_story(&mut self, on: bool) -> &mut Self {
+        self.record_story = on;
+        self
+    }
+
     /// Replays `trace`: sets its seed and a [`Replay`] scheduler.
     ///
     /// The trace holds the seed and the choices, not the rest of the
@@ -587,6 +602,7 @@ impl Builder {
                 livelock_steps: self.livelock_steps,
                 liveness_walk: self.liveness_walk,
                 heal_at: self.heal_at,
+                record_story: self.record_story,
             },
             scheduler,
         );
@@ -772,6 +788,29 @@ impl Runtime {
     /// with [`Builder::replay`].
     pub fn trace(&self) -> Trace {
         self.world.trace()
+    }
+
+    /// The story recorded so far (empty unless
+    /// [`Builder::record_story`]).
+    pub fn story(&self) -> Vec<Told> {
+        self.world
+            .story
+            .as_ref()
+            .map(|s| s.borrow().clone())
+            .unwrap_or_default()
+    }
+
+    /// The name of `host` (as given to [`sim::host`](crate::sim::host);
+    /// "main" for the test's own host), if it exists.
+    pub fn host_name(&self, host: crate::scheduler::HostId) -> Option<String> {
+        let core = self.world.core.borrow();
+        core.hosts.get(host.index()).map(|h| h.name.to_string())
+    }
+
+    /// Every host's name, by host index (the main host, "main", first).
+    pub fn host_names(&self) -> Vec<String> {
+        let core = self.world.core.borrow();
+        core.hosts.iter().map(|h| h.name.to_string()).collect()
     }
 
     /// Steps (events run) so far: the count [`Failure::step`] reports and

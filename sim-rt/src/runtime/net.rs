@@ -153,6 +153,7 @@ impl World {
     pub(crate) fn deliver(&self, packet: PacketId) {
         let now = self.core.borrow().now;
         let to = sim_host(self.net.borrow_mut().net.deliver(packet, now));
+        self.tell(|| super::story::Happening::Delivered { packet });
         self.observe(Observation::Delivered { packet, to });
         self.net_events();
     }
@@ -197,7 +198,16 @@ impl World {
                         }
                     }
                     sim_net::Event::Sent { packet } => self.on_sent(packet),
-                    sim_net::Event::Discarded { packet, .. } => {
+                    sim_net::Event::Discarded { packet, reason } => {
+                        self.tell(|| super::story::Happening::Lost {
+                            packet,
+                            why: match reason {
+                                sim_net::Discard::Partitioned => "partitioned",
+                                sim_net::Discard::HostDown => "host down",
+                                sim_net::Discard::NoSocket => "no socket bound",
+                                sim_net::Discard::ReceiveBufferFull => "receive buffer full",
+                            },
+                        });
                         self.observe(Observation::Lost { packet })
                     }
                 }
@@ -217,7 +227,11 @@ impl World {
         let info = {
             let st = self.net.borrow();
             let Some(p) = st.net.packet(packet) else {
-                return; // discarded at once; a Discarded event follows
+                // Discarded at once; a Discarded event follows.
+                if let Some(p) = st.net.discarded_at_send(packet) {
+                    self.tell(|| sent_story(packet, p));
+                }
+                return;
             };
             (
                 sim_host(p.src_host()),
@@ -226,6 +240,10 @@ impl World {
             )
         };
         let (from, to, faults) = info;
+        self.tell(|| {
+            let st = self.net.borrow();
+            sent_story(packet, st.net.packet(packet).expect("checked above"))
+        });
         if self.observing() {
             let by = self.current().map(|c| c.id);
             self.observe(Observation::Sent {
@@ -247,6 +265,10 @@ impl World {
             ) == 1
         {
             self.net.borrow_mut().net.drop_packet(packet);
+            self.tell(|| super::story::Happening::Lost {
+                packet,
+                why: "lost by chance",
+            });
             self.observe(Observation::Lost { packet });
             return;
         }
@@ -259,8 +281,28 @@ impl World {
             ) == 1
         {
             let copy = self.net.borrow_mut().net.duplicate_packet(packet);
+            self.tell(|| super::story::Happening::Duplicated { packet, copy });
             self.observe(Observation::Duplicated { packet, copy });
         }
+    }
+}
+
+/// The story's words for a packet sent.
+fn sent_story(packet: PacketId, p: &sim_net::Packet) -> super::story::Happening {
+    super::story::Happening::Sent {
+        packet,
+        from: sim_host(p.src_host()),
+        to: sim_host(p.dst_host()),
+        kind: match p.kind() {
+            sim_net::PacketKind::Datagram => "datagram",
+            sim_net::PacketKind::Syn => "SYN",
+            sim_net::PacketKind::SynAck => "SYN-ACK",
+            sim_net::PacketKind::Data => "data",
+            sim_net::PacketKind::Fin => "FIN",
+            sim_net::PacketKind::Rst => "RST",
+        },
+        bytes: p.payload().len(),
+        text: super::story::preview(p.payload()),
     }
 }
 
@@ -269,6 +311,11 @@ impl World {
     pub(crate) fn set_partitioned(&self, from: HostId, to: HostId, partitioned: bool) {
         let (a, b) = (self.net_host(from), self.net_host(to));
         self.net_op(|net, now| net.set_partitioned(a, b, partitioned, now));
+        self.tell(|| super::story::Happening::Link {
+            from,
+            to,
+            partitioned,
+        });
         self.observe(Observation::LinkChanged { from, to });
     }
 

@@ -79,6 +79,8 @@ pub(crate) struct Config {
     /// [`Builder::heal_at_step`](super::Builder::heal_at_step) (`u64::MAX`:
     /// never; set to it once done).
     pub(crate) heal_at: u64,
+    /// [`Builder::record_story`](super::Builder::record_story).
+    pub(crate) record_story: bool,
 }
 
 /// What a task slot was created for (for messages).
@@ -235,6 +237,8 @@ pub(crate) struct World {
     pub(crate) fs: RefCell<super::fs::FsState>,
     /// The liveness properties the program stated.
     pub(crate) liveness: RefCell<super::liveness::Props>,
+    /// The story, when recorded (see `story.rs`).
+    pub(crate) story: Option<RefCell<Vec<super::story::Told>>>,
 }
 
 impl std::fmt::Debug for World {
@@ -290,9 +294,11 @@ impl World {
             every: config.liveness_every.max(1),
             ..Default::default()
         });
+        let story = config.record_story.then(|| RefCell::new(Vec::new()));
         let world = Rc::new(World {
             id,
             liveness,
+            story,
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -413,6 +419,13 @@ impl World {
             index: index as u32,
             of: n as u32,
         });
+        if index != 0 {
+            self.tell(|| super::story::Happening::Choice {
+                kind: kind.code(),
+                index: index as u32,
+                of: n as u32,
+            });
+        }
         index
     }
 
@@ -496,6 +509,7 @@ impl World {
         });
         drop(core);
         Wake::wake_by_ref(&waker);
+        self.tell(|| super::story::Happening::Spawned { task: id, host });
         self.observe(Observation::Spawned {
             task: id,
             parent: current.map(|c| c.id),
@@ -577,6 +591,30 @@ impl World {
 
     pub(crate) fn current(&self) -> Option<Current> {
         self.core.borrow().current
+    }
+
+    // ----- the story --------------------------------------------------------
+
+    /// Records what happened, when the story is recorded.
+    #[inline]
+    pub(crate) fn tell(&self, what: impl FnOnce() -> super::story::Happening) {
+        if self.story.is_some() {
+            let core = self.core.borrow();
+            self.tell_in(&core, what);
+        }
+    }
+
+    /// [`tell`](Self::tell) with the core already borrowed.
+    #[inline]
+    pub(crate) fn tell_in(&self, core: &Core, what: impl FnOnce() -> super::story::Happening) {
+        if let Some(story) = &self.story {
+            story.borrow_mut().push(super::story::Told {
+                step: core.step,
+                point: core.trace.len() as u64,
+                at: core.now - core.start,
+                what: what(),
+            });
+        }
     }
 
     // ----- the step loop ---------------------------------------------------
@@ -942,6 +980,10 @@ impl World {
             return;
         }
         let mut sched = self.scheduler.borrow_mut();
+        let told_at = self
+            .story
+            .as_ref()
+            .map(|_| (core.step, core.trace.len() as u64, core.now - core.start));
         for w in core.wake_buf.drain(..) {
             let live = if w.key == MAIN_KEY {
                 core.main.as_ref().is_some_and(|m| m.id == w.id)
@@ -961,6 +1003,17 @@ impl World {
             if live {
                 core.enabled.push(Event::Poll(w.id));
                 core.enabled_keys.push(w.key);
+                if let (Some(story), Some((step, point, at))) = (&self.story, told_at) {
+                    if w.by.is_none() && w.key != MAIN_KEY {
+                        let host = core.tasks[w.key].host;
+                        story.borrow_mut().push(super::story::Told {
+                            step,
+                            point,
+                            at,
+                            what: super::story::Happening::Woken { task: w.id, host },
+                        });
+                    }
+                }
                 if self.observing {
                     sched.observe(&Observation::Woken {
                         task: w.id,
@@ -1094,6 +1147,7 @@ impl World {
             });
             (now, fired)
         };
+        self.tell(|| super::story::Happening::Advanced);
         self.observe(Observation::Advanced { to: now });
         if let Some(mut fired) = fired {
             for w in fired.drain(..) {
@@ -1213,6 +1267,7 @@ impl World {
         self.net_op(|net, now| net.stop_host(net_id, now));
         // Before the tasks drop: their in-flight disk writes die with the host.
         self.fs_crash(host);
+        self.tell(|| super::story::Happening::Stopped { host });
         self.observe(Observation::HostStopped { host });
         for (key, id, mut cell, join_waker) in cells {
             // Drops the future: its sockets close on a dead kernel (no-ops).
@@ -1254,6 +1309,7 @@ impl World {
             (h.net_id, h.entry.clone())
         };
         self.net_op(|net, now| net.start_host(net_id, now));
+        self.tell(|| super::story::Happening::Started { host });
         self.observe(Observation::HostStarted { host });
         if let Some(entry) = entry {
             let (key, id) = self.spawn(entry(), Some(host), Origin::HostEntry);
@@ -1297,6 +1353,7 @@ impl World {
                 std::mem::take(&mut h.deferred)
             }
         };
+        self.tell(|| super::story::Happening::Paused { host, paused });
         self.observe(Observation::HostPaused { host, paused });
         self.wakes.extend(requeue);
     }
