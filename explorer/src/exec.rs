@@ -184,8 +184,12 @@ pub(crate) struct Ran {
     pub(crate) watched: Vec<Observation>,
     /// For a liveness failure that walks from its end confirmed.
     pub(crate) end: Option<EndWalks>,
-    /// When telling: the story told in words.
-    pub(crate) told: Vec<String>,
+    /// When telling: the runtime's story, the hosts' names, the delayed
+    /// picks, and the log lines by step.
+    pub(crate) story: Vec<sim_rt::runtime::Told>,
+    pub(crate) hosts: Vec<String>,
+    pub(crate) delayed: Vec<crate::tell::Delayed>,
+    pub(crate) logs: Vec<(u64, String)>,
 }
 
 impl Target<'_> {
@@ -275,7 +279,16 @@ impl Target<'_> {
         let rt = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        let (result, location) = quiet::run(exec.quiet, || (self.program)(&rt));
+        let logs = crate::picture::Logs::default();
+        let (result, location) = if exec.tell {
+            let subscriber = logs.clone();
+            tracing::subscriber::with_default(subscriber, || {
+                quiet::run(exec.quiet, || (self.program)(&rt))
+            })
+        } else {
+            quiet::run(exec.quiet, || (self.program)(&rt))
+        };
+        let logs = logs.take();
         let failure = result.err();
         let keep = failure.is_some() || exec.walk.is_some();
         let trace = keep.then(|| rt.trace());
@@ -288,11 +301,8 @@ impl Target<'_> {
         let record = Rc::try_unwrap(record)
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
-        let told = if exec.tell {
-            crate::tell::tell(&story, &hosts, &record.delayed)
-        } else {
-            Vec::new()
-        };
+        let mut record = record;
+        let delayed = std::mem::take(&mut record.delayed);
         Ran {
             location: failure.as_ref().and(location),
             failure,
@@ -302,7 +312,10 @@ impl Target<'_> {
             steps,
             watched,
             end: None,
-            told,
+            story,
+            hosts,
+            delayed,
+            logs,
         }
     }
 }

@@ -73,6 +73,7 @@ pub mod explorers;
 mod guided;
 mod harness;
 pub mod liveness;
+mod picture;
 mod progress;
 mod report;
 mod schedule;

@@ -18,6 +18,11 @@ pub struct FoundFailure {
     /// made happen, in order, in words: faults, delays, and the races they
     /// made (see the `tell` module's docs); at most a dozen lines.
     pub story: Vec<String>,
+    /// The failure drawn: a self-contained HTML page under the target
+    /// directory (`sim-failures/`), when it could be written.
+    pub picture: Option<std::path::PathBuf>,
+    /// The execution as a ShiViz log (with vector clocks), next to it.
+    pub shiviz: Option<std::path::PathBuf>,
     /// For an "eventually" property that did not hold: the walks that
     /// found it dead and its critical transition (see
     /// [`Liveness`](crate::Liveness)).
@@ -141,6 +146,12 @@ impl fmt::Display for Report {
                             s.after, s.executions
                         )?;
                     }
+                }
+                if let Some(p) = &found.picture {
+                    writeln!(f, "  picture: {}", p.display())?;
+                }
+                if let Some(p) = &found.shiviz {
+                    writeln!(f, "  ShiViz log: {}", p.display())?;
                 }
                 writeln!(f, "  reproduce: {}", found.command)?;
                 if let Some(cmd) = &found.seed_command {

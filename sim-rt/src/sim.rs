@@ -55,6 +55,14 @@ pub fn elapsed() -> Duration {
     })
 }
 
+/// The number of the step being run: events run so far, as
+/// [`Failure::step`](crate::runtime::Failure::step) and failure reports
+/// count them (the first step is 1). Outside a simulation, a panic says so.
+#[track_caller]
+pub fn step() -> u64 {
+    context::with(|w| w.core.borrow().step)
+}
+
 /// The host of the running task (the main host outside any task).
 #[track_caller]
 pub fn current_host() -> HostId {

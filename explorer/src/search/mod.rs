@@ -179,14 +179,52 @@ impl Ctx<'_> {
             )),
             _ => None,
         };
-        // Once more, to tell it in words.
-        let story = self
-            .target
-            .run_once(&Exec {
-                tell: true,
-                ..Exec::of(seed, schedule.clone(), search == "walk")
-            })
-            .told;
+        // Once more, to tell it in words and draw it.
+        let told = self.target.run_once(&Exec {
+            tell: true,
+            full_trace: true,
+            ..Exec::of(seed, schedule.clone(), search == "walk")
+        });
+        let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
+        let picture = told.trace.as_ref().map(|full| {
+            let run = crate::picture::Run {
+                story: &told.story,
+                hosts: &told.hosts,
+                delayed: &told.delayed,
+                logs: &told.logs,
+                trace: full,
+                failure: failure.to_string(),
+                failed_at: failure.step(),
+                title: format!(
+                    "{} ({} with {}, seed {seed})",
+                    if self.test.is_empty() {
+                        "exploration"
+                    } else {
+                        &self.test
+                    },
+                    self.search,
+                    self.explorer
+                ),
+            };
+            let name = format!(
+                "{}-{:016x}",
+                if self.test.is_empty() {
+                    "exploration"
+                } else {
+                    &self.test
+                },
+                trace.hash()
+            );
+            crate::picture::write(&name, &run)
+        });
+        let (picture, shiviz) = match picture {
+            Some(Ok((html, log))) => (Some(html), Some(log)),
+            Some(Err(e)) => {
+                eprintln!("explorer: could not write the failure's picture: {e}");
+                (None, None)
+            }
+            None => (None, None),
+        };
         let liveness = end.map(|end| {
             let base = Exec::of(seed, schedule.clone(), search == "walk");
             let tokens = Tokens {
@@ -198,6 +236,8 @@ impl Ctx<'_> {
         FoundFailure {
             failure,
             story,
+            picture,
+            shiviz,
             liveness,
             shrunk,
             location,
