@@ -83,6 +83,11 @@ fn bad_values_are_clear_errors() {
             "many",
             "SIM_MAX_DELAYS=\"many\" is not a number of delays",
         ),
+        (
+            "SIM_SHRINK",
+            "yes",
+            "SIM_SHRINK=\"yes\" is not a number: give 0",
+        ),
         ("SIM_REPLAY", "sr1!!", "invalid character"),
         ("SIM_REPLAY", "sr9abc", "different version"),
     ] {

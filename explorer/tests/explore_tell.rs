@@ -70,3 +70,23 @@ fn an_injected_partition_and_the_timeout_it_caused_are_told() {
         "{story}"
     );
 }
+
+#[test]
+fn shrinking_can_be_turned_off() {
+    let explorer = || {
+        Explorer::new()
+            .progress(false)
+            .explorer(Rtc::default())
+            .search(Sampling::new(2))
+            .executions(200)
+    };
+    let off = explorer().shrink(0).run(common::lost_update);
+    let off = off.failure.expect("found");
+    assert!(off.shrunk.is_none());
+    let on = explorer().run(common::lost_update);
+    let on = on.failure.expect("found");
+    let shrunk = on.shrunk.expect("on by default");
+    // The search found what it found; the report is the shrunk one.
+    assert_eq!(shrunk.original, off.token);
+    assert!(shrunk.after <= shrunk.before);
+}
