@@ -11,6 +11,8 @@
 //! | [`kv`] | a key-value store, 3 replicas over UDP, a leader with a lease; checked with [`linearizability`] | a leader cut off from the others serves reads without checking its lease |
 //! | [`wal`] | a key-value store over TCP with a write-ahead log, group commit and crash recovery | a write is acknowledged before the fsync that makes it durable |
 //! | [`lock`] | a lock service over UDP with leases, 2 clients that restart as new owners | leases never expire: a crashed holder keeps the lock forever (liveness) |
+//! | [`registry`] | a name registry, a primary and a replica over UDP | the replica applies changes in arrival order: a delete that overtakes its create leaves a name the primary deleted (an ordering bug, no fault) |
+//! | [`counter`] | a counter over UDP with request numbers and retries, on a network that duplicates datagrams | the server applies a duplicated request twice (needs a duplicate) |
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
 //!
 //! # Three ways the same source is compiled
@@ -33,11 +35,13 @@
 extern crate sim_rt as tokio;
 
 pub mod chain;
+pub mod counter;
 pub mod election;
 pub mod kv;
 pub mod linearizability;
 mod lines;
 pub mod lock;
 pub mod raft;
+pub mod registry;
 pub mod twopc;
 pub mod wal;

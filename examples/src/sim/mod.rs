@@ -17,12 +17,14 @@ use explorer::Explorer;
 
 pub mod chain;
 pub mod chain_explorer;
+pub mod counter;
 pub mod election;
 pub mod kv;
 #[path = "../lines.rs"]
 mod lines;
 pub mod lock;
 pub mod raft;
+pub mod registry;
 pub mod twopc;
 pub mod wal;
 
@@ -55,6 +57,8 @@ pub fn cases() -> Vec<Case> {
         wal::case(),
         lock::case(),
         election::case(),
+        registry::case(),
+        counter::case(),
     ]
 }
 

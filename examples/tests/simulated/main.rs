@@ -7,11 +7,13 @@ extern crate sim_rt as tokio;
 mod sim;
 
 mod chain;
+mod counter;
 mod election;
 mod kv;
 mod liveness;
 mod lock;
 mod raft;
+mod registry;
 mod shrink;
 mod twopc;
 mod wal;
