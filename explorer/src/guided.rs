@@ -179,6 +179,56 @@ impl Fairness {
     }
 }
 
+/// Held deliveries: a delivery a scheduled delay put off is held back
+/// until a later packet to the same host has been delivered (or nothing
+/// else can run), so that one delay lets a later message overtake it, as
+/// a slow link would, instead of buying one step. While held, the explorer
+/// is asked for something else whenever it names the held delivery (its own
+/// move, not a deviation: free, and the same in every replay).
+#[derive(Debug, Default)]
+struct Holds {
+    /// Each packet's destination, from `Sent`.
+    to: std::collections::BTreeMap<sim_rt::scheduler::PacketId, sim_rt::scheduler::HostId>,
+    /// Held packets and their destinations.
+    held: Vec<(sim_rt::scheduler::PacketId, sim_rt::scheduler::HostId)>,
+}
+
+impl Holds {
+    fn observe(&mut self, o: &Observation) {
+        match *o {
+            Observation::Sent { packet, to, .. } => {
+                self.to.insert(packet, to);
+            }
+            Observation::Delivered { packet, to } => {
+                self.to.remove(&packet);
+                if let Some(k) = self.held.iter().position(|&(p, _)| p == packet) {
+                    self.held.swap_remove(k);
+                } else {
+                    // A later packet reached `to`: what was held for it goes.
+                    self.held.retain(|&(_, h)| h != to);
+                }
+            }
+            Observation::Lost { packet } => {
+                self.to.remove(&packet);
+                self.held.retain(|&(p, _)| p != packet);
+            }
+            _ => {}
+        }
+    }
+
+    fn hold(&mut self, packet: sim_rt::scheduler::PacketId) {
+        if let Some(&to) = self.to.get(&packet) {
+            if !self.held.iter().any(|&(p, _)| p == packet) {
+                self.held.push((packet, to));
+            }
+        }
+    }
+
+    fn is_held(&self, e: &Event) -> bool {
+        matches!(e, Event::Deliver(p) if self.held.iter().any(|&(q, _)| q == *p))
+    }
+}
+
 /// A delaying explorer under a schedule, as a runtime [`Scheduler`].
 pub(crate) struct Guided {
     explorer: Box<dyn DelayingExplorer>,
@@ -189,6 +239,7 @@ pub(crate) struct Guided {
     record: Rc<RefCell<Record>>,
     states: Option<StateTracker>,
     fairness: Option<Fairness>,
+    holds: Option<Holds>,
 }
 
 impl Guided {
@@ -211,6 +262,7 @@ impl Guided {
             record,
             states: cache_states.then(StateTracker::default),
             fairness: fair.then(Fairness::default),
+            holds: Some(Holds::default()),
         }
     }
 
@@ -249,12 +301,30 @@ impl Scheduler for Guided {
                 }
             }
         }
-        let default = (delays > 0 && self.record.borrow().tell && !self.explorer.is_randomized())
-            .then(|| enabled[self.explorer.next(enabled)]);
+        let default = (delays > 0
+            && (self.record.borrow().tell || self.holds.is_some())
+            && self.explorer.next_is_pure())
+        .then(|| enabled[self.explorer.next(enabled)]);
+        if let (Some(holds), Some(Event::Deliver(p))) = (&mut self.holds, default) {
+            holds.hold(p);
+        }
         for _ in 0..delays {
             self.explorer.delay(enabled);
         }
         let mut i = self.explorer.next(enabled);
+        if let Some(holds) = &self.holds {
+            // A held delivery gives way to anything not held (a delay
+            // rotates through the enabled events: m of them name each once).
+            if i < m && holds.is_held(&enabled[i]) && enabled.iter().any(|e| !holds.is_held(e)) {
+                for _ in 0..m {
+                    self.explorer.delay(enabled);
+                    i = self.explorer.next(enabled);
+                    if i >= m || !holds.is_held(&enabled[i]) {
+                        break;
+                    }
+                }
+            }
+        }
         if let Some(fair) = &mut self.fairness {
             if i < m && fair.must_yield(&enabled[i], m) {
                 self.explorer.delay(enabled);
@@ -310,6 +380,9 @@ impl Scheduler for Guided {
         }
         if let Some(fair) = &mut self.fairness {
             fair.observe(observation);
+        }
+        if let Some(holds) = &mut self.holds {
+            holds.observe(observation);
         }
         self.explorer.step(observation);
     }

@@ -47,6 +47,18 @@ use crate::token::ReplayToken;
 /// SIM_REPLAY=sr1... cargo test -p my-crate my_test -- --exact
 /// ```
 ///
+/// # Delays and messages
+///
+/// A scheduled delay puts off the event the explorer would run next. When
+/// that event is a packet's delivery, the packet is *held*: it gives way
+/// to every other event until a later packet to the same host has been
+/// delivered, or nothing else can run (time never passes its latest
+/// arrival). So one delay lets a later message overtake an earlier one,
+/// as a slow link would; without holding, a delay bought one step, and
+/// the clock's next advance put the delivery first again. Explorers whose
+/// [`next_is_pure`](crate::DelayingExplorer::next_is_pure) is false (the
+/// randomized baselines, and custom ones by default) do not hold.
+///
 /// # Environment
 ///
 /// These override the settings in code, so a failure found in CI can be

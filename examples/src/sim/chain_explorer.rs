@@ -163,6 +163,11 @@ impl DelayingExplorer for Staged {
         self.head(enabled).0
     }
 
+    fn next_is_pure(&self) -> bool {
+        // `head` only places units first seen, once.
+        true
+    }
+
     fn delay(&mut self, enabled: &[Event]) {
         let (_, at) = self.head(enabled);
         let (unit, _) = self.order.remove(at);

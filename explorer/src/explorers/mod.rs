@@ -168,6 +168,17 @@ pub trait DelayingExplorer: Send {
     fn is_randomized(&self) -> bool {
         false
     }
+
+    /// Whether calling [`next`](Self::next) twice with nothing between
+    /// gives the same answer and changes nothing (it draws no random
+    /// number). The harness then asks `next` before a scheduled delay, to
+    /// learn which event the delay puts off: a delayed delivery is held
+    /// back (see [`Explorer`](crate::Explorer)). The default is `false`
+    /// (an explorer that counts or draws in `next` must not be asked twice);
+    /// the built-in delaying explorers say `true`.
+    fn next_is_pure(&self) -> bool {
+        false
+    }
 }
 
 impl DelayingExplorer for Box<dyn DelayingExplorer> {
@@ -188,6 +199,9 @@ impl DelayingExplorer for Box<dyn DelayingExplorer> {
     }
     fn is_randomized(&self) -> bool {
         (**self).is_randomized()
+    }
+    fn next_is_pure(&self) -> bool {
+        (**self).next_is_pure()
     }
 }
 

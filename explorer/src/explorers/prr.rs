@@ -101,6 +101,11 @@ impl DelayingExplorer for RandomizedRoundRobin {
     fn is_randomized(&self) -> bool {
         true
     }
+
+    fn next_is_pure(&self) -> bool {
+        // Random only where a unit first seen is placed, once.
+        true
+    }
 }
 
 #[cfg(test)]

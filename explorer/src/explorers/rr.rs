@@ -245,6 +245,10 @@ impl DelayingExplorer for RoundRobin {
         self.queue.next(enabled)
     }
 
+    fn next_is_pure(&self) -> bool {
+        true
+    }
+
     fn delay(&mut self, enabled: &[Event]) {
         self.queue.delay(enabled);
     }

@@ -95,6 +95,10 @@ impl DelayingExplorer for Rtc {
         self.stack.next(enabled)
     }
 
+    fn next_is_pure(&self) -> bool {
+        true
+    }
+
     fn delay(&mut self, enabled: &[Event]) {
         self.stack.delay(enabled);
     }
