@@ -4,46 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
-use explorer::{Explorer, FoundFailure, RoundRobin, Sampling};
+use explorer::FoundFailure;
 
-/// "b" must hear "a" within 50 ms; a partition makes it give up.
-async fn hello() {
-    sim_rt::sim::host("a").start(|| async {
-        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-        sim_rt::time::sleep(Duration::from_millis(20)).await;
-        sock.send_to(b"hello b", "b:9").await?;
-        tracing::info!("a said hello");
-        std::future::pending::<std::io::Result<()>>().await
-    });
-    sim_rt::sim::host("b").start(|| async {
-        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-        let mut buf = [0u8; 16];
-        let heard = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
-        assert!(heard.await.is_ok(), "b never heard from a");
-        Ok::<(), std::io::Error>(())
-    });
-    // Traffic that arrives: main greets "a".
-    let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
-    sock.send_to(b"hi", "a:9").await.unwrap();
-    sim_rt::time::sleep(Duration::from_millis(100)).await;
-}
+mod common;
 
 fn found() -> FoundFailure {
-    let report = Explorer::new()
-        .progress(false)
-        .runtime(|b| {
-            b.fault_injector(
-                sim_rt::sim::FaultInjector::new()
-                    .max_resets(0)
-                    .max_partitions(1),
-            );
-        })
-        .explorer(RoundRobin::default())
-        .search(Sampling::new(1))
-        .executions(200)
-        .run(hello);
+    let report = common::partition_explorer().run(common::hello);
     let text = report.to_string();
     let found = report.failure.expect("a partition before the hello");
     assert!(text.contains("  picture: "), "{text}");

@@ -1,9 +1,7 @@
 //! A failure report tells, in words, what the defaults would not have
 //! done: the delays at picks and the faults.
 
-use std::time::Duration;
-
-use explorer::{Explorer, RoundRobin, Rtc, Sampling};
+use explorer::{Explorer, Rtc, Sampling};
 
 mod common;
 
@@ -29,36 +27,7 @@ fn a_delay_is_told_as_what_it_put_off() {
 
 #[test]
 fn an_injected_partition_and_the_timeout_it_caused_are_told() {
-    // "b" must hear "a" within 50 ms, or it gives up.
-    let program = || async {
-        sim_rt::sim::host("a").start(|| async {
-            let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await?;
-            sim_rt::time::sleep(Duration::from_millis(20)).await;
-            sock.send_to(b"hello b", "b:9").await?;
-            std::future::pending::<std::io::Result<()>>().await
-        });
-        sim_rt::sim::host("b").start(|| async {
-            let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-            let mut buf = [0u8; 16];
-            let heard = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
-            assert!(heard.await.is_ok(), "b never heard from a");
-            Ok::<(), std::io::Error>(())
-        });
-        sim_rt::time::sleep(Duration::from_millis(100)).await;
-    };
-    let report = Explorer::new()
-        .progress(false)
-        .runtime(|b| {
-            b.fault_injector(
-                sim_rt::sim::FaultInjector::new()
-                    .max_resets(0)
-                    .max_partitions(1),
-            );
-        })
-        .explorer(RoundRobin::default())
-        .search(Sampling::new(1))
-        .executions(200)
-        .run(program);
+    let report = common::partition_explorer().run(common::hello);
     let found = report.failure.expect("a partition before the hello");
     let story = found.story.join("\n");
     assert!(

@@ -29,16 +29,10 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     let mut report = ctx.report();
     report.search = "replay".to_string();
     let ran = ctx.target.run(Exec {
-        seed: token.seed,
-        schedule: token.schedule.clone(),
         record_from: 0,
-        random_data: token.search == "walk",
-        cache_states: false,
         quiet: false,
         walk: token.walk,
-        watch: None,
-        full_trace: false,
-        tell: false,
+        ..Exec::of(token.seed, token.schedule.clone(), token.search == "walk")
     });
     report.executions = 1;
     report.samples.push(token.seed);

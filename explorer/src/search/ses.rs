@@ -174,16 +174,9 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             let schedule = flatten(&node);
             let q = node.as_ref().map_or(0, |n| n.at);
             let ran = ctx.target.run(Exec {
-                seed: ctx.seed,
-                schedule: schedule.clone(),
                 record_from: q,
-                random_data: false,
                 cache_states: cfg.cache_states,
-                quiet: true,
-                walk: None,
-                watch: None,
-                full_trace: false,
-                tell: false,
+                ..Exec::of(ctx.seed, schedule.clone(), false)
             });
             executions += 1;
             ctx.progress.executed(1, c);

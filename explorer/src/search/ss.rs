@@ -129,16 +129,8 @@ fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             .sum();
         ctx.progress.stratum(unit.bound);
         let ran = ctx.target.run(Exec {
-            seed: unit.seed,
-            schedule: deviations.clone(),
             record_from: from,
-            random_data: false,
-            cache_states: false,
-            quiet: true,
-            walk: None,
-            watch: None,
-            full_trace: false,
-            tell: false,
+            ..Exec::of(unit.seed, deviations.clone(), false)
         });
         executions += 1;
         ctx.progress.executed(1, delays);

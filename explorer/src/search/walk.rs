@@ -28,18 +28,7 @@ pub(super) fn run(ctx: &Ctx<'_>, _cfg: &Walk) -> Report {
     };
     ctx.progress.stratum(0);
     pool::run(ctx, &plan, &mut report, |unit| {
-        let ran = ctx.target.run(Exec {
-            seed: unit.seed,
-            schedule: Vec::new(),
-            record_from: u32::MAX,
-            random_data: true,
-            cache_states: false,
-            quiet: true,
-            walk: None,
-            watch: None,
-            full_trace: false,
-            tell: false,
-        });
+        let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), true));
         ctx.progress.executed(1, 0);
         Done {
             executions: 1,

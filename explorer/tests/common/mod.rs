@@ -1,5 +1,8 @@
 //! Programs shared by the explorer's integration tests.
 
+// Each test crate that mounts this module uses only some of it.
+#![allow(dead_code)]
+
 use std::sync::{Arc, Mutex};
 
 /// Two tasks increment a counter with a yield between read and write: some
@@ -20,4 +23,45 @@ pub async fn lost_update() {
         t.await.unwrap();
     }
     assert_eq!(*counter.lock().unwrap(), 2, "lost update");
+}
+
+/// "b" must hear "hello b" from "a" within 50 ms, or it gives up; main
+/// greets "a" (a message that arrives). A partition of a | b before the
+/// hello fails it.
+pub async fn hello() {
+    use std::time::Duration;
+    sim_rt::sim::host("a").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        sim_rt::time::sleep(Duration::from_millis(20)).await;
+        sock.send_to(b"hello b", "b:9").await?;
+        tracing::info!("a said hello");
+        std::future::pending::<std::io::Result<()>>().await
+    });
+    sim_rt::sim::host("b").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        let mut buf = [0u8; 16];
+        let heard = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
+        assert!(heard.await.is_ok(), "b never heard from a");
+        Ok::<(), std::io::Error>(())
+    });
+    let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
+    sock.send_to(b"hi", "a:9").await.unwrap();
+    sim_rt::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Round-robin sampling with one delay, a fault injector that may make one
+/// partition: finds [`hello`]'s failure.
+pub fn partition_explorer() -> explorer::Explorer {
+    explorer::Explorer::new()
+        .progress(false)
+        .runtime(|b| {
+            b.fault_injector(
+                sim_rt::sim::FaultInjector::new()
+                    .max_resets(0)
+                    .max_partitions(1),
+            );
+        })
+        .explorer(explorer::RoundRobin::default())
+        .search(explorer::Sampling::new(1))
+        .executions(200)
 }
