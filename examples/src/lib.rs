@@ -13,6 +13,7 @@
 //! | [`lock`] | a lock service over UDP with leases, 2 clients that restart as new owners | leases never expire: a crashed holder keeps the lock forever (liveness) |
 //! | [`registry`] | a name registry, a primary and a replica over UDP | the replica applies changes in arrival order: a delete that overtakes its create leaves a name the primary deleted (an ordering bug, no fault) |
 //! | [`counter`] | a counter over UDP with request numbers and retries, on a network that duplicates datagrams | the server applies a duplicated request twice (needs a duplicate) |
+//! | [`quorum`] | a register on 3 replicas over UDP, writes to all, reads from the first two answers | replicas keep values in memory only: two restarts leave a read quorum without the value (needs two faults) |
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
 //!
 //! # Three ways the same source is compiled
@@ -41,6 +42,7 @@ pub mod kv;
 pub mod linearizability;
 mod lines;
 pub mod lock;
+pub mod quorum;
 pub mod raft;
 pub mod registry;
 pub mod twopc;

@@ -23,6 +23,7 @@ pub mod kv;
 #[path = "../lines.rs"]
 mod lines;
 pub mod lock;
+pub mod quorum;
 pub mod raft;
 pub mod registry;
 pub mod twopc;
@@ -59,6 +60,7 @@ pub fn cases() -> Vec<Case> {
         election::case(),
         registry::case(),
         counter::case(),
+        quorum::case(),
     ]
 }
 

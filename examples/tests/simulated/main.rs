@@ -12,6 +12,7 @@ mod election;
 mod kv;
 mod liveness;
 mod lock;
+mod quorum;
 mod raft;
 mod registry;
 mod shrink;
