@@ -283,6 +283,9 @@ impl Target<'_> {
         let (result, location) = if exec.tell {
             let subscriber = logs.clone();
             tracing::subscriber::with_default(subscriber, || {
+                // Call sites first hit with no subscriber cached "never":
+                // ask them again now that one listens.
+                tracing::callsite::rebuild_interest_cache();
                 quiet::run(exec.quiet, || (self.program)(&rt))
             })
         } else {

@@ -19,7 +19,9 @@
 //!
 //! The clock is a JSON object from host names to counts; a host's own count
 //! goes up by one at each of its events, a delivery merges the sender's
-//! clock at the send.
+//! clock at the send. The file starts as ShiViz's "load a file" wants: the
+//! expression on the first line, an empty executions delimiter on the
+//! second.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -93,6 +95,10 @@ pub(crate) struct Run<'a> {
     pub(crate) failed_at: u64,
     pub(crate) title: String,
 }
+
+/// ShiViz's default parser expression, as its documentation writes it
+/// (the first line of a log file ShiViz loads).
+pub(crate) const SHIVIZ_EXPRESSION: &str = r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})";
 
 /// Where failure pictures go: `<target dir>/sim-failures`.
 fn out_dir() -> PathBuf {
@@ -423,7 +429,9 @@ impl Model {
         let n = self.hosts.len();
         let mut clocks = vec![vec![0u64; n]; n];
         let mut at_send: BTreeMap<PacketId, Vec<u64>> = BTreeMap::new();
-        let mut out = String::new();
+        // ShiViz's file format: the parser expression, the executions'
+        // delimiter (none), then the log.
+        let mut out = format!("{SHIVIZ_EXPRESSION}\n\n");
         for (_, _, h, text, kind) in events {
             if h >= n {
                 continue;

@@ -70,13 +70,17 @@ const SHIVIZ: &str = r"(?P<event>.*)\n(?P<host>\S*) (?P<clock>\{.*\})";
 #[test]
 fn the_shiviz_log_parses_with_shivizs_expression() {
     let found = found();
-    let log = std::fs::read_to_string(found.shiviz.as_ref().unwrap()).unwrap();
+    let file = std::fs::read_to_string(found.shiviz.as_ref().unwrap()).unwrap();
+    // ShiViz's file format: the expression, an empty delimiter, the log.
+    let (expression, rest) = file.split_once('\n').unwrap();
+    assert_eq!(expression, r"(?<event>.*)\n(?<host>\S*) (?<clock>{.*})");
+    let log = rest.strip_prefix('\n').expect("an empty delimiter line");
     let re = regex::Regex::new(SHIVIZ).unwrap();
     let clock_entry = regex::Regex::new(r#""([^"]+)":(\d+)"#).unwrap();
     let mut last: BTreeMap<String, u64> = BTreeMap::new();
     let mut events = 0;
     let mut end = 0;
-    for m in re.captures_iter(&log) {
+    for m in re.captures_iter(log) {
         assert_eq!(m.get(0).unwrap().start(), end, "events follow each other");
         end = m.get(0).unwrap().end() + 1;
         events += 1;
@@ -91,6 +95,7 @@ fn the_shiviz_log_parses_with_shivizs_expression() {
         last.insert(host.to_string(), own);
     }
     assert_eq!(end, log.len(), "the whole log parses");
+    let log = log.to_string();
     assert_eq!(events * 2, log.lines().count());
     assert!(last.contains_key("a") && last.contains_key("b"));
     assert!(log.contains("\"hello b\""));
