@@ -86,6 +86,7 @@ fn is_fault(kind: u8) -> bool {
         ChoiceKind::Duplicate { probability: 0.0 },
         ChoiceKind::Fault { probability: 0.0 },
         ChoiceKind::DiskEio { probability: 0.0 },
+        ChoiceKind::Buggify { probability: 0.0 },
     ]
     .iter()
     .any(|k| k.code() == kind)

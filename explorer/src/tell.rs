@@ -98,6 +98,8 @@ fn choice_words(kind: u8, index: u32, of: u32) -> String {
         "a select! took branch"
     } else if kind == ChoiceKind::User.code() {
         "sim::choose chose"
+    } else if kind == (ChoiceKind::Buggify { probability: 0.0 }).code() {
+        return "a sim::buggify point fired".to_string();
     } else if kind == (ChoiceKind::DiskEio { probability: 0.0 }).code() {
         "a disk operation failed with an injected EIO: option"
     } else if kind == ChoiceKind::DiskCrashPrefix.code()

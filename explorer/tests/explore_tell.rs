@@ -59,3 +59,36 @@ fn shrinking_can_be_turned_off() {
     assert_eq!(shrunk.original, off.token);
     assert!(shrunk.after <= shrunk.before);
 }
+
+#[test]
+fn a_buggify_point_is_a_fault_a_search_can_spend() {
+    // The retry path is wrong, and only a buggify point takes it.
+    let program = || async {
+        let mut sent = 0;
+        for _ in 0..20 {
+            sent += 1;
+            if sim_rt::sim::buggify() {
+                sent += 1; // the bug: a retry counted as a second message
+            }
+            sim_rt::task::yield_now().await;
+        }
+        assert_eq!(sent, 20, "every message counted once");
+    };
+    let report = Explorer::new()
+        .progress(false)
+        .explorer(Rtc::default())
+        .search(Sampling::new(1))
+        .executions(100)
+        .run(program);
+    let found = report.failure.expect("one fired buggify point fails it");
+    assert!(
+        found
+            .story
+            .iter()
+            .any(|l| l.contains("a sim::buggify point fired")),
+        "{:?}",
+        found.story
+    );
+    let shrunk = found.shrunk.expect("shrunk");
+    assert_eq!(shrunk.after.faults, 1, "one buggify point is a fault");
+}

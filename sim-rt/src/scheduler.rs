@@ -129,6 +129,12 @@ pub enum ChoiceKind {
     /// [`sim_fs::Choice::TornWrite`] lists them. Uniform under the
     /// [`RandomScheduler`].
     DiskTornWrite,
+    /// Whether a [`sim::buggify`](crate::sim::buggify) point fires: option
+    /// 1 fires it.
+    Buggify {
+        /// [`sim::BUGGIFY_PROBABILITY`](crate::sim::BUGGIFY_PROBABILITY).
+        probability: f64,
+    },
 }
 
 impl ChoiceKind {
@@ -144,6 +150,7 @@ impl ChoiceKind {
             ChoiceKind::DiskCrashPrefix => 7,
             ChoiceKind::DiskCrashKeep => 8,
             ChoiceKind::DiskTornWrite => 9,
+            ChoiceKind::Buggify { .. } => 10,
         }
     }
 
@@ -159,7 +166,8 @@ impl ChoiceKind {
             ChoiceKind::Loss { probability }
             | ChoiceKind::Duplicate { probability }
             | ChoiceKind::Fault { probability }
-            | ChoiceKind::DiskEio { probability } => Some(probability),
+            | ChoiceKind::DiskEio { probability }
+            | ChoiceKind::Buggify { probability } => Some(probability),
         }
     }
 }

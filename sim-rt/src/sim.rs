@@ -40,6 +40,43 @@ pub fn choose(n: usize) -> usize {
     context::with(|w| w.choose(ChoiceKind::User, n))
 }
 
+/// How often a [`buggify`] point fires under the default scheduler and
+/// in random walks.
+pub const BUGGIFY_PROBABILITY: f64 = 0.05;
+
+/// A fault point the program marks itself, after FoundationDB's
+/// `BUGGIFY`: `true` when the simulation decides that this rare path runs
+/// now (a cache miss, a slow retry, a short read, an early timeout), so that
+/// the code around it is tested where the fault matters instead of where
+/// the network or the disk happens to fail.
+///
+/// ```
+/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// let batch = if sim_rt::sim::buggify() { 1 } else { 64 };
+/// # let _ = batch; });
+/// ```
+///
+/// A data choice of kind [`ChoiceKind::Buggify`]: the default scheduler
+/// and random walks fire it with probability [`BUGGIFY_PROBABILITY`];
+/// systematic searches take `false` by default and `true` as one delay, so
+/// each point is a place where a search can spend a fault. Recorded and
+/// replayed like any choice.
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[track_caller]
+pub fn buggify() -> bool {
+    context::with(|w| {
+        w.choose(
+            ChoiceKind::Buggify {
+                probability: BUGGIFY_PROBABILITY,
+            },
+            2,
+        ) == 1
+    })
+}
+
 /// The seed of the running simulation.
 #[track_caller]
 pub fn seed() -> u64 {

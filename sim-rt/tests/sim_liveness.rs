@@ -285,3 +285,17 @@ fn heal_at_step_heals_every_partition_once() {
         "healed once: a later partition stays: {healed:?}"
     );
 }
+
+/// `sim::buggify` fires now and then under the default scheduler, the same
+/// way for the same seed.
+#[test]
+fn buggify_fires_with_its_probability_and_replays() {
+    let fired = |seed: u64| {
+        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        rt.block_on(async { (0..200).filter(|_| sim::buggify()).count() })
+    };
+    let counts: Vec<usize> = (0..5).map(fired).collect();
+    // 200 points at 5%: about 10 each, never none or most.
+    assert!(counts.iter().all(|&c| (1..40).contains(&c)), "{counts:?}");
+    assert_eq!(counts, (0..5).map(fired).collect::<Vec<_>>());
+}
