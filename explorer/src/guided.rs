@@ -204,8 +204,9 @@ impl Holds {
                 if let Some(k) = self.held.iter().position(|&(p, _)| p == packet) {
                     self.held.swap_remove(k);
                 } else {
-                    // A later packet reached `to`: what was held for it goes.
-                    self.held.retain(|&(_, h)| h != to);
+                    // A later packet (ids grow in send order) reached `to`:
+                    // what was held for it goes.
+                    self.held.retain(|&(p, h)| h != to || packet < p);
                 }
             }
             Observation::Lost { packet } => {

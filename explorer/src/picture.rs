@@ -474,7 +474,7 @@ impl Model {
         let x = |h: usize| LEFT + h as u64 * COL + COL / 2;
         let width = LEFT + self.hosts.len() as u64 * COL + 20;
         let height = y(self.rows) + 3 * ROW;
-        let mut details: Vec<String> = Vec::new();
+        let mut details: Vec<(String, u64)> = Vec::new();
         let mut svg = String::new();
         let _ = writeln!(
             svg,
@@ -522,7 +522,7 @@ impl Model {
         // Arrows.
         for a in self.arrows.iter().filter(|a| a.sent_row >= first) {
             let i = details.len();
-            details.push(a.detail.clone());
+            details.push((a.detail.clone(), a.sent_row));
             let (x1, y1) = (x(a.from), y(a.sent_row));
             let (x2, y2, class) = match (a.delivered_row, a.lost) {
                 (Some(r), _) => (x(a.to), y(r), "message"),
@@ -545,7 +545,7 @@ impl Model {
         // Marks.
         for m in self.marks.iter().filter(|m| m.row >= first) {
             let i = details.len();
-            details.push(m.detail.clone());
+            details.push((m.detail.clone(), m.row));
             let (cx, cy) = (x(m.host), y(m.row));
             let shape = match m.class {
                 "poll" => format!(r#"<circle cx="{cx}" cy="{cy}" r="3"/>"#),
@@ -573,7 +573,7 @@ impl Model {
         }
         // The failure, at the bottom.
         let i = details.len();
-        details.push(run.failure.clone());
+        details.push((run.failure.clone(), self.rows));
         let _ = writeln!(
             svg,
             r#"<g class="failure" data-i="{i}"><rect x="{LEFT}" y="{}" width="{}" height="{}"/><text x="{}" y="{}">step {}: {}</text></g>"#,
@@ -591,17 +591,8 @@ impl Model {
         for (step, line) in run.logs {
             logs.entry(step.saturating_sub(1)).or_default().push(line);
         }
-        let rows_of: Vec<u64> = self
-            .arrows
-            .iter()
-            .filter(|a| a.sent_row >= first)
-            .map(|a| a.sent_row)
-            .chain(self.marks.iter().filter(|m| m.row >= first).map(|m| m.row))
-            .chain([self.rows])
-            .collect();
         let data: Vec<String> = details
             .iter()
-            .zip(&rows_of)
             .map(|(d, row)| {
                 let lines: Vec<String> = logs
                     .get(row)
