@@ -4,7 +4,7 @@
 //! | variable | values |
 //! |---|---|
 //! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
-//! | `SIM_SEARCH` | `ses`, `ss`, `walk` |
+//! | `SIM_SEARCH` | `ses`, `ss`, `walk`, `swarm` |
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses`/`ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
 //! | `SIM_SEED` | the base seed, decimal or `0x` hex |
@@ -87,6 +87,7 @@ pub(crate) enum SearchName {
     Ses,
     Ss,
     Walk,
+    Swarm,
 }
 
 pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
@@ -94,9 +95,11 @@ pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
         "ses" => Ok(SearchName::Ses),
         "ss" => Ok(SearchName::Ss),
         "walk" => Ok(SearchName::Walk),
+        "swarm" => Ok(SearchName::Swarm),
         _ => Err(format!(
             "SIM_SEARCH={raw:?} is not a search: use ses (stratified exhaustive search), ss \
-             (stratified sampling) or walk (independent random executions)"
+             (stratified sampling), walk (independent random executions) or swarm (walks with \
+             fault rates drawn per execution)"
         )),
     }
 }

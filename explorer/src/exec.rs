@@ -64,6 +64,7 @@ pub(crate) type Configure = dyn Fn(&mut Builder) + Sync;
 pub(crate) type MakeExplorer = dyn Fn() -> Box<dyn DelayingExplorer> + Sync;
 
 /// Everything a search needs to run executions; shared by worker threads.
+#[derive(Clone, Copy)]
 pub(crate) struct Target<'a> {
     pub(crate) program: &'a Program<'a>,
     pub(crate) configure: &'a Configure,
@@ -135,6 +136,8 @@ pub(crate) struct Exec {
     /// Random data choices with the fault probabilities (walks), instead of
     /// option 0.
     pub(crate) random_data: bool,
+    /// With `random_data`: the fault rates scaled by the seed's swarm draw.
+    pub(crate) swarm: bool,
     pub(crate) cache_states: bool,
     /// Keep panics quiet (searches) or print them (replays).
     pub(crate) quiet: bool,
@@ -150,14 +153,15 @@ pub(crate) struct Exec {
 }
 
 impl Exec {
-    /// The execution of `seed` and `schedule` as a search ran it, with
-    /// nothing recorded.
-    pub(crate) fn of(seed: u64, schedule: Vec<Deviation>, random_data: bool) -> Exec {
+    /// The execution of `seed` and `schedule` as the search named `search`
+    /// ran it ("walk" and "swarm" draw data choices), with nothing recorded.
+    pub(crate) fn of(seed: u64, schedule: Vec<Deviation>, search: &str) -> Exec {
         Exec {
             seed,
             schedule,
             record_from: u32::MAX,
-            random_data,
+            random_data: matches!(search, "walk" | "swarm"),
+            swarm: search == "swarm",
             cache_states: false,
             quiet: true,
             walk: None,
@@ -225,7 +229,10 @@ impl Target<'_> {
             ..Record::default()
         }));
         let data = if exec.random_data {
-            Data::Random(sim_rt::scheduler::RandomScheduler::new(exec.seed))
+            Data::Random(
+                sim_rt::scheduler::RandomScheduler::new(exec.seed),
+                exec.swarm.then(|| crate::swarm::Rates::of(exec.seed)),
+            )
         } else {
             Data::Default
         };

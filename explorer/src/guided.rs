@@ -62,8 +62,8 @@ pub(crate) enum Data {
     /// Option 0 (the systematic searches).
     Default,
     /// Drawn like the default scheduler does, with the fault probabilities
-    /// (random walks).
-    Random(RandomScheduler),
+    /// (random walks), scaled by a swarm draw when there is one.
+    Random(RandomScheduler, Option<crate::swarm::Rates>),
 }
 
 /// The program state as the runtime and the program report it: the latest
@@ -371,7 +371,10 @@ impl Scheduler for Guided {
         }
         match &mut self.data {
             Data::Default => 0,
-            Data::Random(r) => r.choose(kind, n),
+            Data::Random(r, None) => r.choose(kind, n),
+            Data::Random(r, Some(rates)) => rates
+                .fixed(kind)
+                .unwrap_or_else(|| r.choose(rates.scale(kind), n)),
         }
     }
 

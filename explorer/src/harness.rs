@@ -14,8 +14,9 @@ use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, Roun
 use crate::liveness::Liveness;
 use crate::progress::Progress;
 use crate::report::Report;
+use crate::search::portfolio::{self, Member};
 use crate::search::replay::Replayed;
-use crate::search::{self, Ctx, Exhaustive, Sampling, Search, Walk};
+use crate::search::{self, Ctx, Exhaustive, Sampling, Search, Swarm, Walk};
 use crate::token::ReplayToken;
 
 /// Checks a property of a simulated program over many executions chosen by
@@ -83,11 +84,16 @@ pub struct Explorer {
     liveness: Liveness,
     fair: bool,
     shrink: Option<u64>,
+    /// Neither an explorer nor a search was named: run the portfolio.
+    portfolio: bool,
+    /// An explorer was named (a walk named without one gets `Random`).
+    explorer_named: bool,
 }
 
 impl std::fmt::Debug for Explorer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Explorer")
+            .field("portfolio", &self.portfolio)
             .field("explorer", &self.explorer_name)
             .field("search", &self.search)
             .field("executions", &self.executions)
@@ -108,8 +114,9 @@ impl Default for Explorer {
 pub const DEFAULT_EXECUTIONS: u64 = 10_000;
 
 impl Explorer {
-    /// Run-to-completion explorer, stratified sampling up to 4 delays,
-    /// [`DEFAULT_EXECUTIONS`] executions, seed 0, all cores.
+    /// The default portfolio (see [`portfolio`](Self::portfolio)),
+    /// [`DEFAULT_EXECUTIONS`] executions, seed 0, all cores, fair
+    /// scheduling, failures shrunk.
     pub fn new() -> Explorer {
         let mut e = Explorer {
             make: Arc::new(|| Box::new(Rtc::default())),
@@ -127,6 +134,8 @@ impl Explorer {
             liveness: Liveness::new(),
             fair: true,
             shrink: None,
+            portfolio: true,
+            explorer_named: false,
         };
         e.set_explorer(Rtc::default());
         e
@@ -140,15 +149,52 @@ impl Explorer {
 
     /// The delaying explorer: a built-in ([`Rtc`], [`RoundRobin`],
     /// [`RandomizedRoundRobin`], [`Random`], [`Pct`]) or your own. It is
-    /// cloned for each execution.
+    /// cloned for each execution. Naming one replaces the default
+    /// portfolio; the search is then [`Sampling`] unless one is named.
     pub fn explorer<E: DelayingExplorer + Clone + Sync + 'static>(mut self, explorer: E) -> Self {
         self.set_explorer(explorer);
+        self.portfolio = false;
+        self.explorer_named = true;
         self
     }
 
-    /// The search: [`Exhaustive`], [`Sampling`] or [`Walk`].
+    /// The search: [`Exhaustive`], [`Sampling`], [`Walk`] or [`Swarm`].
+    /// Naming one replaces the default portfolio; the explorer is then
+    /// [`Rtc`] for the delaying searches and [`Random`] for walks, unless
+    /// one is named.
     pub fn search(mut self, search: impl Into<Search>) -> Self {
         self.search = search.into();
+        self.portfolio = false;
+        if !self.explorer_named {
+            match self.search {
+                Search::Walk(_) | Search::Swarm(_) => self.set_explorer(Random::default()),
+                _ => self.set_explorer(Rtc::default()),
+            }
+        }
+        self
+    }
+
+    /// Runs the default portfolio, also after an explorer or a search was
+    /// named: several strategies interleaved over the execution budget,
+    /// each with its share, on every core. Its members:
+    ///
+    /// | member | share |
+    /// |---|---|
+    /// | first-delay sweep: [`Rtc`]'s default execution, then each execution with one delay, in order (exhaustive search's first two strata) | a quarter, until it runs out |
+    /// | [`Pct`] (depth 3) [`Swarm`] walks | half |
+    /// | [`RoundRobin`] [`Sampling`] (up to 4 delays) | a quarter |
+    ///
+    /// Which single strategy finds a bug soonest changes from bug to bug;
+    /// the portfolio needs about `1 / share` times the executions of the
+    /// member that finds it soonest, and fewer when several can (see the
+    /// README's effectiveness table). A failure is reported and replayed as
+    /// its member's.
+    ///
+    /// `SIM_EXPLORER` or `SIM_SEARCH` in the environment replace the
+    /// portfolio with one strategy; `SIM_MAX_DELAYS` sets the sampling
+    /// member's delay bound.
+    pub fn portfolio(mut self) -> Self {
+        self.portfolio = true;
         self
     }
 
@@ -288,6 +334,13 @@ impl Explorer {
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
         let (settings, what) = self.resolve(&test_name);
         let slow = AtomicU64::new(0);
+        let progress = Progress::new(
+            settings.progress,
+            format!(
+                "explorer {test_name} ({}, {})",
+                settings.search, settings.explorer
+            ),
+        );
         let ctx = Ctx {
             target: Target {
                 program: &program as &Program<'_>,
@@ -308,17 +361,14 @@ impl Explorer {
             jobs: settings.jobs,
             shard: settings.shard,
             shrink: settings.shrink,
-            progress: Progress::new(
-                settings.progress,
-                format!(
-                    "explorer {test_name} ({}, {})",
-                    settings.search, settings.explorer
-                ),
-            ),
+            progress: &progress,
+            strategy: matches!(what, Resolved::Replay(_))
+                .then(|| format!("replay with {}", settings.explorer)),
             started,
         };
         match what {
             Resolved::Search(search) => search::run(&ctx, &search),
+            Resolved::Portfolio(members) => search::run_portfolio(&ctx, &members),
             Resolved::Replay(token) => match search::replay::run(&ctx, &token) {
                 Replayed::Same(report) => report,
                 Replayed::Diverged {
@@ -380,6 +430,7 @@ impl Explorer {
                     search: match token.search.as_str() {
                         "ses" => "ses",
                         "walk" => "walk",
+                        "swarm" => "swarm",
                         "shrunk" => "shrunk",
                         _ => "ss",
                     },
@@ -406,7 +457,10 @@ impl Explorer {
             self.explorer_name.clone(),
             self.randomized,
         );
-        if let Some(raw) = env::var("SIM_EXPLORER") {
+        let env_explorer = env::var("SIM_EXPLORER");
+        let env_search = env::var("SIM_SEARCH");
+        let portfolio = self.portfolio && env_explorer.is_none() && env_search.is_none();
+        if let Some(raw) = env_explorer {
             if raw != self.explorer_name {
                 make = builtin(&raw).unwrap_or_else(|| {
                     fail(format!(
@@ -439,13 +493,14 @@ impl Explorer {
             }
             None => None,
         };
-        if let Some(raw) = env::var("SIM_SEARCH") {
+        if let Some(raw) = env_search {
             let name = env::parse_search(&raw).unwrap_or_else(|e| fail(e));
             let bound = search.max_delays();
             search = match (name, &search) {
                 (SearchName::Ses, Search::Exhaustive(_)) => search,
                 (SearchName::Ss, Search::Sampling(_)) => search,
                 (SearchName::Walk, Search::Walk(_)) => search,
+                (SearchName::Swarm, Search::Swarm(_)) => search,
                 (SearchName::Ses, _) => Search::Exhaustive(Exhaustive {
                     max_delays: bound.unwrap_or(Exhaustive::default().max_delays),
                     ..Exhaustive::default()
@@ -455,14 +510,28 @@ impl Explorer {
                     ..Sampling::default()
                 }),
                 (SearchName::Walk, _) => Search::Walk(Walk),
+                (SearchName::Swarm, _) => Search::Swarm(Swarm),
             };
+            let walks = matches!(search, Search::Walk(_) | Search::Swarm(_));
+            if walks && !self.explorer_named && env::var("SIM_EXPLORER").is_none() {
+                // A walk named with no explorer walks uniformly at random.
+                let random = Random::default();
+                (explorer, randomized) = (random.name(), true);
+                make = Arc::new(move || Box::new(random.clone()));
+            }
             env_prefix.push_str(&format!("SIM_SEARCH={} ", search.name()));
         }
+        let mut members = portfolio.then(portfolio::default_members);
         if let Some(d) = max_delays {
-            match &mut search {
-                Search::Exhaustive(e) => e.max_delays = d,
-                Search::Sampling(s) => s.max_delays = d,
-                Search::Walk(_) => fail(format!(
+            match (&mut members, &mut search) {
+                (Some(members), _) => {
+                    for m in members {
+                        m.set_max_delays(d);
+                    }
+                }
+                (None, Search::Exhaustive(e)) => e.max_delays = d,
+                (None, Search::Sampling(s)) => s.max_delays = d,
+                (None, Search::Walk(_) | Search::Swarm(_)) => fail(format!(
                     "SIM_MAX_DELAYS={d} applies to ses and ss; a walk places no delays"
                 )),
             }
@@ -487,7 +556,7 @@ impl Explorer {
             Some(raw) => Some(env::parse_shard(&raw).unwrap_or_else(|e| fail(e))),
             None => self.shard,
         };
-        if let Search::Exhaustive(_) = search {
+        if let (None, Search::Exhaustive(_)) = (&members, &search) {
             if shard.is_some() {
                 fail(
                     "SIM_SHARD applies to ss and walk; exhaustive search (ses) runs as one \
@@ -496,7 +565,7 @@ impl Explorer {
                 );
             }
         }
-        if let Search::Walk(_) = search {
+        if let (None, Search::Walk(_) | Search::Swarm(_)) = (&members, &search) {
             if !randomized {
                 fail(format!(
                     "a walk runs independent executions of a randomized explorer, but {explorer} \
@@ -505,10 +574,14 @@ impl Explorer {
                 ));
             }
         }
+        let (explorer, search_name) = match members {
+            Some(_) => ("default".to_string(), "portfolio"),
+            None => (explorer, search.name()),
+        };
         let settings = Settings {
             make,
             explorer,
-            search: search.name(),
+            search: search_name,
             executions,
             seed,
             seed_explicit,
@@ -518,13 +591,18 @@ impl Explorer {
             progress: self.progress,
             shrink: shrink_asked.unwrap_or(crate::DEFAULT_SHRINK_EXECUTIONS),
         };
-        (settings, Resolved::Search(search))
+        let what = match members {
+            Some(members) => Resolved::Portfolio(members),
+            None => Resolved::Search(search),
+        };
+        (settings, what)
     }
 }
 
 /// What to run, once the environment is applied.
 enum Resolved {
     Search(Search),
+    Portfolio(Vec<Member>),
     Replay(ReplayToken),
 }
 

@@ -33,8 +33,11 @@
 //!   round-robin ([`RandomizedRoundRobin`]), and the baselines [`Random`]
 //!   and [`Pct`].
 //! - [`search`]: stratified exhaustive search ([`Exhaustive`]), stratified
-//!   sampling ([`Sampling`]) and random walks ([`Walk`]).
-//! - [`Explorer`]: the user's entry point; [`Report`]: what it found.
+//!   sampling ([`Sampling`]), random walks ([`Walk`]) and swarm walks
+//!   ([`Swarm`]: fault rates drawn per execution).
+//! - [`Explorer`]: the user's entry point; with no explorer and no search
+//!   named, it runs a portfolio of them ([`Explorer::portfolio`]);
+//!   [`Report`]: what it found.
 //! - [`liveness`]: walks from an execution that ended with an "eventually"
 //!   property unmet, and its critical transition ([`Liveness`]).
 //! - [`shrink`]: a smaller execution that fails the same way.
@@ -48,7 +51,7 @@
 //! | variable | values |
 //! |---|---|
 //! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
-//! | `SIM_SEARCH` | `ses`, `ss`, `walk` |
+//! | `SIM_SEARCH` | `ses`, `ss`, `walk`, `swarm` |
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses` and `ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
 //! | `SIM_SEED` | the base seed, decimal or `0x` hex; for `ss` and `walk`, the first sample's seed (so a sample's seed alone reproduces it) |
@@ -79,6 +82,7 @@ mod report;
 mod schedule;
 pub mod search;
 pub mod shrink;
+mod swarm;
 mod tell;
 pub mod token;
 
@@ -89,6 +93,6 @@ pub use crate::explorers::{
 pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
 pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, WalkFaults};
 pub use crate::report::{FoundFailure, Report};
-pub use crate::search::{Exhaustive, Sampling, Search, Walk};
+pub use crate::search::{Exhaustive, Sampling, Search, Swarm, Walk};
 pub use crate::shrink::{ExecutionSize, Shrunk, DEFAULT_SHRINK_EXECUTIONS};
 pub use crate::token::{ReplayToken, TokenError};

@@ -12,6 +12,12 @@ use crate::token::ReplayToken;
 /// The first failure an exploration found.
 #[derive(Debug, Clone)]
 pub struct FoundFailure {
+    /// Who found it: "ss with rtc", or a portfolio's member ("the default
+    /// portfolio's walk with pct:3").
+    pub found_by: String,
+    /// For a swarm walk ([`Swarm`](crate::Swarm)): the execution's fault
+    /// rates, drawn from its seed ("faults x100, loss off, ...").
+    pub swarm: Option<String>,
     /// The simulation's own report (what went wrong, where).
     pub failure: Failure,
     /// What happened in the execution that the defaults would not have
@@ -59,7 +65,8 @@ pub struct Report {
     pub test: String,
     /// The explorer's name ("rtc", "pct:3:1000"...).
     pub explorer: String,
-    /// The search: "ses", "ss", "walk" or "replay".
+    /// The search: "ses", "ss", "walk", "swarm", "portfolio" (the default)
+    /// or "replay".
     pub search: String,
     /// The search's base seed.
     pub seed: u64,
@@ -111,9 +118,12 @@ impl fmt::Display for Report {
             Some(found) => {
                 writeln!(
                     f,
-                    "{name}: {} with {} found a failure in execution {} ({} delays, seed {})",
-                    self.search, self.explorer, found.execution, found.delays, found.seed
+                    "{name}: {} found a failure in execution {} ({} delays, seed {})",
+                    found.found_by, found.execution, found.delays, found.seed
                 )?;
+                if let Some(rates) = &found.swarm {
+                    writeln!(f, "  swarm: {rates}")?;
+                }
                 let failure = found.failure.to_string();
                 for line in failure.lines() {
                     writeln!(f, "  {line}")?;

@@ -99,9 +99,11 @@ fn bad_values_are_clear_errors() {
         );
     }
     // Combinations that make no sense.
-    let (ok, out) = child_with(&[("SIM_SEARCH", "walk")]);
-    assert!(!ok);
-    assert!(out.contains("rr is deterministic"), "{out}");
+    for search in ["walk", "swarm"] {
+        let (ok, out) = child_with(&[("SIM_SEARCH", search)]);
+        assert!(!ok);
+        assert!(out.contains("rr is deterministic"), "{out}");
+    }
     let (ok, out) = child_with(&[("SIM_SEARCH", "ses"), ("SIM_SHARD", "0/2")]);
     assert!(!ok);
     assert!(out.contains("SIM_SHARD applies to ss and walk"), "{out}");

@@ -2,8 +2,10 @@
 //!
 //! - [`Exhaustive`] (`ses.rs`): stratified exhaustive search.
 //! - [`Sampling`] (`ss.rs`): stratified sampling.
-//! - [`Walk`] (`walk.rs`): independent executions of a randomized explorer
-//!   (the random-walk and PCT baselines).
+//! - [`Walk`] and [`Swarm`] (`walk.rs`): independent executions of a
+//!   randomized explorer (the random-walk and PCT baselines), with the
+//!   configured fault rates or with rates drawn per execution.
+//! - `portfolio.rs`: the default, several of the above interleaved.
 //! - `replay.rs`: one execution from a replay token.
 //!
 //! Sampling and walks run independent units of work (samples, executions)
@@ -21,6 +23,7 @@ use crate::token::ReplayToken;
 use sim_rt::runtime::Trace;
 
 mod pool;
+pub(crate) mod portfolio;
 pub(crate) mod replay;
 mod ses;
 mod ss;
@@ -28,7 +31,7 @@ mod walk;
 
 pub use self::ses::Exhaustive;
 pub use self::ss::Sampling;
-pub use self::walk::Walk;
+pub use self::walk::{Swarm, Walk};
 
 /// Which search an [`Explorer`](crate::Explorer) runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +42,8 @@ pub enum Search {
     Sampling(Sampling),
     /// Independent executions of a randomized explorer.
     Walk(Walk),
+    /// Walks whose fault rates each execution draws from its seed.
+    Swarm(Swarm),
 }
 
 impl Search {
@@ -48,6 +53,7 @@ impl Search {
             Search::Exhaustive(_) => "ses",
             Search::Sampling(_) => "ss",
             Search::Walk(_) => "walk",
+            Search::Swarm(_) => "swarm",
         }
     }
 
@@ -56,7 +62,7 @@ impl Search {
         match self {
             Search::Exhaustive(e) => Some(e.max_delays),
             Search::Sampling(s) => Some(s.max_delays),
-            Search::Walk(_) => None,
+            Search::Walk(_) | Search::Swarm(_) => None,
         }
     }
 }
@@ -79,8 +85,15 @@ impl From<Walk> for Search {
     }
 }
 
+impl From<Swarm> for Search {
+    fn from(s: Swarm) -> Search {
+        Search::Swarm(s)
+    }
+}
+
 /// A search's view of the exploration: what to run, with what budget, and
 /// where to put what it found.
+#[derive(Clone)]
 pub(crate) struct Ctx<'a> {
     pub(crate) target: Target<'a>,
     pub(crate) test: String,
@@ -99,7 +112,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) seed_explicit: bool,
     pub(crate) jobs: usize,
     pub(crate) shard: Option<(u32, u32)>,
-    pub(crate) progress: Progress,
+    pub(crate) progress: &'a Progress,
+    /// How a failure report names who found it, when not "<search> with
+    /// <explorer>" (a portfolio's member).
+    pub(crate) strategy: Option<String>,
     pub(crate) started: Instant,
     /// Executions a failure may be shrunk with (0: not shrunk).
     pub(crate) shrink: u64,
@@ -173,7 +189,7 @@ impl Ctx<'_> {
         let token = self.token(seed, &schedule, &trace, search);
         let command = format!("SIM_REPLAY={token} {}", self.command);
         let seed_command = match self.search {
-            "ss" | "walk" => Some(format!(
+            "ss" | "walk" | "swarm" => Some(format!(
                 "SIM_SEED={seed} {}{}",
                 self.env_prefix, self.command
             )),
@@ -183,7 +199,7 @@ impl Ctx<'_> {
         let told = self.target.run_once(&Exec {
             tell: true,
             full_trace: true,
-            ..Exec::of(seed, schedule.clone(), search == "walk")
+            ..Exec::of(seed, schedule.clone(), search)
         });
         let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
         let picture = told.trace.as_ref().map(|full| {
@@ -226,14 +242,21 @@ impl Ctx<'_> {
             None => (None, None),
         };
         let liveness = end.map(|end| {
-            let base = Exec::of(seed, schedule.clone(), search == "walk");
+            let base = Exec::of(seed, schedule.clone(), search);
             let tokens = Tokens {
                 base: &token,
                 command: &self.command,
             };
             self.target.finding(&base, trace.len() as u64, end, &tokens)
         });
+        let found_by = self
+            .strategy
+            .clone()
+            .unwrap_or_else(|| format!("{} with {}", self.search, self.explorer));
+        let swarm = (self.search == "swarm").then(|| crate::swarm::Rates::of(seed).to_string());
         FoundFailure {
+            found_by,
+            swarm,
             failure,
             story,
             picture,
@@ -276,12 +299,13 @@ impl Ctx<'_> {
         original_command: String,
         budget: u64,
     ) -> (Ran, Vec<Deviation>, &'static str, Option<Shrunk>) {
-        let mut base = Exec::of(seed, schedule.to_vec(), self.search == "walk");
+        let mut base = Exec::of(seed, schedule.to_vec(), self.search);
         let mut ran = ran;
         let mut search = self.search;
         let mut budget = budget;
         if base.random_data {
-            // A walk: its random data choices, written down as a schedule.
+            // A walk: its random data choices (drawn with its swarm rates,
+            // if any), written down as a schedule.
             let trace = ran
                 .trace
                 .as_ref()
@@ -289,6 +313,7 @@ impl Ctx<'_> {
             let converted = Exec {
                 schedule: shrink::data_choices(trace),
                 random_data: false,
+                swarm: false,
                 ..base.clone()
             };
             let again = self.target.run(converted.clone());
@@ -317,11 +342,21 @@ impl Ctx<'_> {
 
 /// Runs the configured search.
 pub(crate) fn run(ctx: &Ctx<'_>, search: &Search) -> Report {
-    let mut report = match search {
+    let report = match search {
         Search::Exhaustive(s) => ses::run(ctx, s),
         Search::Sampling(s) => ss::run(ctx, s),
-        Search::Walk(s) => walk::run(ctx, s),
+        Search::Walk(_) => walk::run(ctx, false),
+        Search::Swarm(_) => walk::run(ctx, true),
     };
+    finish(ctx, report)
+}
+
+/// Runs the default portfolio of `members`.
+pub(crate) fn run_portfolio(ctx: &Ctx<'_>, members: &[portfolio::Member]) -> Report {
+    finish(ctx, portfolio::run(ctx, members))
+}
+
+fn finish(ctx: &Ctx<'_>, mut report: Report) -> Report {
     report.elapsed = ctx.started.elapsed();
     report.slow = ctx.target.slow.load(std::sync::atomic::Ordering::Relaxed);
     ctx.progress.finish(&report);

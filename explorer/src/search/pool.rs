@@ -33,6 +33,18 @@ pub(super) struct Unit {
     pub(super) seed: u64,
     /// Delay bound (0 for walks).
     pub(super) bound: u32,
+    /// In a portfolio, the member that runs it (0 otherwise).
+    pub(super) member: usize,
+}
+
+/// A numbered sequence of units and how many of them a budget admits.
+pub(super) trait Units: Sync {
+    /// The number of units whose planned costs fit in `budget` executions;
+    /// at least one, so that a budget smaller than one unit still runs one
+    /// (the budget is rounded up to whole units).
+    fn admitted(&self, budget: u64) -> u64;
+    /// Unit `j` of a search with base seed `base`.
+    fn unit(&self, j: u64, base: u64) -> Unit;
 }
 
 /// What a unit did.
@@ -55,8 +67,24 @@ pub(super) struct Plan {
     pub(super) first_bound: Option<u32>,
 }
 
+impl Units for Plan {
+    fn admitted(&self, budget: u64) -> u64 {
+        self.fitting(budget).max(1)
+    }
+
+    fn unit(&self, j: u64, base: u64) -> Unit {
+        Unit {
+            index: j,
+            seed: unit_seed(base, j),
+            bound: self.bound(j),
+            member: 0,
+        }
+    }
+}
+
 impl Plan {
-    fn bound(&self, j: u64) -> u32 {
+    /// Unit `j`'s delay bound.
+    pub(super) fn bound(&self, j: u64) -> u32 {
         if j == 0 {
             if let Some(b) = self.first_bound {
                 return b;
@@ -70,13 +98,6 @@ impl Plan {
             start = start.saturating_add(count);
         }
         unreachable!("a plan has at least one stratum")
-    }
-
-    /// The number of units whose planned costs fit in `budget` executions;
-    /// at least one, so that a budget smaller than one sample still runs
-    /// one (the budget is rounded up to whole units).
-    fn admitted(&self, budget: u64) -> u64 {
-        self.fitting(budget).max(1)
     }
 
     fn fitting(&self, budget: u64) -> u64 {
@@ -114,7 +135,7 @@ pub(super) fn unit_seed(base: u64, j: u64) -> u64 {
 /// `ctx.jobs` threads, and fills `report`.
 pub(super) fn run(
     ctx: &Ctx<'_>,
-    plan: &Plan,
+    plan: &dyn Units,
     report: &mut Report,
     work: impl Fn(Unit) -> Done + Sync,
 ) {
@@ -122,14 +143,7 @@ pub(super) fn run(
     let (shard, shards) = ctx.shard.map_or((0, 1), |(i, n)| (i as u64, n as u64));
     // Units of this shard: j = shard + k * shards for k < mine.
     let mine = admitted.saturating_sub(shard).div_ceil(shards);
-    let unit = |k: u64| {
-        let j = shard + k * shards;
-        Unit {
-            index: j,
-            seed: unit_seed(ctx.seed, j),
-            bound: plan.bound(j),
-        }
-    };
+    let unit = |k: u64| plan.unit(shard + k * shards, ctx.seed);
     let next = AtomicU64::new(0);
     let first_failure = AtomicU64::new(u64::MAX);
     let results: Mutex<Vec<Option<Done>>> = Mutex::new(Vec::new());

@@ -32,7 +32,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
         record_from: 0,
         quiet: false,
         walk: token.walk,
-        ..Exec::of(token.seed, token.schedule.clone(), token.search == "walk")
+        ..Exec::of(token.seed, token.schedule.clone(), &token.search)
     });
     report.executions = 1;
     report.samples.push(token.seed);

@@ -176,7 +176,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             let ran = ctx.target.run(Exec {
                 record_from: q,
                 cache_states: cfg.cache_states,
-                ..Exec::of(ctx.seed, schedule.clone(), false)
+                ..Exec::of(ctx.seed, schedule.clone(), "ses")
             });
             executions += 1;
             ctx.progress.executed(1, c);

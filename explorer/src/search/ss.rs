@@ -114,7 +114,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Sampling) -> Report {
 }
 
 /// One `DelayBoundedSample` of `unit.bound` delays.
-fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
+pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(unit.seed, SS_STREAM));
     // Deviations in choice-point order, with whether each is at a pick.
     let mut schedule: Vec<(Deviation, bool)> = Vec::new();
@@ -130,7 +130,7 @@ fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
         ctx.progress.stratum(unit.bound);
         let ran = ctx.target.run(Exec {
             record_from: from,
-            ..Exec::of(unit.seed, deviations.clone(), false)
+            ..Exec::of(unit.seed, deviations.clone(), "ss")
         });
         executions += 1;
         ctx.progress.executed(1, delays);

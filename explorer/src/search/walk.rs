@@ -1,6 +1,8 @@
 //! Random walks: independent executions, each following a randomized
 //! explorer's `next` with no delays, data choices drawn with the configured
-//! fault probabilities (as the default scheduler does).
+//! fault probabilities (as the default scheduler does) or, for [`Swarm`],
+//! with the probabilities scaled by a draw from the execution's seed (see
+//! the `swarm` module).
 //!
 //! With the [`Random`](crate::explorers::Random) explorer this is the
 //! uniform random walk other simulators run; with
@@ -12,7 +14,7 @@
 use crate::exec::Exec;
 use crate::report::Report;
 
-use super::pool::{self, Done, Plan};
+use super::pool::{self, Done, Plan, Unit};
 use super::Ctx;
 
 /// Independent executions of a randomized explorer (the baselines: uniform
@@ -20,24 +22,49 @@ use super::Ctx;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Walk;
 
-pub(super) fn run(ctx: &Ctx<'_>, _cfg: &Walk) -> Report {
+/// Random walks with swarm testing: each execution scales the test's fault
+/// rates (the injector's, loss, duplication, disk errors, `buggify`) by
+/// multipliers drawn from its seed, from off to a hundred times, so that
+/// some executions are quiet and others are storms; and in half of them
+/// the uniform data choices (`select!`, `sim::choose`) take their default
+/// option. The failure report prints the draw; its replay token and
+/// `SIM_SEED` line give it back.
+///
+/// | kind | multipliers, equally likely |
+/// |---|---|
+/// | fault injector (resets, partitions, heals) | 1, 10, 100 |
+/// | packet loss, duplication, disk `EIO` | 0, 1, 10 |
+/// | `buggify` | 0, 1, 4 |
+///
+/// A rate is at most 0.5 after scaling, and a kind the test did not
+/// configure (probability 0) stays off. Works with any randomized
+/// explorer: [`Random`](crate::Random) (the default for walks) or
+/// [`Pct`](crate::Pct).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Swarm;
+
+pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
     let mut report = ctx.report();
     let plan = Plan {
         strata: vec![(0, u64::MAX)],
         first_bound: None,
     };
     ctx.progress.stratum(0);
-    pool::run(ctx, &plan, &mut report, |unit| {
-        let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), true));
-        ctx.progress.executed(1, 0);
-        Done {
-            executions: 1,
-            max_delays: 0,
-            found: ran
-                .failure
-                .is_some()
-                .then(|| ctx.found(ran, unit.seed, &[], 0, 1)),
-        }
-    });
+    pool::run(ctx, &plan, &mut report, |unit| execution(ctx, unit, swarm));
     report
+}
+
+/// One walk execution.
+pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
+    let search = if swarm { "swarm" } else { "walk" };
+    let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
+    ctx.progress.executed(1, 0);
+    Done {
+        executions: 1,
+        max_delays: 0,
+        found: ran
+            .failure
+            .is_some()
+            .then(|| ctx.found(ran, unit.seed, &[], 0, 1)),
+    }
 }

@@ -1,0 +1,410 @@
+//! The default search: a portfolio of strategies interleaved over one
+//! execution budget.
+//!
+//! Which search finds a bug soonest changes from bug to bug (see the
+//! README's effectiveness table): PCT finds message-ordering bugs in a
+//! handful of executions and is slow on fault bugs; stratified sampling
+//! finds bugs that need two faults far apart and misses some orderings;
+//! swarm walks find fault storms. A user who does not know in advance which
+//! one their bug needs gets, from the portfolio, close to the best of them:
+//! each member gets its share of the budget, interleaved, so the portfolio
+//! needs about `members / weight` times the executions of the member that
+//! finds the bug soonest, and less when several can.
+//!
+//! # The interleaving
+//!
+//! Each member is a search of independent units (a walk execution, a
+//! sample) with its own numbering, as if it ran alone with the same base
+//! seed: its unit `l` has the seed and delay bound that unit `l` of the
+//! member's search run alone would have. The portfolio's unit `j` goes to
+//! the member that has spent the least of its share of the planned budget
+//! (planned cost over weight; ties to the member listed first), so the
+//! sequence depends only on the settings. The units then run on the shared
+//! pool (`pool.rs`): on every core, sharded by `SIM_SHARD`, with the same
+//! result whatever `SIM_JOBS` is.
+//!
+//! A failure is reported and replayed as its member's: its token names the
+//! member's explorer and search, and its `SIM_SEED` line names them too.
+
+use std::sync::Arc;
+
+use crate::exec::Exec;
+use crate::explorers::{DelayingExplorer, Pct, RoundRobin, Rtc};
+use crate::report::Report;
+use crate::schedule::Deviation;
+
+use super::pool::{self, unit_seed, Done, Plan, Unit, Units};
+use super::{ss, walk, Ctx, Sampling, Search};
+
+/// Makes a fresh explorer for each execution.
+pub(crate) type Make = Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>;
+
+/// What a member runs.
+#[derive(Clone)]
+pub(crate) enum Kind {
+    /// Stratified sampling, a walk or a swarm walk, unit by unit as the
+    /// search alone would run them.
+    Search(Search),
+    /// The first two strata of exhaustive search: the explorer's default
+    /// execution, then each execution with one delay (or one non-default
+    /// data option) at a branching point of it, in order. Finite: a member
+    /// whose units run out leaves the interleaving.
+    Sweep,
+}
+
+/// One strategy of a portfolio.
+#[derive(Clone)]
+pub(crate) struct Member {
+    pub(crate) make: Make,
+    pub(crate) explorer: String,
+    pub(crate) kind: Kind,
+    /// Its share of the budget, relative to the others'.
+    pub(crate) weight: u64,
+}
+
+impl Member {
+    fn new<E: DelayingExplorer + Clone + Sync + 'static>(
+        explorer: E,
+        kind: Kind,
+        weight: u64,
+    ) -> Member {
+        Member {
+            explorer: explorer.name(),
+            make: Arc::new(move || Box::new(explorer.clone())),
+            kind,
+            weight,
+        }
+    }
+
+    /// The search a failure of this member replays with.
+    fn search(&self) -> &'static str {
+        match &self.kind {
+            Kind::Search(s) => s.name(),
+            Kind::Sweep => "ses",
+        }
+    }
+
+    /// "ss with rr", "the first-delay sweep (ses) with rtc".
+    fn describe(&self) -> String {
+        match &self.kind {
+            Kind::Search(s) => format!("{} with {}", s.name(), self.explorer),
+            Kind::Sweep => format!(
+                "first-delay sweep (ses, at most 1 delay) with {}",
+                self.explorer
+            ),
+        }
+    }
+
+    /// Sets the delay bound of a sampling member.
+    pub(crate) fn set_max_delays(&mut self, d: u32) {
+        if let Kind::Search(Search::Sampling(s)) = &mut self.kind {
+            s.max_delays = d;
+        }
+    }
+}
+
+/// The default portfolio's members, in order.
+pub(crate) fn default_members() -> Vec<Member> {
+    vec![
+        Member::new(Rtc::default(), Kind::Sweep, 1),
+        Member::new(Pct::new(3), Kind::Search(super::Swarm.into()), 2),
+        Member::new(
+            RoundRobin::default(),
+            Kind::Search(Sampling::default().into()),
+            1,
+        ),
+    ]
+}
+
+/// A member's own units.
+enum Own {
+    /// As its search alone would number them.
+    Plan(Plan),
+    /// A finite list of one-execution units.
+    Finite(u64),
+}
+
+impl Own {
+    /// Unit `l`'s planned cost, `None` past the end.
+    fn cost(&self, l: u64) -> Option<u64> {
+        match self {
+            Own::Plan(p) => Some(p.bound(l) as u64 + 1),
+            Own::Finite(n) => (l < *n).then_some(1),
+        }
+    }
+
+    fn bound(&self, l: u64) -> u32 {
+        match self {
+            Own::Plan(p) => p.bound(l),
+            Own::Finite(_) => 1,
+        }
+    }
+}
+
+/// The portfolio's sequence of units, as far as a budget reaches.
+struct Interleaving {
+    own: Vec<Own>,
+    /// Member `m`'s seeds are its own unit seeds from the base seed, or
+    /// (a sweep) the base seed itself.
+    fixed_seed: Vec<bool>,
+    /// Unit `j`: its member and the member's own unit number.
+    units: Vec<(usize, u64)>,
+}
+
+impl Interleaving {
+    /// `spent[m]`: executions member `m` already ran (a sweep's default
+    /// execution); `start[m]`: its first unit.
+    fn new(
+        members: &[Member],
+        own: Vec<Own>,
+        spent: Vec<u64>,
+        start: Vec<u64>,
+        budget: u64,
+    ) -> Self {
+        let mut next = start;
+        let mut spent = spent;
+        let mut total = 0u64;
+        let mut units = Vec::new();
+        loop {
+            // The member whose share would be least used after its next
+            // unit: (spent + cost) / weight, compared without division.
+            let share = |m: usize| -> Option<(u128, u128)> {
+                let c = own[m].cost(next[m])?;
+                Some(((spent[m] + c) as u128, members[m].weight as u128))
+            };
+            let pick = (0..members.len())
+                .filter_map(|m| share(m).map(|s| (m, s)))
+                .min_by(|(_, (a, wa)), (_, (b, wb))| (a * wb).cmp(&(b * wa)));
+            let Some((m, _)) = pick else { break };
+            let c = own[m]
+                .cost(next[m])
+                .expect("picked members have a next unit");
+            if total + c > budget && !units.is_empty() {
+                break;
+            }
+            units.push((m, next[m]));
+            next[m] += 1;
+            spent[m] += c;
+            total += c;
+        }
+        let fixed_seed = members
+            .iter()
+            .map(|m| matches!(m.kind, Kind::Sweep))
+            .collect();
+        Interleaving {
+            own,
+            fixed_seed,
+            units,
+        }
+    }
+}
+
+impl Units for Interleaving {
+    fn admitted(&self, _budget: u64) -> u64 {
+        self.units.len() as u64
+    }
+
+    fn unit(&self, j: u64, base: u64) -> Unit {
+        let (member, local) = self.units[j as usize];
+        Unit {
+            index: local,
+            seed: if self.fixed_seed[member] {
+                base
+            } else {
+                unit_seed(base, local)
+            },
+            bound: self.own[member].bound(local),
+            member,
+        }
+    }
+}
+
+/// Runs the members interleaved; `ctx` is the portfolio's own.
+pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
+    assert!(
+        members.iter().all(|m| m.weight > 0),
+        "every member of a portfolio needs a positive weight"
+    );
+    let mut report = ctx.report();
+    let ctxs: Vec<Ctx<'_>> = members
+        .iter()
+        .map(|m| Ctx {
+            target: crate::exec::Target {
+                explorer: &*m.make,
+                ..ctx.target
+            },
+            explorer: m.explorer.clone(),
+            search: m.search(),
+            env_prefix: format!(
+                "{}SIM_EXPLORER={} SIM_SEARCH={} ",
+                ctx.env_prefix,
+                m.explorer,
+                m.search()
+            ),
+            strategy: Some(format!("the default portfolio's {}", m.describe())),
+            ..ctx.clone()
+        })
+        .collect();
+    // A sweep needs its default execution's branching points before its
+    // units can be numbered: that execution runs first.
+    let mut spent = vec![0u64; members.len()];
+    let mut sweep: Vec<Deviation> = Vec::new();
+    let mut own = Vec::new();
+    for (m, member) in members.iter().enumerate() {
+        own.push(match &member.kind {
+            Kind::Search(Search::Sampling(s)) => Own::Plan(s.plan(ctx.seed_explicit)),
+            Kind::Search(_) => Own::Plan(Plan {
+                strata: vec![(0, u64::MAX)],
+                first_bound: None,
+            }),
+            Kind::Sweep => {
+                assert!(sweep.is_empty(), "a portfolio has at most one sweep");
+                let c = &ctxs[m];
+                let ran = c.target.run(Exec {
+                    record_from: 0,
+                    ..Exec::of(ctx.seed, Vec::new(), "ses")
+                });
+                ctx.progress.executed(1, 0);
+                report.executions = 1;
+                if ran.failure.is_some() {
+                    report.failure = Some(c.found(ran, ctx.seed, &[], 0, 1));
+                    return report;
+                }
+                spent[m] = 1;
+                for b in &ran.record.branches {
+                    let options = if b.pick { 1 } else { b.options - 1 };
+                    sweep.extend((1..=options).map(|a| (b.at, a)));
+                }
+                Own::Finite(sweep.len() as u64 + 1)
+            }
+        });
+    }
+    let first = report.executions;
+    if first >= ctx.executions {
+        return report;
+    }
+    let start = members
+        .iter()
+        .map(|m| u64::from(matches!(m.kind, Kind::Sweep)))
+        .collect();
+    let plan = Interleaving::new(members, own, spent, start, ctx.executions - first);
+    pool::run(ctx, &plan, &mut report, |unit| {
+        let c = &ctxs[unit.member];
+        match &members[unit.member].kind {
+            Kind::Search(Search::Sampling(_)) => ss::sample(c, unit),
+            Kind::Search(Search::Swarm(_)) => walk::execution(c, unit, true),
+            Kind::Search(_) => walk::execution(c, unit, false),
+            Kind::Sweep => {
+                let schedule = vec![sweep[unit.index as usize - 1]];
+                let ran = c.target.run(Exec::of(unit.seed, schedule.clone(), "ses"));
+                ctx.progress.executed(1, 1);
+                Done {
+                    executions: 1,
+                    max_delays: 1,
+                    found: ran
+                        .failure
+                        .is_some()
+                        .then(|| c.found(ran, unit.seed, &schedule, 1, 1)),
+                }
+            }
+        }
+    });
+    // The pool counts on from the sweep's default execution.
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(
+        explorer: impl DelayingExplorer + Clone + Sync + 'static,
+        s: impl Into<Search>,
+        w: u64,
+    ) -> Member {
+        Member::new(explorer, Kind::Search(s.into()), w)
+    }
+
+    fn own(members: &[Member]) -> Vec<Own> {
+        members
+            .iter()
+            .map(|m| match &m.kind {
+                Kind::Search(Search::Sampling(s)) => Own::Plan(s.plan(false)),
+                _ => Own::Plan(Plan {
+                    strata: vec![(0, u64::MAX)],
+                    first_bound: None,
+                }),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shares_follow_weights_and_planned_costs() {
+        let members = vec![
+            plain(Pct::new(3), super::super::Walk, 2),
+            plain(Rtc::default(), Sampling::new(2), 1),
+        ];
+        let plan = Interleaving::new(&members, own(&members), vec![0, 0], vec![0, 0], 300);
+        let spent = |m: usize| -> u64 {
+            plan.units
+                .iter()
+                .filter(|u| u.0 == m)
+                .map(|&(m, l)| plan.own[m].cost(l).unwrap())
+                .sum()
+        };
+        assert_eq!(spent(0) + spent(1), 300);
+        assert!((spent(0) as i64 - 2 * spent(1) as i64).abs() <= 3);
+        // Each member's units are its own, numbered from 0 in order.
+        let walks: Vec<u64> = plan
+            .units
+            .iter()
+            .filter(|u| u.0 == 0)
+            .map(|u| u.1)
+            .collect();
+        assert_eq!(walks, (0..walks.len() as u64).collect::<Vec<_>>());
+        // The first member starts, and unit 0 of each has the base seed.
+        assert_eq!(plan.unit(0, 9).member, 0);
+        assert_eq!(plan.unit(0, 9).seed, 9);
+        let first_sample = plan.units.iter().position(|u| u.0 == 1).unwrap();
+        assert_eq!(plan.unit(first_sample as u64, 9).seed, 9);
+        assert_eq!(plan.unit(first_sample as u64, 9).bound, 1);
+    }
+
+    #[test]
+    fn a_finite_member_leaves_when_its_units_run_out() {
+        let members = vec![
+            Member::new(Rtc::default(), Kind::Sweep, 1),
+            plain(Pct::new(3), super::super::Walk, 1),
+        ];
+        let own = vec![Own::Finite(4), own(&members[1..]).pop().unwrap()];
+        // The sweep's unit 0 (its default execution) already ran.
+        let plan = Interleaving::new(&members, own, vec![1, 0], vec![1, 0], 20);
+        let sweep: Vec<u64> = plan
+            .units
+            .iter()
+            .filter(|u| u.0 == 0)
+            .map(|u| u.1)
+            .collect();
+        assert_eq!(sweep, vec![1, 2, 3]);
+        assert_eq!(plan.units.len(), 20);
+        // The walk went first (it had spent nothing), and a sweep unit
+        // keeps the base seed.
+        assert_eq!(plan.units[0], (1, 0));
+        assert_eq!(
+            plan.unit(1, 9),
+            Unit {
+                index: 1,
+                seed: 9,
+                bound: 1,
+                member: 0
+            }
+        );
+    }
+
+    #[test]
+    fn a_budget_below_one_unit_still_runs_one() {
+        let members = vec![plain(Rtc::default(), Sampling::new(4), 1)];
+        let plan = Interleaving::new(&members, own(&members), vec![0], vec![0], 1);
+        assert_eq!(plan.units.len(), 1);
+    }
+}

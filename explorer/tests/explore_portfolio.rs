@@ -1,0 +1,178 @@
+//! The default portfolio and swarm walks, through the public API: what a
+//! test that names no explorer runs, how its failures are reported and
+//! replayed, and what swarm's per-execution fault rates find that fixed
+//! rates do not.
+
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use common::lost_update;
+use explorer::{Explorer, Pct, Random, Rtc, Swarm, Walk};
+use sim_rt::sim::{self, FaultInjector};
+
+/// A test that names neither an explorer nor a search runs the portfolio;
+/// its failure names the member that found it and replays from its token,
+/// step for step.
+#[test]
+fn the_default_is_the_portfolio_and_its_failures_replay() {
+    let report = Explorer::new()
+        .executions(500)
+        .progress(false)
+        .run(lost_update);
+    assert_eq!(
+        (report.search.as_str(), report.explorer.as_str()),
+        ("portfolio", "default")
+    );
+    let f = report
+        .failure
+        .as_ref()
+        .expect("the portfolio finds the lost update");
+    assert!(
+        f.found_by.starts_with("the default portfolio's "),
+        "{}",
+        f.found_by
+    );
+    assert!(report.to_string().contains(&f.found_by), "{report}");
+    let again = Explorer::new()
+        .progress(false)
+        .replay(f.token.to_string())
+        .run(lost_update);
+    let g = again.failure.expect("the replay fails again");
+    assert_eq!(g.trace, f.trace, "the same execution, step for step");
+}
+
+/// The portfolio's result does not depend on how many threads run it.
+#[test]
+fn the_portfolio_does_not_depend_on_the_jobs() {
+    let run = |jobs| {
+        let report = storm().executions(3_000).jobs(jobs).run(three_resets);
+        let f = report.failure.expect("the storm is found");
+        (
+            report.executions,
+            f.execution,
+            f.found_by,
+            f.token.to_string(),
+        )
+    };
+    assert_eq!(run(1), run(2));
+}
+
+/// Naming an explorer or a search replaces the portfolio; a walk named
+/// alone walks with the uniform random explorer.
+#[test]
+fn a_named_explorer_or_search_replaces_the_portfolio() {
+    let ran = |e: Explorer| {
+        let r = e.executions(20).progress(false).run(|| async {});
+        (r.search, r.explorer)
+    };
+    assert_eq!(
+        ran(Explorer::new().explorer(Rtc::default())),
+        ("ss".into(), "rtc".into())
+    );
+    assert_eq!(
+        ran(Explorer::new().search(Walk)),
+        ("walk".into(), "random".into())
+    );
+    assert_eq!(
+        ran(Explorer::new().search(Swarm)),
+        ("swarm".into(), "random".into())
+    );
+    assert_eq!(
+        ran(Explorer::new().search(Walk).explorer(Pct::new(2))),
+        ("walk".into(), "pct:2:1000".into())
+    );
+    assert_eq!(
+        ran(Explorer::new().explorer(Rtc::default()).portfolio()),
+        ("portfolio".into(), "default".into())
+    );
+}
+
+/// Three replicas whose entry points count their starts; the property
+/// fails once all three have been reset: a storm the injector's default
+/// rate (0.001 a step) almost never makes in a short run.
+async fn three_resets() {
+    let starts: Vec<Rc<Cell<u32>>> = (0..3).map(|_| Rc::new(Cell::new(0))).collect();
+    for (i, s) in starts.iter().enumerate() {
+        let s = s.clone();
+        sim::host(format!("r{i}")).start(move || {
+            s.set(s.get() + 1);
+            std::future::pending::<()>()
+        });
+    }
+    sim_rt::time::sleep(Duration::from_millis(60)).await;
+    let reset = starts.iter().filter(|s| s.get() > 1).count();
+    assert!(reset < 3, "all three replicas were reset");
+}
+
+fn storm() -> Explorer {
+    Explorer::new()
+        .executions(400)
+        .progress(false)
+        .runtime(|b| {
+            b.fault_injector(FaultInjector::new().max_resets(3).max_partitions(0));
+        })
+}
+
+/// Swarm walks find the storm that walks with the configured rate do not;
+/// the report prints the execution's draw, and both its token (search
+/// "swarm") and its seed reproduce it.
+#[test]
+fn swarm_finds_a_storm_and_replays_it_with_its_rates() {
+    let walked = storm()
+        .explorer(Random::default())
+        .search(Walk)
+        .run(three_resets);
+    assert!(!walked.failed(), "fixed rates make the storm: {walked}");
+
+    let report = storm().search(Swarm).shrink(0).run(three_resets);
+    let f = report
+        .failure
+        .as_ref()
+        .expect("a swarm walk makes the storm");
+    let rates = f.swarm.as_deref().expect("a swarm failure has its draw");
+    assert!(rates.contains("faults x10"), "{rates}");
+    assert!(
+        report.to_string().contains(&format!("swarm: {rates}")),
+        "{report}"
+    );
+    assert_eq!(f.token.search, "swarm");
+
+    let replayed = storm().replay(f.token.to_string()).run(three_resets);
+    let g = replayed.failure.expect("the token replays the failure");
+    assert_eq!(g.trace, f.trace);
+    assert_eq!(
+        g.swarm.as_deref(),
+        Some(rates),
+        "the replay draws the same rates"
+    );
+
+    // The seed line: the same search with this seed runs it first.
+    let seeded = storm()
+        .search(Swarm)
+        .shrink(0)
+        .seed(f.seed)
+        .run(three_resets);
+    let h = seeded.failure.expect("the seed alone reproduces it");
+    assert_eq!((h.execution, h.trace.hash()), (1, f.trace.hash()));
+}
+
+/// A shrunk swarm failure is written down as its data choices: its token
+/// replays without the draw, and the token of the execution as found still
+/// replays with it.
+#[test]
+fn a_shrunk_swarm_failure_replays_both_ways() {
+    let report = storm().search(Swarm).run(three_resets);
+    let f = report
+        .failure
+        .as_ref()
+        .expect("a swarm walk makes the storm");
+    let shrunk = f.shrunk.as_ref().expect("failures are shrunk by default");
+    assert_eq!(shrunk.original.search, "swarm");
+    for token in [f.token.to_string(), shrunk.original.to_string()] {
+        let again = storm().replay(token.clone()).shrink(0).run(three_resets);
+        assert!(again.failed(), "{token} replays the failure");
+    }
+}
