@@ -7,8 +7,10 @@
 //!
 //! | column | explorer | search |
 //! |---|---|---|
+//! | default | the default portfolio: what a test that names neither gets ([`Explorer::portfolio`]) | |
 //! | walk | uniform random ([`Random`]) | random walks ([`Walk`]) |
 //! | pct3 | PCT, depth 3 ([`Pct`]) | random walks |
+//! | swarm, pct3-swarm | uniform random, PCT depth 3 | swarm walks: fault rates drawn per execution ([`Swarm`]) |
 //! | ss-rtc, ss-rr, ss-prr | run-to-completion, round-robin, randomized round-robin | stratified sampling, up to [`MAX_DELAYS`] delays |
 //! | ses-rtc, ses-rr, ses-prr | the same three | stratified exhaustive search, up to [`MAX_DELAYS`] delays |
 //! | ss-own, ses-own | the case's own delaying explorer, where it has one | as above |
@@ -16,13 +18,15 @@
 //! A cell is the median, over the seeds 0..N, of the executions up to and
 //! including the first failing one; a seed that finds nothing within the
 //! cap counts as more than the cap, and a median beyond the cap shows as
-//! `>cap`. The last column names the delaying explorer with the lowest
-//! median and compares it with random walk's.
+//! `>cap`. The last two columns divide the default's median by the better
+//! of the two baselines' (walk, pct3), and by the best single built-in
+//! strategy's (every column but the default and a case's own explorer).
 //!
 //! ```text
 //! cargo bench -p examples --bench effectiveness                   # print the table
 //! cargo bench -p examples --bench effectiveness -- --write-readme # and put it in README.md
 //! options: --cap N (default 10000)  --seeds N (default 10)  --only <case>
+//!          --strategies default,walk,...  (print only these columns)
 //! ```
 
 extern crate sim_rt as tokio;
@@ -34,7 +38,7 @@ use std::time::Instant;
 
 use explorer::{
     Exhaustive, Explorer, Liveness, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling,
-    Walk,
+    Swarm, Walk,
 };
 
 /// The delay bound of the stratified searches.
@@ -42,28 +46,35 @@ const MAX_DELAYS: u32 = 4;
 
 struct Strategy {
     name: String,
-    delaying: bool,
+    /// A single built-in strategy (not the default portfolio, not a case's
+    /// own explorer): a candidate for the last column.
+    builtin: bool,
     apply: Box<dyn Fn(Explorer) -> Explorer>,
 }
 
 fn strategy(
     name: impl Into<String>,
-    delaying: bool,
+    builtin: bool,
     apply: impl Fn(Explorer) -> Explorer + 'static,
 ) -> Strategy {
     Strategy {
         name: name.into(),
-        delaying,
+        builtin,
         apply: Box::new(apply),
     }
 }
 
 fn strategies(case: &sim::Case) -> Vec<Strategy> {
     let mut all = vec![
-        strategy("walk", false, |e| {
-            e.explorer(Random::default()).search(Walk)
+        strategy("default", false, |e| e.portfolio()),
+        strategy("walk", true, |e| e.explorer(Random::default()).search(Walk)),
+        strategy("pct3", true, |e| e.explorer(Pct::new(3)).search(Walk)),
+        strategy("swarm", true, |e| {
+            e.explorer(Random::default()).search(Swarm)
         }),
-        strategy("pct3", false, |e| e.explorer(Pct::new(3)).search(Walk)),
+        strategy("pct3-swarm", true, |e| {
+            e.explorer(Pct::new(3)).search(Swarm)
+        }),
         strategy("ss-rtc", true, |e| {
             e.explorer(Rtc::default()).search(Sampling::new(MAX_DELAYS))
         }),
@@ -89,10 +100,10 @@ fn strategies(case: &sim::Case) -> Vec<Strategy> {
         }),
     ];
     if let Some(own) = case.custom {
-        all.push(strategy("ss-own", true, move |e| {
+        all.push(strategy("ss-own", false, move |e| {
             own(e).search(Sampling::new(MAX_DELAYS))
         }));
-        all.push(strategy("ses-own", true, move |e| {
+        all.push(strategy("ses-own", false, move |e| {
             own(e).search(Exhaustive::new(MAX_DELAYS))
         }));
     }
@@ -103,6 +114,7 @@ struct Options {
     cap: u64,
     seeds: u64,
     only: Option<String>,
+    strategies: Option<Vec<String>>,
     write_readme: bool,
 }
 
@@ -111,6 +123,7 @@ fn options() -> Options {
         cap: 10_000,
         seeds: 10,
         only: None,
+        strategies: None,
         write_readme: false,
     };
     let mut args = std::env::args().skip(1);
@@ -124,13 +137,24 @@ fn options() -> Options {
             "--cap" => o.cap = number("--cap", args.next()),
             "--seeds" => o.seeds = number("--seeds", args.next()),
             "--only" => o.only = Some(args.next().expect("--only needs a case name")),
+            "--strategies" => {
+                let list = args
+                    .next()
+                    .expect("--strategies needs a list like default,walk");
+                o.strategies = Some(list.split(',').map(str::to_string).collect());
+            }
             "--write-readme" => o.write_readme = true,
             "--bench" => {} // cargo bench adds it
             other => panic!(
-                "unknown option {other:?}; the options are --cap N, --seeds N, --only <case>, --write-readme"
+                "unknown option {other:?}; the options are --cap N, --seeds N, --only <case>, \
+                 --strategies a,b,..., --write-readme"
             ),
         }
     }
+    assert!(
+        !o.write_readme || (o.only.is_none() && o.strategies.is_none()),
+        "--write-readme writes the whole table: drop --only and --strategies"
+    );
     o
 }
 
@@ -159,7 +183,12 @@ fn main() {
     let mut rows = Vec::new();
     for case in &cases {
         let mut row = Vec::new();
-        for s in strategies(case) {
+        let chosen = strategies(case).into_iter().filter(|s| {
+            o.strategies
+                .as_ref()
+                .is_none_or(|names| names.contains(&s.name))
+        });
+        for s in chosen {
             let t = Instant::now();
             let mut runs = Vec::new();
             for seed in 0..o.seeds {
@@ -177,18 +206,23 @@ fn main() {
             }
             let m = median(&runs);
             let found = runs.iter().filter(|r| r.is_some()).count();
+            let each: Vec<String> = runs
+                .iter()
+                .map(|r| r.map_or("-".to_string(), |n| n.to_string()))
+                .collect();
             eprintln!(
-                "{:>6} {:>8}: median {:>7} ({found}/{} seeds found it) in {:.1?}",
+                "{:>8} {:>8}: median {:>7} ({found}/{} seeds found it) in {:.1?}; by seed: {}",
                 case.name,
                 s.name,
                 cell(m, o.cap),
                 o.seeds,
-                t.elapsed()
+                t.elapsed(),
+                each.join(" ")
             );
             if !columns.contains(&s.name) {
                 columns.push(s.name.clone());
             }
-            row.push((s.name, s.delaying, m));
+            row.push((s.name, s.builtin, m));
         }
         rows.push((case.name, case.bug, row));
     }
@@ -196,8 +230,10 @@ fn main() {
     let mut table = String::new();
     table.push_str("| bug | ");
     table.push_str(&columns.join(" | "));
-    table.push_str(" | best delaying explorer vs walk |\n|---|");
-    table.push_str(&"---:|".repeat(columns.len() + 1));
+    table.push_str(
+        " | default vs the better of walk and pct3 | best single built-in (default vs it) |\n|---|",
+    );
+    table.push_str(&"---:|".repeat(columns.len() + 2));
     table.push('\n');
     for (name, bug, row) in &rows {
         table.push_str(&format!("| `{name}`: {bug} |"));
@@ -208,21 +244,25 @@ fn main() {
                 None => table.push_str(" |"),
             }
         }
-        let walk = row.iter().find(|(n, ..)| n == "walk").and_then(|r| r.2);
+        let get = |c: &str| row.iter().find(|(n, ..)| n == c).and_then(|r| r.2);
+        let default = get("default");
+        let baseline = [get("walk"), get("pct3")].into_iter().flatten().min();
         let best = row
             .iter()
             .filter(|r| r.1)
             .filter_map(|r| Some((r.2?, &r.0)))
             .min();
-        let ratio = match (best, walk) {
-            (Some((b, name)), Some(w)) if w >= b => {
-                format!("{name}: {:.1}x fewer", w as f64 / b as f64)
-            }
-            (Some((b, name)), Some(w)) => format!("{name}: {:.1}x more", b as f64 / w as f64),
-            (Some((_, name)), None) => format!("{name}; walk: none within the cap"),
-            (None, _) => "none found".to_string(),
+        let versus = |d: Option<u64>, other: Option<u64>| match (d, other) {
+            (Some(d), Some(o)) => format!("{:.1}x", d as f64 / o as f64),
+            (Some(_), None) => format!("below 1x (the other: >{})", o.cap),
+            (None, Some(_)) => "none found".to_string(),
+            (None, None) => "neither found it".to_string(),
         };
-        table.push_str(&format!(" {ratio} |\n"));
+        let best = match best {
+            Some((b, name)) => format!("{name} {b} ({})", versus(default, Some(b))),
+            None => "none found".to_string(),
+        };
+        table.push_str(&format!(" {} | {best} |\n", versus(default, baseline)));
     }
     let note = format!(
         "Median over seeds 0-{} of the executions until the first failure; cap {} \

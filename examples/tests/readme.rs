@@ -164,14 +164,23 @@ async fn run_bank_and_check_total() {
     assert_eq!(total, 100, "total is {total}, expected 100");
 }
 
-use explorer::{Explorer, Rtc, Sampling};
+use explorer::{Explorer, RoundRobin, Sampling};
 
 #[test]
 #[rustfmt::skip]
 fn transfers_keep_the_total() {
+    Explorer::new()                        // names no strategy: the default portfolio
+        .executions(20_000)
+        .runtime(|b| { b.network(my_net_config()); })
+        .check(|| async { run_bank_and_check_total().await });
+}
+
+#[test]
+#[rustfmt::skip]
+fn transfers_keep_the_total_under_round_robin() {
     Explorer::new()
-        .explorer(Rtc::default())          // or RoundRobin, RandomizedRoundRobin, Random, Pct, your own
-        .search(Sampling::new(4))          // or Exhaustive::new(3), Walk
+        .explorer(RoundRobin::default())   // or Rtc, RandomizedRoundRobin, Random, Pct, your own
+        .search(Sampling::new(4))          // or Exhaustive::new(3), Walk, Swarm
         .executions(20_000)
         .runtime(|b| { b.network(my_net_config()); })
         .check(|| async { run_bank_and_check_total().await });
