@@ -132,9 +132,26 @@ pub(crate) fn write(name: &str, run: &Run<'_>) -> Result<(PathBuf, PathBuf), Str
     let model = Model::new(run);
     let html = dir.join(format!("{stem}.html"));
     let log = dir.join(format!("{stem}.shiviz.log"));
-    std::fs::write(&html, model.html(run)).map_err(|e| format!("{}: {e}", html.display()))?;
-    std::fs::write(&log, model.shiviz(run)).map_err(|e| format!("{}: {e}", log.display()))?;
+    write_whole(&html, model.html(run).as_bytes())?;
+    write_whole(&log, model.shiviz(run).as_bytes())?;
     Ok((html, log))
+}
+
+/// Writes `path` whole: to a file of its own first, then renamed into
+/// place, so that a reader (or another thread or process writing the same
+/// failure's picture) never sees it half written.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".{}.{n}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
 }
 
 /// One thing drawn.
