@@ -164,6 +164,53 @@ async fn run_bank_and_check_total() {
     assert_eq!(total, 100, "total is {total}, expected 100");
 }
 
+/// Stand-in: the transfers, `(from, amount)` between two accounts, run
+/// concurrently under a lock; money is neither made nor lost.
+async fn run_transfers_and_check_total(transfers: Vec<(usize, i64)>) {
+    use sim_rt::sync::Mutex;
+    use std::sync::Arc;
+
+    let accounts = Arc::new(Mutex::new([60i64, 40]));
+    let tasks: Vec<_> = transfers
+        .into_iter()
+        .map(|(from, amount)| {
+            let accounts = accounts.clone();
+            sim_rt::spawn(async move {
+                let mut a = accounts.lock().await;
+                sim_rt::task::yield_now().await;
+                a[from] -= amount;
+                a[1 - from] += amount;
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let total: i64 = accounts.lock().await.iter().sum();
+    assert_eq!(total, 100, "total is {total}, expected 100");
+}
+
+mod prop_snippet {
+    use super::run_transfers_and_check_total;
+
+    // ----- README: property tests --------------------------------------------
+
+    use explorer::{Explorer, Random, Walk};
+    use proptest::prelude::*;
+
+    #[test]
+    #[rustfmt::skip]
+    fn any_transfers_keep_the_total() {
+        Explorer::new()
+            .explorer(Random::default())
+            .search(Walk)
+            .executions(1)                     // each case one execution; any search works
+            .check_prop(prop::collection::vec((0..2usize, 1..50i64), 1..8), |transfers| async move {
+                run_transfers_and_check_total(transfers).await
+            });
+    }
+}
+
 use explorer::{Explorer, RoundRobin, Sampling};
 
 #[test]

@@ -68,26 +68,36 @@ use crate::token::ReplayToken;
 /// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK` (see the crate docs for their
 /// values). A value that does not parse is a panic saying what is wrong.
 #[must_use = "an Explorer does nothing until `check` or `run`"]
+#[derive(Clone)]
 pub struct Explorer {
     make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
     explorer_name: String,
     randomized: bool,
     search: Search,
     executions: u64,
-    seed: u64,
+    pub(crate) seed: u64,
     jobs: Option<usize>,
     shard: Option<(u32, u32)>,
     configure: Arc<dyn Fn(&mut Builder) + Send + Sync>,
-    replay: Option<String>,
-    progress: bool,
-    name: Option<String>,
+    pub(crate) replay: Option<String>,
+    pub(crate) progress: bool,
+    pub(crate) name: Option<String>,
     liveness: Liveness,
     fair: bool,
-    shrink: Option<u64>,
+    pub(crate) shrink: Option<u64>,
     /// Neither an explorer nor a search was named: run the portfolio.
     portfolio: bool,
     /// An explorer was named (a walk named without one gets `Random`).
     explorer_named: bool,
+    /// One case of a property test (see `prop.rs`): `SIM_SEED`,
+    /// `SIM_REPLAY` and `SIM_SHARD` belong to the property test, not to
+    /// this exploration, and a failure is told and drawn only when
+    /// `describe`.
+    pub(crate) case: bool,
+    pub(crate) describe: bool,
+    /// Property tests' settings (see `prop.rs`).
+    #[cfg(feature = "proptest")]
+    pub(crate) prop: Option<proptest::test_runner::Config>,
 }
 
 impl std::fmt::Debug for Explorer {
@@ -136,6 +146,10 @@ impl Explorer {
             shrink: None,
             portfolio: true,
             explorer_named: false,
+            case: false,
+            describe: true,
+            #[cfg(feature = "proptest")]
+            prop: None,
         };
         e.set_explorer(Rtc::default());
         e
@@ -324,13 +338,7 @@ impl Explorer {
         Fut::Output: TestOutcome,
     {
         let started = Instant::now();
-        let test_name = self.name.clone().unwrap_or_else(|| {
-            std::thread::current()
-                .name()
-                .filter(|n| *n != "main")
-                .unwrap_or("")
-                .to_string()
-        });
+        let test_name = self.test_name();
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
         let (settings, what) = self.resolve(&test_name);
         let slow = AtomicU64::new(0);
@@ -361,6 +369,7 @@ impl Explorer {
             jobs: settings.jobs,
             shard: settings.shard,
             shrink: settings.shrink,
+            describe: self.describe,
             progress: &progress,
             strategy: matches!(what, Resolved::Replay(_))
                 .then(|| format!("replay with {}", settings.explorer)),
@@ -400,6 +409,18 @@ impl Explorer {
         }
     }
 
+    /// The test's name: set with [`name`](Self::name), or the running
+    /// test's (libtest names its thread after it).
+    pub(crate) fn test_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            std::thread::current()
+                .name()
+                .filter(|n| *n != "main")
+                .unwrap_or("")
+                .to_string()
+        })
+    }
+
     /// Applies the environment to the settings in code.
     fn resolve(&self, test_name: &str) -> (Settings, Resolved) {
         let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
@@ -408,7 +429,15 @@ impl Explorer {
             None => self.shrink,
         };
         // Replay first: a token carries its own explorer and search.
-        let replay = env::var("SIM_REPLAY").or_else(|| self.replay.clone());
+        let var = |name: &str| {
+            let own = matches!(name, "SIM_SEED" | "SIM_REPLAY" | "SIM_SHARD");
+            if self.case && own {
+                None
+            } else {
+                env::var(name)
+            }
+        };
+        let replay = var("SIM_REPLAY").or_else(|| self.replay.clone());
         if let Some(raw) = replay {
             let token = ReplayToken::decode(&raw).unwrap_or_else(|e| fail(e.to_string()));
             if token.test.is_empty() || test_name.is_empty() || token.test == test_name {
@@ -541,7 +570,7 @@ impl Explorer {
                 .unwrap_or_else(|e| fail(e)),
             None => self.executions,
         };
-        let (seed, seed_explicit) = match env::var("SIM_SEED") {
+        let (seed, seed_explicit) = match var("SIM_SEED") {
             Some(raw) => (env::parse_seed(&raw).unwrap_or_else(|e| fail(e)), true),
             None => (self.seed, false),
         };
@@ -552,7 +581,7 @@ impl Explorer {
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         };
-        let shard = match env::var("SIM_SHARD") {
+        let shard = match var("SIM_SHARD") {
             Some(raw) => Some(env::parse_shard(&raw).unwrap_or_else(|e| fail(e))),
             None => self.shard,
         };

@@ -41,6 +41,8 @@
 //! - [`liveness`]: walks from an execution that ended with an "eventually"
 //!   property unmet, and its critical transition ([`Liveness`]).
 //! - [`shrink`]: a smaller execution that fails the same way.
+//! - [`prop`]: property-based tests whose cases are explorations
+//!   ([`Explorer::check_prop`], feature `proptest`, on by default).
 //! - [`token`]: replay tokens.
 //!
 //! The explorer talks to the runtime only through
@@ -78,6 +80,8 @@ mod harness;
 pub mod liveness;
 mod picture;
 mod progress;
+#[cfg(feature = "proptest")]
+pub mod prop;
 mod report;
 mod schedule;
 pub mod search;
@@ -92,6 +96,8 @@ pub use crate::explorers::{
 };
 pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
 pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, WalkFaults};
+#[cfg(feature = "proptest")]
+pub use crate::prop::{PropFailure, PropReport};
 pub use crate::report::{FoundFailure, Report};
 pub use crate::search::{Exhaustive, Sampling, Search, Swarm, Walk};
 pub use crate::shrink::{ExecutionSize, Shrunk, DEFAULT_SHRINK_EXECUTIONS};

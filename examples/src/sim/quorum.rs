@@ -46,6 +46,43 @@ pub fn explorer() -> Explorer {
         .executions(2_000)
 }
 
+/// One fault of a generated plan: what happens to which replicas
+/// (indices into the three), some milliseconds after the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Reset (crash and reboot) a replica.
+    Reset(usize),
+    /// Cut two replicas off from each other for 200 ms.
+    Partition(usize, usize),
+}
+
+/// How long a planned partition lasts.
+pub const PARTITION: Duration = Duration::from_millis(200);
+
+/// [`test`] with a nemesis that follows `plan` (time after the start in
+/// ms, fault) instead of the runtime's fault injector.
+pub async fn with_plan(bug: bool, plan: Vec<(u64, Fault)>) {
+    let mut plan = plan;
+    plan.sort_by_key(|(at, _)| *at);
+    sim_rt::spawn(async move {
+        let start = sim_rt::time::Instant::now() - sim::elapsed();
+        for (at, fault) in plan {
+            sim_rt::time::sleep_until(start + Duration::from_millis(at)).await;
+            match fault {
+                Fault::Reset(r) => sim::reset(REPLICAS[r]),
+                Fault::Partition(a, b) => {
+                    sim::partition(REPLICAS[a], REPLICAS[b]);
+                    sim_rt::spawn(async move {
+                        sim_rt::time::sleep(PARTITION).await;
+                        sim::heal(REPLICAS[a], REPLICAS[b]);
+                    });
+                }
+            }
+        }
+    });
+    test(bug).await
+}
+
 /// One simulation: write `k = v`, wait a second, read `k`.
 pub async fn test(bug: bool) {
     for name in REPLICAS {

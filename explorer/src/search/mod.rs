@@ -119,6 +119,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) started: Instant,
     /// Executions a failure may be shrunk with (0: not shrunk).
     pub(crate) shrink: u64,
+    /// Tell a failure in words and draw it (off for the explorations a
+    /// property test runs while it shrinks its input).
+    pub(crate) describe: bool,
 }
 
 impl Ctx<'_> {
@@ -195,51 +198,57 @@ impl Ctx<'_> {
             )),
             _ => None,
         };
-        // Once more, to tell it in words and draw it.
-        let told = self.target.run_once(&Exec {
-            tell: true,
-            full_trace: true,
-            ..Exec::of(seed, schedule.clone(), search)
-        });
-        let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
-        let picture = told.trace.as_ref().map(|full| {
-            let run = crate::picture::Run {
-                story: &told.story,
-                hosts: &told.hosts,
-                delayed: &told.delayed,
-                logs: &told.logs,
-                trace: full,
-                failure: failure.to_string(),
-                failed_at: failure.step(),
-                title: format!(
-                    "{} ({} with {}, seed {seed})",
+        // Once more, to tell it in words and draw it (unless this search
+        // only needs to know that it failed).
+        let (story, picture, shiviz) = if self.describe {
+            let told = self.target.run_once(&Exec {
+                tell: true,
+                full_trace: true,
+                ..Exec::of(seed, schedule.clone(), search)
+            });
+            let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
+            let picture = told.trace.as_ref().map(|full| {
+                let run = crate::picture::Run {
+                    story: &told.story,
+                    hosts: &told.hosts,
+                    delayed: &told.delayed,
+                    logs: &told.logs,
+                    trace: full,
+                    failure: failure.to_string(),
+                    failed_at: failure.step(),
+                    title: format!(
+                        "{} ({} with {}, seed {seed})",
+                        if self.test.is_empty() {
+                            "exploration"
+                        } else {
+                            &self.test
+                        },
+                        self.search,
+                        self.explorer
+                    ),
+                };
+                let name = format!(
+                    "{}-{:016x}",
                     if self.test.is_empty() {
                         "exploration"
                     } else {
                         &self.test
                     },
-                    self.search,
-                    self.explorer
-                ),
+                    trace.hash()
+                );
+                crate::picture::write(&name, &run)
+            });
+            let (picture, shiviz) = match picture {
+                Some(Ok((html, log))) => (Some(html), Some(log)),
+                Some(Err(e)) => {
+                    eprintln!("explorer: could not write the failure's picture: {e}");
+                    (None, None)
+                }
+                None => (None, None),
             };
-            let name = format!(
-                "{}-{:016x}",
-                if self.test.is_empty() {
-                    "exploration"
-                } else {
-                    &self.test
-                },
-                trace.hash()
-            );
-            crate::picture::write(&name, &run)
-        });
-        let (picture, shiviz) = match picture {
-            Some(Ok((html, log))) => (Some(html), Some(log)),
-            Some(Err(e)) => {
-                eprintln!("explorer: could not write the failure's picture: {e}");
-                (None, None)
-            }
-            None => (None, None),
+            (story, picture, shiviz)
+        } else {
+            (Vec::new(), None, None)
         };
         let liveness = end.map(|end| {
             let base = Exec::of(seed, schedule.clone(), search);
