@@ -8,7 +8,7 @@
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses`/`ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
 //! | `SIM_SEED` | the base seed, decimal or `0x` hex |
-//! | `SIM_REPLAY` | a replay token from a failure report |
+//! | `SIM_REPLAY` | a replay token from a failure report, or `last`: the test's last saved failure (`<target>/sim-failures/<test>.last`) |
 //! | `SIM_JOBS` | threads for `ss`/`walk`, at least 1 (default: all cores) |
 //! | `SIM_SHARD` | `i/n`: run shard `i` (from 0) of `n` of an `ss`/`walk` search |
 

@@ -375,7 +375,7 @@ impl Explorer {
                 .then(|| format!("replay with {}", settings.explorer)),
             started,
         };
-        match what {
+        let mut report = watched(&progress, || match what {
             Resolved::Search(search) => search::run(&ctx, &search),
             Resolved::Portfolio(members) => search::run_portfolio(&ctx, &members),
             Resolved::Replay(token) => match search::replay::run(&ctx, &token) {
@@ -406,7 +406,21 @@ impl Explorer {
                     )
                 }
             },
+        });
+        // On disk too, for `SIM_REPLAY=last` and for CI logs that were cut
+        // (not for a property test's cases: their token needs the case).
+        if let (Some(found), false) = (&mut report.failure, self.case || test_name.is_empty()) {
+            let text = format!(
+                "{}\n{report_text}",
+                found.token,
+                report_text = found.command
+            );
+            match crate::picture::save_last(&test_name, &text) {
+                Ok(path) => found.saved = Some(path),
+                Err(e) => eprintln!("explorer: could not save the failure: {e}"),
+            }
         }
+        report
     }
 
     /// The test's name: set with [`name`](Self::name), or the running
@@ -438,6 +452,19 @@ impl Explorer {
             }
         };
         let replay = var("SIM_REPLAY").or_else(|| self.replay.clone());
+        let replay = replay.map(|raw| {
+            if !raw.eq_ignore_ascii_case("last") {
+                return raw;
+            }
+            if test_name.is_empty() {
+                fail(
+                    "SIM_REPLAY=last replays the last failure of a test, but this exploration \
+                     runs outside a test: give it a name with Explorer::name, or paste the token"
+                        .to_string(),
+                );
+            }
+            crate::picture::load_last(test_name).unwrap_or_else(|e| fail(e))
+        });
         if let Some(raw) = replay {
             let token = ReplayToken::decode(&raw).unwrap_or_else(|e| fail(e.to_string()));
             if token.test.is_empty() || test_name.is_empty() || token.test == test_name {
@@ -626,6 +653,33 @@ impl Explorer {
         };
         (settings, what)
     }
+}
+
+/// Runs `search` with a watchdog that prints the reproduce line of any
+/// execution that runs long (see `Progress::tell_long`).
+fn watched<R: Send>(progress: &Progress, search: impl FnOnce() -> R + Send) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let watchdog = s.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                std::thread::park_timeout(std::time::Duration::from_millis(100));
+                progress.tell_long();
+            }
+        });
+        // Stops the watchdog however the search ends: a panic (a replay
+        // that diverged, a malformed setting) must not leave the scope
+        // waiting for it.
+        struct Stop<'a>(&'a AtomicBool, std::thread::Thread);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+                self.1.unpark();
+            }
+        }
+        let _stop = Stop(&done, watchdog.thread().clone());
+        search()
+    })
 }
 
 /// What to run, once the environment is applied.

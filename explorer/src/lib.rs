@@ -57,9 +57,10 @@
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses` and `ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
 //! | `SIM_SEED` | the base seed, decimal or `0x` hex; for `ss` and `walk`, the first sample's seed (so a sample's seed alone reproduces it) |
-//! | `SIM_REPLAY` | a replay token from a failure report |
+//! | `SIM_REPLAY` | a replay token from a failure report, or `last`: the test's last saved failure (`<target>/sim-failures/<test>.last`) |
 //! | `SIM_JOBS` | threads for `ss` and `walk`, at least 1 (default: all cores) |
 //! | `SIM_SHARD` | `i/n`: shard `i` (from 0) of `n` of an `ss` or `walk` search |
+//! | `SIM_PROP` | a property test's case, as its failure report prints it (see [`prop`]) |
 //! | `SIM_SHRINK` | `0` to report a failure as found, or a budget of executions for shrinking it (default 200 for searches; replays are shrunk only when it is set) |
 //!
 //! # Determinism

@@ -114,13 +114,41 @@ fn out_dir() -> PathBuf {
     target.join("sim-failures")
 }
 
-/// Writes the page and the ShiViz log for `run` as `<name>.html` and
-/// `<name>.shiviz.log`; their paths, or why not.
-pub(crate) fn write(name: &str, run: &Run<'_>) -> Result<(PathBuf, PathBuf), String> {
+/// Where a test's last failure is kept: `<target>/sim-failures/<test>.last`.
+fn last_path(test: &str) -> PathBuf {
+    out_dir().join(format!("{}.last", file_stem(test)))
+}
+
+/// Saves a failure of `test` (its token on the first line, then its
+/// reproduce line) as the one `SIM_REPLAY=last` replays; its path.
+pub(crate) fn save_last(test: &str, text: &str) -> Result<PathBuf, String> {
     let dir = out_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let stem: String = name
-        .chars()
+    let path = last_path(test);
+    write_whole(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+/// The token of `test`'s last saved failure.
+pub(crate) fn load_last(test: &str) -> Result<String, String> {
+    let path = last_path(test);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "SIM_REPLAY=last: no failure of {test} is saved ({}: {e}); run the test until it \
+             fails, in this target directory, then replay it",
+            path.display()
+        )
+    })?;
+    text.lines()
+        .next()
+        .map(str::to_string)
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| format!("SIM_REPLAY=last: {} holds no token", path.display()))
+}
+
+/// A file name made of `name`: letters, digits and `-`, the rest `_`.
+fn file_stem(name: &str) -> String {
+    name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' {
                 c
@@ -128,7 +156,15 @@ pub(crate) fn write(name: &str, run: &Run<'_>) -> Result<(PathBuf, PathBuf), Str
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Writes the page and the ShiViz log for `run` as `<name>.html` and
+/// `<name>.shiviz.log`; their paths, or why not.
+pub(crate) fn write(name: &str, run: &Run<'_>) -> Result<(PathBuf, PathBuf), String> {
+    let dir = out_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let stem = file_stem(name);
     let model = Model::new(run);
     let html = dir.join(format!("{stem}.html"));
     let log = dir.join(format!("{stem}.shiviz.log"));
@@ -743,6 +779,23 @@ fn html(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_failure_is_saved_and_loaded_and_its_absence_explained() {
+        let test = "picture::tests::saved failure (unit test)";
+        let path = save_last(test, "sr1token\nSIM_REPLAY=sr1token cargo test").unwrap();
+        assert!(
+            path.ends_with("picture__tests__saved_failure__unit_test_.last"),
+            "{path:?}"
+        );
+        assert_eq!(load_last(test).unwrap(), "sr1token");
+        let missing = load_last("no test of this name has failed").unwrap_err();
+        assert!(
+            missing.contains("no failure of no test of this name has failed is saved"),
+            "{missing}"
+        );
+        assert!(missing.contains("run the test until it fails"), "{missing}");
+    }
 
     #[test]
     fn escapes() {

@@ -21,7 +21,13 @@ pub(crate) struct Progress {
     stratum: AtomicU32,
     deepest: AtomicU32,
     printed: AtomicBool,
+    /// Executions (units) under way: their number, when they started, the
+    /// line that reproduces them, and whether it was printed.
+    running: Mutex<Vec<(u64, Instant, String, bool)>>,
 }
+
+/// How long an execution runs before its reproduce line is printed.
+pub(crate) const LONG: Duration = Duration::from_secs(1);
 
 const EVERY: Duration = Duration::from_secs(1);
 
@@ -37,6 +43,40 @@ impl Progress {
             stratum: AtomicU32::new(0),
             deepest: AtomicU32::new(0),
             printed: AtomicBool::new(false),
+            running: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Unit `index` starts; `line` reproduces it.
+    pub(crate) fn start(&self, index: u64, line: String) {
+        let mut r = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        r.push((index, Instant::now(), line, false));
+    }
+
+    /// Unit `index` ended.
+    pub(crate) fn end(&self, index: u64) {
+        let mut r = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        r.retain(|u| u.0 != index);
+    }
+
+    /// Prints, once each, the reproduce lines of the units that have run
+    /// for [`LONG`] or more: if one never ends (a loop that never yields,
+    /// a harness's deadline), its line is already out. Printed whether or
+    /// not progress lines are on (a test harness captures it as usual).
+    pub(crate) fn tell_long(&self) {
+        let now = Instant::now();
+        let mut r = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        for (index, started, line, told) in r.iter_mut() {
+            if !*told && now.duration_since(*started) >= LONG {
+                *told = true;
+                eprintln!(
+                    "{}: execution {} has run for {:.1?} of real time; if it never ends, this \
+                     reproduces it: {line}",
+                    self.label,
+                    *index + 1,
+                    now.duration_since(*started)
+                );
+            }
         }
     }
 

@@ -56,6 +56,9 @@ pub struct FoundFailure {
     pub seed_command: Option<String>,
     /// The failing execution's trace, for comparing a replay step by step.
     pub trace: Trace,
+    /// Where the failure was saved for `SIM_REPLAY=last`
+    /// (`<target>/sim-failures/<test>.last`), when it was.
+    pub saved: Option<std::path::PathBuf>,
 }
 
 /// The result of an exploration: see [`Explorer::run`](crate::Explorer::run).
@@ -164,6 +167,13 @@ impl fmt::Display for Report {
                     writeln!(f, "  ShiViz log: {}", p.display())?;
                 }
                 writeln!(f, "  reproduce: {}", found.command)?;
+                if let Some((_, rest)) = found
+                    .command
+                    .split_once(' ')
+                    .filter(|_| found.saved.is_some())
+                {
+                    writeln!(f, "         or: SIM_REPLAY=last {rest}")?;
+                }
                 if let Some(cmd) = &found.seed_command {
                     writeln!(f, "         or: {cmd}")?;
                 }

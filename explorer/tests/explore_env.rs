@@ -6,8 +6,10 @@ mod common;
 
 use common::lost_update;
 
-use explorer::{Explorer, RoundRobin, Sampling};
-use std::process::Command;
+use explorer::{Explorer, Random, RoundRobin, Sampling, Walk};
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Run by the tests below in a subprocess, with their environment.
 #[test]
@@ -20,14 +22,42 @@ fn child() {
         .check(lost_update);
 }
 
+/// Run by `a_killed_exploration_already_printed_the_running_execution`:
+/// one walk execution in eight loops forever (as a poll that never yields
+/// would), or, with `SPIN_CHECK` set, fails saying it would.
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn spinning_child() {
+    Explorer::new()
+        .explorer(Random::default())
+        .search(Walk)
+        .executions(200)
+        .jobs(1)
+        .check(|| async {
+            if sim_rt::choose(8) == 3 {
+                assert!(
+                    std::env::var_os("SPIN_CHECK").is_none(),
+                    "this execution spins"
+                );
+                loop {
+                    std::hint::spin_loop();
+                }
+            }
+        });
+}
+
 /// Runs `child` with `vars` set (and every other `SIM_*` unset); returns
 /// whether it passed and everything it printed.
 fn child_with(vars: &[(&str, &str)]) -> (bool, String) {
+    run_child("child", vars)
+}
+
+fn child_command(name: &str, vars: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--ignored",
         "--exact",
-        "child",
+        name,
         "--nocapture",
         "--test-threads=1",
     ]);
@@ -37,7 +67,11 @@ fn child_with(vars: &[(&str, &str)]) -> (bool, String) {
         }
     }
     cmd.envs(vars.iter().copied());
-    let out = cmd.output().unwrap();
+    cmd
+}
+
+fn run_child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
+    let out = child_command(name, vars).output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -141,7 +175,11 @@ fn the_printed_commands_reproduce_the_failure() {
 
     let seed_line = out
         .lines()
-        .find_map(|l| l.trim().strip_prefix("or: "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("or: ")
+                .filter(|r| r.starts_with("SIM_SEED="))
+        })
         .unwrap_or_else(|| panic!("a seed line in:\n{out}"));
     let seed = seed_line
         .strip_prefix("SIM_SEED=")
@@ -166,4 +204,92 @@ fn overrides_change_the_search() {
         out.contains("SIM_EXPLORER=random SIM_SEARCH=walk cargo test"),
         "{out}"
     );
+}
+
+/// A failure is saved under the target directory; `SIM_REPLAY=last`, in
+/// another process, replays it.
+#[test]
+fn sim_replay_last_replays_the_failure_a_previous_process_saved() {
+    let (ok, out) = child_with(&[]);
+    assert!(!ok, "the child finds the lost update");
+    let token = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("a reproduce line in:\n{out}"))
+        .to_string();
+    assert!(
+        out.contains("or: SIM_REPLAY=last cargo test -p explorer --test explore_env child"),
+        "{out}"
+    );
+    let (ok, again) = child_with(&[("SIM_REPLAY", "last")]);
+    assert!(!ok, "the saved failure fails again:\n{again}");
+    assert!(
+        again.contains("replay with rr found a failure in execution 1"),
+        "{again}"
+    );
+    assert!(
+        again.contains(&format!("SIM_REPLAY={token}")),
+        "the same token:\n{again}"
+    );
+}
+
+/// An exploration killed while an execution runs forever (a harness's
+/// deadline) has already printed the line that reproduces that execution.
+#[test]
+fn a_killed_exploration_already_printed_the_running_execution() {
+    let mut child = child_command("spinning_child", &[])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = String::new();
+    let line = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(l) => {
+                seen.push_str(&l);
+                seen.push('\n');
+                if let Some((_, cmd)) = l.split_once("this reproduces it: ") {
+                    break cmd.to_string();
+                }
+            }
+            Err(_) => break String::new(),
+        }
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !line.is_empty(),
+        "no reproduce line before the deadline:\n{seen}"
+    );
+    // The printed line names the execution: run with it, that execution
+    // comes first (and, with SPIN_CHECK, fails instead of spinning).
+    let mut vars: Vec<(&str, &str)> = line
+        .split_whitespace()
+        .take_while(|w| w.starts_with("SIM_"))
+        .map(|w| w.split_once('=').unwrap())
+        .collect();
+    assert!(
+        line.contains("cargo test -p explorer --test explore_env spinning_child"),
+        "{line}"
+    );
+    vars.push(("SPIN_CHECK", "1"));
+    let (ok, again) = run_child("spinning_child", &vars);
+    assert!(!ok);
+    assert!(again.contains("this execution spins"), "{again}");
+    assert!(again.contains("found a failure in execution 1 "), "{again}");
 }

@@ -125,6 +125,12 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `SIM_SEED=<seed> <overrides> cargo test ...`: for a sample or a
+    /// walk, the line that runs the unit of that seed first.
+    pub(crate) fn seed_line(&self, seed: u64) -> String {
+        format!("SIM_SEED={seed} {}{}", self.env_prefix, self.command)
+    }
+
     /// An empty report for this exploration.
     pub(crate) fn report(&self) -> Report {
         Report {
@@ -192,10 +198,7 @@ impl Ctx<'_> {
         let token = self.token(seed, &schedule, &trace, search);
         let command = format!("SIM_REPLAY={token} {}", self.command);
         let seed_command = match self.search {
-            "ss" | "walk" | "swarm" => Some(format!(
-                "SIM_SEED={seed} {}{}",
-                self.env_prefix, self.command
-            )),
+            "ss" | "walk" | "swarm" => Some(self.seed_line(seed)),
             _ => None,
         };
         // Once more, to tell it in words and draw it (unless this search
@@ -280,6 +283,7 @@ impl Ctx<'_> {
             command,
             seed_command,
             trace,
+            saved: None,
         }
     }
 

@@ -132,11 +132,13 @@ pub(super) fn unit_seed(base: u64, j: u64) -> u64 {
 }
 
 /// Runs the plan's admitted units of this shard with `work`, on
-/// `ctx.jobs` threads, and fills `report`.
+/// `ctx.jobs` threads, and fills `report`; `line` is the command that
+/// reproduces a unit, printed when it runs long.
 pub(super) fn run(
     ctx: &Ctx<'_>,
     plan: &dyn Units,
     report: &mut Report,
+    line: impl Fn(&Unit) -> String + Sync,
     work: impl Fn(Unit) -> Done + Sync,
 ) {
     let admitted = plan.admitted(ctx.executions);
@@ -152,7 +154,10 @@ pub(super) fn run(
         if k >= mine || k > first_failure.load(Ordering::Acquire) {
             break;
         }
-        let done = work(unit(k));
+        let u = unit(k);
+        ctx.progress.start(u.index, line(&u));
+        let done = work(u);
+        ctx.progress.end(u.index);
         if done.found.is_some() {
             first_failure.fetch_min(k, Ordering::AcqRel);
         }

@@ -288,7 +288,15 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
         .map(|m| u64::from(matches!(m.kind, Kind::Sweep)))
         .collect();
     let plan = Interleaving::new(members, own, spent, start, ctx.executions - first);
-    pool::run(ctx, &plan, &mut report, |unit| {
+    let line = |u: &Unit| {
+        let c = &ctxs[u.member];
+        match members[u.member].kind {
+            // The sweep's unit l is exhaustive search's execution l + 1.
+            Kind::Sweep => format!("SIM_EXECUTIONS={} {}", u.index + 1, c.seed_line(u.seed)),
+            Kind::Search(_) => c.seed_line(u.seed),
+        }
+    };
+    pool::run(ctx, &plan, &mut report, line, |unit| {
         let c = &ctxs[unit.member];
         match &members[unit.member].kind {
             Kind::Search(Search::Sampling(_)) => ss::sample(c, unit),

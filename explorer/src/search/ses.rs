@@ -173,11 +173,21 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             }
             let schedule = flatten(&node);
             let q = node.as_ref().map_or(0, |n| n.at);
+            // Exhaustive search is sequential: its first n executions are
+            // the same in every run, so SIM_EXECUTIONS=n reproduces the
+            // n-th.
+            let line = format!(
+                "SIM_EXECUTIONS={} {}",
+                executions + 1,
+                ctx.seed_line(ctx.seed)
+            );
+            ctx.progress.start(executions, line);
             let ran = ctx.target.run(Exec {
                 record_from: q,
                 cache_states: cfg.cache_states,
                 ..Exec::of(ctx.seed, schedule.clone(), "ses")
             });
+            ctx.progress.end(executions);
             executions += 1;
             ctx.progress.executed(1, c);
             report.max_delays_reached = report.max_delays_reached.max(c);

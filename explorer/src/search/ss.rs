@@ -109,7 +109,13 @@ const SS_STREAM: u64 = 0x5353;
 pub(super) fn run(ctx: &Ctx<'_>, cfg: &Sampling) -> Report {
     let mut report = ctx.report();
     let plan = cfg.plan(ctx.seed_explicit);
-    pool::run(ctx, &plan, &mut report, |unit| sample(ctx, unit));
+    pool::run(
+        ctx,
+        &plan,
+        &mut report,
+        |u| ctx.seed_line(u.seed),
+        |unit| sample(ctx, unit),
+    );
     report
 }
 

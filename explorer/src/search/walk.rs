@@ -50,7 +50,13 @@ pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
         first_bound: None,
     };
     ctx.progress.stratum(0);
-    pool::run(ctx, &plan, &mut report, |unit| execution(ctx, unit, swarm));
+    pool::run(
+        ctx,
+        &plan,
+        &mut report,
+        |u| ctx.seed_line(u.seed),
+        |unit| execution(ctx, unit, swarm),
+    );
     report
 }
 
