@@ -35,6 +35,42 @@ use sim_rt::task::Id;
 
 use crate::tell::Delayed;
 
+/// Keeps every tracing call site's interest open for the telling runs'
+/// [`Logs`]: a subscriber that records nothing and lives as long as the
+/// process, registered before the first execution, so that no call site is
+/// cached as "never" interesting. Without it, a call site first hit by a
+/// search thread while no subscriber listened could stay "never" for a
+/// telling run on another thread, rebuilt cache or not (seen with several
+/// explorations in parallel: the picture lost its log lines). Costs a
+/// thread-local lookup per event outside telling runs.
+pub(crate) fn keep_interest() {
+    struct Keeper;
+    impl tracing::Subscriber for Keeper {
+        fn register_callsite(
+            &self,
+            _: &'static tracing::Metadata<'static>,
+        ) -> tracing::subscriber::Interest {
+            tracing::subscriber::Interest::sometimes()
+        }
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            false
+        }
+        fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+            Some(tracing::level_filters::LevelFilter::DEBUG)
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {}
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+    static KEEPER: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+    KEEPER.get_or_init(|| tracing::Dispatch::new(Keeper));
+}
+
 /// The log lines of a run, with the step each was emitted at: a tracing
 /// subscriber for the run that draws a failure.
 #[derive(Clone, Default)]
