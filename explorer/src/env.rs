@@ -97,11 +97,58 @@ pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
         "walk" => Ok(SearchName::Walk),
         "swarm" => Ok(SearchName::Swarm),
         _ => Err(format!(
-            "SIM_SEARCH={raw:?} is not a search: use ses (stratified exhaustive search), ss \
+            "SIM_SEARCH={raw:?} is not a search{}: use ses (stratified exhaustive search), ss \
              (stratified sampling), walk (independent random executions) or swarm (walks with \
-             fault rates drawn per execution)"
+             fault rates drawn per execution)",
+            did_you_mean(raw, &["ses", "ss", "walk", "swarm"].map(String::from))
         )),
     }
+}
+
+/// `; did you mean "x"?` naming the value of `names` closest to `raw`
+/// (or `pct:<n>` for `pct<n>`), when one is close; empty otherwise.
+pub(crate) fn did_you_mean(raw: &str, names: &[String]) -> String {
+    let lower = raw.to_ascii_lowercase();
+    if let Some(depth) = lower
+        .strip_prefix("pct")
+        .filter(|d| d.parse::<usize>().is_ok())
+    {
+        return format!("; did you mean \"pct:{depth}\"?");
+    }
+    let best = names
+        .iter()
+        .map(|n| (edit_distance(&lower, n), n))
+        .min_by_key(|(d, _)| *d);
+    match best {
+        Some((d, n)) if d <= (n.len() / 3).max(1) => format!("; did you mean {n:?}?"),
+        _ => String::new(),
+    }
+}
+
+/// Edit distance counting a swap of two neighbouring letters as one edit
+/// (optimal string alignment), the commonest typo.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -128,5 +175,16 @@ mod tests {
         assert!(parse_shard("half").unwrap_err().contains("i/n"));
         assert_eq!(parse_search("SES"), Ok(SearchName::Ses));
         assert!(parse_search("bfs").unwrap_err().contains("ses"));
+        assert!(parse_search("swram")
+            .unwrap_err()
+            .contains("did you mean \"swarm\"?"));
+        let names = ["rtc", "rr", "prr", "random", "pct"].map(String::from);
+        assert_eq!(did_you_mean("pct3", &names), "; did you mean \"pct:3\"?");
+        assert_eq!(did_you_mean("radnom", &names), "; did you mean \"random\"?");
+        assert_eq!(did_you_mean("bogus", &names), "");
+        assert_eq!(did_you_mean("rcc", &names), "; did you mean \"rtc\"?");
+        assert!(parse_search("bfs")
+            .unwrap_err()
+            .contains("is not a search: use"));
     }
 }

@@ -330,7 +330,8 @@ impl Explorer {
     /// # Panics
     ///
     /// On a replay that does not reproduce its execution, or a malformed
-    /// `SIM_*` variable.
+    /// `SIM_*` variable (reported at the caller's line).
+    #[track_caller]
     pub fn run<F, Fut>(&self, test: F) -> Report
     where
         F: Fn() -> Fut + Sync,
@@ -341,7 +342,10 @@ impl Explorer {
         crate::picture::keep_interest();
         let test_name = self.test_name();
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
-        let (settings, what) = self.resolve(&test_name);
+        let (settings, what) = match self.resolve(&test_name) {
+            Ok(resolved) => resolved,
+            Err(msg) => panic!("explorer: {msg}"),
+        };
         let slow = AtomicU64::new(0);
         let progress = Progress::new(
             settings.progress,
@@ -436,11 +440,12 @@ impl Explorer {
         })
     }
 
-    /// Applies the environment to the settings in code.
-    fn resolve(&self, test_name: &str) -> (Settings, Resolved) {
-        let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
+    /// Applies the environment to the settings in code; a setting that
+    /// makes no sense is an `Err` saying what to do, which
+    /// [`run`](Self::run) reports at its caller.
+    fn resolve(&self, test_name: &str) -> Result<(Settings, Resolved), String> {
         let shrink_asked = match env::var("SIM_SHRINK") {
-            Some(raw) => Some(env::parse_shrink(&raw).unwrap_or_else(|e| fail(e))),
+            Some(raw) => Some(env::parse_shrink(&raw)?),
             None => self.shrink,
         };
         // Replay first: a token carries its own explorer and search.
@@ -453,33 +458,34 @@ impl Explorer {
             }
         };
         let replay = var("SIM_REPLAY").or_else(|| self.replay.clone());
-        let replay = replay.map(|raw| {
-            if !raw.eq_ignore_ascii_case("last") {
-                return raw;
+        let replay = match replay {
+            Some(raw) if raw.eq_ignore_ascii_case("last") => {
+                if test_name.is_empty() {
+                    return Err(
+                        "SIM_REPLAY=last replays the last failure of a test, but this \
+                         exploration runs outside a test: give it a name with Explorer::name, \
+                         or paste the token"
+                            .to_string(),
+                    );
+                }
+                Some(crate::picture::load_last(test_name)?)
             }
-            if test_name.is_empty() {
-                fail(
-                    "SIM_REPLAY=last replays the last failure of a test, but this exploration \
-                     runs outside a test: give it a name with Explorer::name, or paste the token"
-                        .to_string(),
-                );
-            }
-            crate::picture::load_last(test_name).unwrap_or_else(|e| fail(e))
-        });
+            other => other,
+        };
         if let Some(raw) = replay {
-            let token = ReplayToken::decode(&raw).unwrap_or_else(|e| fail(e.to_string()));
+            let token = ReplayToken::decode(&raw).map_err(|e| e.to_string())?;
             if token.test.is_empty() || test_name.is_empty() || token.test == test_name {
                 let make = if token.explorer == self.explorer_name {
                     self.make.clone()
                 } else {
-                    builtin(&token.explorer).unwrap_or_else(|| {
-                        fail(format!(
+                    builtin(&token.explorer).ok_or_else(|| {
+                        format!(
                             "the replay token was made with explorer {:?}, which is neither a \
                              built-in nor this test's explorer ({:?}); replay it in the test \
                              that made it",
                             token.explorer, self.explorer_name
-                        ))
-                    })
+                        )
+                    })?
                 };
                 let settings = Settings {
                     make,
@@ -500,7 +506,7 @@ impl Explorer {
                     progress: false,
                     shrink: shrink_asked.unwrap_or(0),
                 };
-                return (settings, Resolved::Replay(token));
+                return Ok((settings, Resolved::Replay(token)));
             }
             eprintln!(
                 "explorer: SIM_REPLAY holds a token for test {:?}; {test_name:?} runs its own \
@@ -519,17 +525,16 @@ impl Explorer {
         let portfolio = self.portfolio && env_explorer.is_none() && env_search.is_none();
         if let Some(raw) = env_explorer {
             if raw != self.explorer_name {
-                make = builtin(&raw).unwrap_or_else(|| {
-                    fail(format!(
-                        "SIM_EXPLORER={raw:?} is not an explorer: use rtc, rr, prr, random, pct, \
-                         pct:<depth> or pct:<depth>:<steps>{}",
-                        if self.explorer_name.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", or this test's own {:?}", self.explorer_name)
-                        }
-                    ))
-                });
+                make = builtin(&raw).ok_or_else(|| {
+                    let own = (self.explorer_named && builtin(&self.explorer_name).is_none())
+                        .then_some(self.explorer_name.as_str());
+                    format!(
+                        "SIM_EXPLORER={raw:?} is not an explorer{}: use rtc, rr, prr, random, \
+                         pct, pct:<depth> or pct:<depth>:<steps>{}",
+                        env::did_you_mean(&raw, &explorer_names(own)),
+                        own.map_or(String::new(), |o| format!(", or this test's own {o:?}"))
+                    )
+                })?;
                 let probe = make();
                 explorer = probe.name();
                 randomized = probe.is_randomized();
@@ -539,19 +544,19 @@ impl Explorer {
         let mut search = self.search.clone();
         let max_delays = match env::var("SIM_MAX_DELAYS") {
             Some(raw) => {
-                let d = raw.replace('_', "").parse::<u32>().unwrap_or_else(|_| {
-                    fail(format!(
+                let d = raw.replace('_', "").parse::<u32>().map_err(|_| {
+                    format!(
                         "SIM_MAX_DELAYS={raw:?} is not a number of delays: give a small \
                          non-negative integer, e.g. SIM_MAX_DELAYS=3"
-                    ))
-                });
+                    )
+                })?;
                 env_prefix.push_str(&format!("SIM_MAX_DELAYS={d} "));
                 Some(d)
             }
             None => None,
         };
         if let Some(raw) = env_search {
-            let name = env::parse_search(&raw).unwrap_or_else(|e| fail(e));
+            let name = env::parse_search(&raw)?;
             let bound = search.max_delays();
             search = match (name, &search) {
                 (SearchName::Ses, Search::Exhaustive(_)) => search,
@@ -588,34 +593,36 @@ impl Explorer {
                 }
                 (None, Search::Exhaustive(e)) => e.max_delays = d,
                 (None, Search::Sampling(s)) => s.max_delays = d,
-                (None, Search::Walk(_) | Search::Swarm(_)) => fail(format!(
-                    "SIM_MAX_DELAYS={d} applies to ses and ss; a walk places no delays"
-                )),
+                // One environment often serves several tests; a setting
+                // that does not apply to this one is noted, not an error.
+                (None, Search::Walk(_) | Search::Swarm(_)) => eprintln!(
+                    "explorer: {test_name}: SIM_MAX_DELAYS={d} is ignored: it applies to ses and \
+                     ss, and this test runs {} walks, which place no delays",
+                    search.name()
+                ),
             }
         }
         let executions = match env::var("SIM_EXECUTIONS") {
-            Some(raw) => env::parse_count("SIM_EXECUTIONS", &raw, "the execution budget")
-                .unwrap_or_else(|e| fail(e)),
+            Some(raw) => env::parse_count("SIM_EXECUTIONS", &raw, "the execution budget")?,
             None => self.executions,
         };
         let (seed, seed_explicit) = match var("SIM_SEED") {
-            Some(raw) => (env::parse_seed(&raw).unwrap_or_else(|e| fail(e)), true),
+            Some(raw) => (env::parse_seed(&raw)?, true),
             None => (self.seed, false),
         };
         let jobs = match env::var("SIM_JOBS") {
-            Some(raw) => env::parse_count("SIM_JOBS", &raw, "the number of jobs")
-                .unwrap_or_else(|e| fail(e)) as usize,
+            Some(raw) => env::parse_count("SIM_JOBS", &raw, "the number of jobs")? as usize,
             None => self
                 .jobs
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         };
         let shard = match var("SIM_SHARD") {
-            Some(raw) => Some(env::parse_shard(&raw).unwrap_or_else(|e| fail(e))),
+            Some(raw) => Some(env::parse_shard(&raw)?),
             None => self.shard,
         };
         if let (None, Search::Exhaustive(_)) = (&members, &search) {
             if shard.is_some() {
-                fail(
+                return Err(
                     "SIM_SHARD applies to ss and walk; exhaustive search (ses) runs as one \
                      shard"
                         .to_string(),
@@ -624,7 +631,7 @@ impl Explorer {
         }
         if let (None, Search::Walk(_) | Search::Swarm(_)) = (&members, &search) {
             if !randomized {
-                fail(format!(
+                return Err(format!(
                     "a walk runs independent executions of a randomized explorer, but {explorer} \
                      is deterministic: every walk would be the same execution. Use \
                      SIM_EXPLORER=random or pct with walk, or ss/ses with {explorer}"
@@ -652,7 +659,7 @@ impl Explorer {
             Some(members) => Resolved::Portfolio(members),
             None => Resolved::Search(search),
         };
-        (settings, what)
+        Ok((settings, what))
     }
 }
 
@@ -704,6 +711,17 @@ struct Settings {
     env_prefix: String,
     progress: bool,
     shrink: u64,
+}
+
+/// The names `SIM_EXPLORER` takes, for suggesting one (the test's own
+/// explorer's, when it has one).
+fn explorer_names(own: Option<&str>) -> Vec<String> {
+    let mut names: Vec<String> = ["rtc", "rr", "prr", "random", "pct"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    names.extend(own.map(str::to_string));
+    names
 }
 
 /// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pct`,

@@ -89,6 +89,8 @@ fn bad_values_are_clear_errors() {
             "SIM_EXPLORER=\"bogus\" is not an explorer: use rtc, rr",
         ),
         ("SIM_EXPLORER", "pct:0", "is not an explorer"),
+        ("SIM_EXPLORER", "pct3", "did you mean \"pct:3\"?"),
+        ("SIM_SEARCH", "swram", "did you mean \"swarm\"?"),
         (
             "SIM_SEARCH",
             "bfs",
@@ -130,6 +132,15 @@ fn bad_values_are_clear_errors() {
         assert!(
             out.contains(expect),
             "{var}={value}: expected {expect:?} in:\n{out}"
+        );
+        // Reported at the test's line, not inside the explorer.
+        assert!(
+            out.contains("panicked at explorer/tests/explore_env.rs"),
+            "{var}={value}: at the caller:\n{out}"
+        );
+        assert!(
+            !out.contains("this test's own"),
+            "the child has no explorer of its own:\n{out}"
         );
     }
     // Combinations that make no sense.
@@ -192,6 +203,20 @@ fn the_printed_commands_reproduce_the_failure() {
         by_seed.contains(&format!("SIM_REPLAY={token}")),
         "the same execution:\n{by_seed}"
     );
+}
+
+/// A setting that does not apply to the search (a delay bound for a walk)
+/// is noted and ignored: one environment often serves several tests.
+#[test]
+fn settings_that_do_not_apply_are_noted_not_errors() {
+    let (ok, out) = child_with(&[
+        ("SIM_EXPLORER", "random"),
+        ("SIM_SEARCH", "walk"),
+        ("SIM_MAX_DELAYS", "3"),
+    ]);
+    assert!(!ok, "the walk finds the lost update:\n{out}");
+    assert!(out.contains("SIM_MAX_DELAYS=3 is ignored"), "{out}");
+    assert!(out.contains("walk with random found a failure"), "{out}");
 }
 
 /// The overrides take effect: a bigger budget, another explorer and search.
