@@ -70,6 +70,21 @@ fn child_command(name: &str, vars: &[(&str, &str)]) -> Command {
     cmd
 }
 
+/// Runs `child` with `vars` and checks that it replayed the failure of
+/// `token`: failing again, in its first execution, with the same token.
+fn replays_as(vars: &[(&str, &str)], token: &str) {
+    let (ok, again) = child_with(vars);
+    assert!(!ok, "the replay fails again:\n{again}");
+    assert!(
+        again.contains("replay with rr found a failure in execution 1"),
+        "{again}"
+    );
+    assert!(
+        again.contains(&format!("SIM_REPLAY={token}")),
+        "the same token:\n{again}"
+    );
+}
+
 fn run_child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
     let out = child_command(name, vars).output().unwrap();
     let text = format!(
@@ -173,16 +188,7 @@ fn the_printed_commands_reproduce_the_failure() {
         .strip_prefix("SIM_REPLAY=")
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap();
-    let (ok, again) = child_with(&[("SIM_REPLAY", token)]);
-    assert!(!ok, "the replay fails again:\n{again}");
-    assert!(
-        again.contains("replay with rr found a failure in execution 1"),
-        "{again}"
-    );
-    assert!(
-        again.contains(&format!("SIM_REPLAY={token}")),
-        "the same token:\n{again}"
-    );
+    replays_as(&[("SIM_REPLAY", token)], token);
 
     let seed_line = out
         .lines()
@@ -247,16 +253,7 @@ fn sim_replay_last_replays_the_failure_a_previous_process_saved() {
         out.contains("or: SIM_REPLAY=last cargo test -p explorer --test explore_env child"),
         "{out}"
     );
-    let (ok, again) = child_with(&[("SIM_REPLAY", "last")]);
-    assert!(!ok, "the saved failure fails again:\n{again}");
-    assert!(
-        again.contains("replay with rr found a failure in execution 1"),
-        "{again}"
-    );
-    assert!(
-        again.contains(&format!("SIM_REPLAY={token}")),
-        "the same token:\n{again}"
-    );
+    replays_as(&[("SIM_REPLAY", "last")], &token);
 }
 
 /// An exploration killed while an execution runs forever (a harness's
