@@ -1068,6 +1068,23 @@ pub mod __private {
         }
     }
 
+    /// The seed first: under a test harness (whose threads are named after
+    /// their tests), prints the line that reproduces this run before it
+    /// runs, so that a run killed by a deadline (cargo-nextest's slow-test
+    /// timeout, a CI step's) has already left it. libtest captures it like
+    /// any test output: it shows only for a failing test, or with
+    /// `--nocapture` (as cargo-nextest runs tests).
+    fn announce(seed: u64) {
+        let thread = std::thread::current();
+        let Some(test) = thread.name().filter(|n| *n != "main") else {
+            return;
+        };
+        eprintln!(
+            "sim_rt: {test}: seed {seed}; this run again: {}",
+            super::failure::reproduce_line(seed)
+        );
+    }
+
     /// Builds a runtime from `builder` and runs `f()` in it; with
     /// `SIM_CHECK_DETERMINISM=1`, runs it twice with the same seed and
     /// panics, naming the first differing step, if the traces differ.
@@ -1080,12 +1097,14 @@ pub mod __private {
             let rt = builder
                 .build()
                 .expect("building a simulation runtime cannot fail");
+            announce(rt.seed());
             return rt.block_on_unchecked(f());
         }
         builder.full_trace(true);
         let first = builder
             .build()
             .expect("building a simulation runtime cannot fail");
+        announce(first.seed());
         drop(first.block_on_unchecked(f()));
         let first_trace = first.trace();
         drop(first);
