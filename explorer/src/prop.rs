@@ -219,6 +219,13 @@ fn parse_prop(raw: &str) -> Result<(CaseSeed, Vec<bool>), String> {
     Ok((seed, path))
 }
 
+/// Misuse of a property test, reported at the test's line (the callers
+/// are `#[track_caller]` and call it directly, not from a closure).
+#[track_caller]
+fn fail(msg: String) -> ! {
+    panic!("explorer: {msg}")
+}
+
 /// What a property test found: see [`Explorer::run_prop`].
 #[derive(Debug, Clone)]
 pub struct PropReport<T> {
@@ -346,7 +353,6 @@ impl Explorer {
     {
         let source = Location::caller().file();
         let test_name = self.test_name();
-        let fail = |msg: String| -> ! { panic!("explorer: {msg}") };
         let config = self.prop.clone().unwrap_or_else(|| {
             let mut c = Config::default();
             if std::env::var_os("PROPTEST_CASES").is_none() {
@@ -376,12 +382,16 @@ impl Explorer {
 
         // One case, named by a failure report.
         if let Some(raw) = env::var("SIM_PROP") {
-            let (seed, path) = parse_prop(&raw).unwrap_or_else(|e| fail(e));
-            let mut tree = new_tree(&seed).unwrap_or_else(|r| {
-                fail(format!(
+            let (seed, path) = match parse_prop(&raw) {
+                Ok(case) => case,
+                Err(e) => fail(e),
+            };
+            let mut tree = match new_tree(&seed) {
+                Ok(tree) => tree,
+                Err(r) => fail(format!(
                     "SIM_PROP={raw}: the strategy rejected the case's input: {r}"
-                ))
-            });
+                )),
+            };
             let generated = tree.current();
             for (k, &simplify) in path.iter().enumerate() {
                 let moved = if simplify {
@@ -418,7 +428,10 @@ impl Explorer {
         }
 
         let base = match env::var("SIM_SEED") {
-            Some(raw) => env::parse_seed(&raw).unwrap_or_else(|e| fail(e)),
+            Some(raw) => match env::parse_seed(&raw) {
+                Ok(seed) => seed,
+                Err(e) => fail(e),
+            },
             None => self.seed,
         };
         let mut persistence = config.failure_persistence.clone();

@@ -81,7 +81,7 @@ impl Rates {
         let duplicate = pick(&NETWORK);
         let disk = pick(&NETWORK);
         let buggify = pick(&BUGGIFY);
-        let defaults = pick(&[0.0, 1.0]) == 1.0;
+        let defaults = uniform(&mut rng, 2) == 1;
         Rates {
             defaults,
             faults,

@@ -83,6 +83,14 @@ impl Units for Plan {
 }
 
 impl Plan {
+    /// Independent executions with no delays, without end (walks).
+    pub(super) fn walks() -> Plan {
+        Plan {
+            strata: vec![(0, u64::MAX)],
+            first_bound: None,
+        }
+    }
+
     /// Unit `j`'s delay bound.
     pub(super) fn bound(&self, j: u64) -> u32 {
         if j == 0 {

@@ -253,10 +253,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
     for (m, member) in members.iter().enumerate() {
         own.push(match &member.kind {
             Kind::Search(Search::Sampling(s)) => Own::Plan(s.plan(ctx.seed_explicit)),
-            Kind::Search(_) => Own::Plan(Plan {
-                strata: vec![(0, u64::MAX)],
-                first_bound: None,
-            }),
+            Kind::Search(_) => Own::Plan(Plan::walks()),
             Kind::Sweep => {
                 assert!(sweep.is_empty(), "a portfolio has at most one sweep");
                 let c = &ctxs[m];
@@ -338,10 +335,7 @@ mod tests {
             .iter()
             .map(|m| match &m.kind {
                 Kind::Search(Search::Sampling(s)) => Own::Plan(s.plan(false)),
-                _ => Own::Plan(Plan {
-                    strata: vec![(0, u64::MAX)],
-                    first_bound: None,
-                }),
+                _ => Own::Plan(Plan::walks()),
             })
             .collect()
     }

@@ -45,10 +45,7 @@ pub struct Swarm;
 
 pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
     let mut report = ctx.report();
-    let plan = Plan {
-        strata: vec![(0, u64::MAX)],
-        first_bound: None,
-    };
+    let plan = Plan::walks();
     ctx.progress.stratum(0);
     pool::run(
         ctx,
