@@ -222,7 +222,11 @@ impl Explorer {
         self
     }
 
-    /// The search's base seed (default 0).
+    /// The search's base seed (default 0). It means the same as `SIM_SEED`
+    /// (which overrides it): the same seed, set either way, runs the same
+    /// executions; for sampling and walks it is the first unit's own seed,
+    /// so the seed a report prints for a sample or a walk, set here or in
+    /// the environment, runs that one first.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
@@ -370,7 +374,6 @@ impl Explorer {
             search: settings.search,
             executions: settings.executions,
             seed: settings.seed,
-            seed_explicit: settings.seed_explicit,
             jobs: settings.jobs,
             shard: settings.shard,
             shrink: settings.shrink,
@@ -499,7 +502,6 @@ impl Explorer {
                     },
                     executions: 1,
                     seed: token.seed,
-                    seed_explicit: true,
                     jobs: 1,
                     shard: None,
                     env_prefix: String::new(),
@@ -606,9 +608,9 @@ impl Explorer {
             Some(raw) => env::parse_count("SIM_EXECUTIONS", &raw, "the execution budget")?,
             None => self.executions,
         };
-        let (seed, seed_explicit) = match var("SIM_SEED") {
-            Some(raw) => (env::parse_seed(&raw)?, true),
-            None => (self.seed, false),
+        let seed = match var("SIM_SEED") {
+            Some(raw) => env::parse_seed(&raw)?,
+            None => self.seed,
         };
         let jobs = match env::var("SIM_JOBS") {
             Some(raw) => env::parse_count("SIM_JOBS", &raw, "the number of jobs")? as usize,
@@ -648,7 +650,6 @@ impl Explorer {
             search: search_name,
             executions,
             seed,
-            seed_explicit,
             jobs,
             shard,
             env_prefix,
@@ -705,7 +706,6 @@ struct Settings {
     search: &'static str,
     executions: u64,
     seed: u64,
-    seed_explicit: bool,
     jobs: usize,
     shard: Option<(u32, u32)>,
     env_prefix: String,

@@ -46,6 +46,36 @@ fn spinning_child() {
         });
 }
 
+/// Two data choices that must both take their other option: two delays,
+/// so a sample with bound 1 never fails, and one with bound 2 does when
+/// it places its first delay at the first choice.
+fn two_choices() -> Explorer {
+    Explorer::new()
+        .explorer(RoundRobin::default())
+        .search(Sampling::new(2))
+        .executions(200)
+        .shrink(0)
+        .progress(false)
+}
+
+async fn both_other() {
+    let a = sim_rt::choose(2);
+    let b = sim_rt::choose(2);
+    assert!(a + b < 2, "both choices took their other option");
+}
+
+/// Run by `seed_in_code_and_in_sim_seed_mean_the_same`, with `CHILD_SEED`
+/// set in code unless `SIM_SEED` sets it.
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn choices_child() {
+    let explorer = match std::env::var("CHILD_SEED") {
+        Ok(seed) => two_choices().seed(seed.parse().unwrap()),
+        Err(_) => two_choices(),
+    };
+    explorer.check(both_other);
+}
+
 /// Runs `child` with `vars` set (and every other `SIM_*` unset); returns
 /// whether it passed and everything it printed.
 fn child_with(vars: &[(&str, &str)]) -> (bool, String) {
@@ -86,7 +116,16 @@ fn replays_as(vars: &[(&str, &str)], token: &str) {
 }
 
 fn run_child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
-    let out = child_command(name, vars).output().unwrap();
+    run_child_env(name, vars, &[])
+}
+
+/// `run_child` with `other` (variables the child test reads itself) set
+/// too.
+fn run_child_env(name: &str, vars: &[(&str, &str)], other: &[(&str, &str)]) -> (bool, String) {
+    let out = child_command(name, vars)
+        .envs(other.iter().copied())
+        .output()
+        .unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -209,6 +248,46 @@ fn the_printed_commands_reproduce_the_failure() {
         by_seed.contains(&format!("SIM_REPLAY={token}")),
         "the same execution:\n{by_seed}"
     );
+}
+
+/// A seed means one thing wherever it is set: the seed of a sample, set
+/// in code with `Explorer::seed` or as `SIM_SEED`, runs that sample first,
+/// to the full delay bound, and the two find the same failure after the
+/// same count.
+#[test]
+fn seed_in_code_and_in_sim_seed_mean_the_same() {
+    // A seed whose sample 0 places its first delay at the first choice:
+    // found in its third execution (0, 1, then 2 delays). Sample 0 with
+    // bound 1 could not find it; half the seeds do with bound 2.
+    let seed = (0..16u64)
+        .find(|&s| {
+            let report = two_choices().seed(s).run(both_other);
+            report.failure.as_ref().map(|f| f.execution) == Some(3)
+        })
+        .expect("some seed's first sample places both delays");
+    let found = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.contains("found a failure in execution"))
+            .unwrap_or_else(|| panic!("a failure in:\n{out}"))
+            .to_string()
+    };
+    let token = |out: &str| -> String {
+        out.lines()
+            .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("a token in:\n{out}"))
+            .to_string()
+    };
+    let seed = seed.to_string();
+    let (ok_env, by_env) = run_child("choices_child", &[("SIM_SEED", &seed)]);
+    let (ok_code, in_code) = run_child_env("choices_child", &[], &[("CHILD_SEED", &seed)]);
+    assert!(!ok_env && !ok_code, "{by_env}\n{in_code}");
+    assert!(
+        found(&in_code).contains("found a failure in execution 3 (2 delays"),
+        "{in_code}"
+    );
+    assert_eq!(found(&by_env), found(&in_code));
+    assert_eq!(token(&by_env), token(&in_code));
 }
 
 /// A setting that does not apply to the search (a delay bound for a walk)

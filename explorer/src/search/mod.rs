@@ -107,9 +107,6 @@ pub(crate) struct Ctx<'a> {
     /// Execution budget.
     pub(crate) executions: u64,
     pub(crate) seed: u64,
-    /// `SIM_SEED` named the seed: sampling walks that sample to the full
-    /// delay bound first, so a sample's seed alone reproduces it.
-    pub(crate) seed_explicit: bool,
     pub(crate) jobs: usize,
     pub(crate) shard: Option<(u32, u32)>,
     pub(crate) progress: &'a Progress,

@@ -62,8 +62,11 @@ pub(super) struct Done {
 #[derive(Debug, Clone)]
 pub(super) struct Plan {
     pub(super) strata: Vec<(u32, u64)>,
-    /// Unit 0's bound instead of its stratum's (a sample named by
-    /// `SIM_SEED` runs to the full delay bound).
+    /// Unit 0's bound instead of its stratum's. Sampling runs its first
+    /// sample to the full delay bound, so that the seed of any sample,
+    /// given as the base seed (in code or as `SIM_SEED`), runs that sample
+    /// first and finds what it found: its runs with fewer delays are a
+    /// prefix of the full one.
     pub(super) first_bound: Option<u32>,
 }
 

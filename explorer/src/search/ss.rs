@@ -23,7 +23,11 @@
 //!
 //! Sample `j` has seed [`unit_seed`](super::pool::unit_seed)`(base, j)` (its
 //! runtime seed too: randomized explorers and the world draw from it) and a
-//! bound that grows with `j`: [`Sampling::first`] samples with 1 delay, then
+//! bound that grows with `j`: sample 0 has the full bound `max_delays`
+//! (so a sample's seed, made the base seed in code or with `SIM_SEED`,
+//! runs that sample first: its runs with fewer delays are a prefix of the
+//! full one, and the count of executions does not depend on where the seed
+//! was set); then [`Sampling::first`] samples with 1 delay,
 //! `first * growth` with 2, `first * growth^2` with 3..., and after
 //! `max_delays` samples keep that bound until the budget is spent. Samples
 //! are independent: they run on `SIM_JOBS` threads and shard with
@@ -88,7 +92,9 @@ impl Sampling {
         }
     }
 
-    pub(super) fn plan(&self, seed_explicit: bool) -> Plan {
+    /// The units: sample 0 to the full bound (see [`Plan::first_bound`]),
+    /// then the strata.
+    pub(super) fn plan(&self) -> Plan {
         let strata = if self.max_delays == 0 {
             vec![(0, u64::MAX)]
         } else {
@@ -98,7 +104,7 @@ impl Sampling {
         };
         Plan {
             strata,
-            first_bound: seed_explicit.then_some(self.max_delays),
+            first_bound: Some(self.max_delays),
         }
     }
 }
@@ -108,7 +114,7 @@ const SS_STREAM: u64 = 0x5353;
 
 pub(super) fn run(ctx: &Ctx<'_>, cfg: &Sampling) -> Report {
     let mut report = ctx.report();
-    let plan = cfg.plan(ctx.seed_explicit);
+    let plan = cfg.plan();
     pool::run(
         ctx,
         &plan,
