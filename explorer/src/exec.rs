@@ -194,6 +194,8 @@ pub(crate) struct Ran {
     pub(crate) hosts: Vec<String>,
     pub(crate) delayed: Vec<crate::tell::Delayed>,
     pub(crate) logs: Vec<(u64, String)>,
+    /// The coverage points the execution evaluated.
+    pub(crate) coverage: Vec<(sim_rt::sim::Point, sim_rt::sim::Hits)>,
 }
 
 impl Target<'_> {
@@ -306,6 +308,7 @@ impl Target<'_> {
         let steps = rt.steps();
         let story = rt.story();
         let hosts = rt.host_names();
+        let coverage = rt.coverage();
         drop(rt);
         let watched = std::mem::take(&mut *seen.borrow_mut());
         let record = Rc::try_unwrap(record)
@@ -326,6 +329,7 @@ impl Target<'_> {
             hosts,
             delayed,
             logs,
+            coverage,
         }
     }
 }

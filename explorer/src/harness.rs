@@ -95,6 +95,8 @@ pub struct Explorer {
     /// `describe`.
     pub(crate) case: bool,
     pub(crate) describe: bool,
+    /// `check` fails when a coverage point was never hit.
+    require_coverage: bool,
     /// Property tests' settings (see `prop.rs`).
     #[cfg(feature = "proptest")]
     pub(crate) prop: Option<proptest::test_runner::Config>,
@@ -148,6 +150,7 @@ impl Explorer {
             explorer_named: false,
             case: false,
             describe: true,
+            require_coverage: false,
             #[cfg(feature = "proptest")]
             prop: None,
         };
@@ -310,7 +313,21 @@ impl Explorer {
         self
     }
 
+    /// Whether [`check`](Self::check) fails when a coverage point
+    /// ([`sim_rt::sometimes!`], [`sim_rt::reachable!`]) was hit in none of
+    /// the executions (default off: such a pass is noted on stderr). On, a
+    /// `sometimes!` is a property of the exploration, as Antithesis's
+    /// assertion of that name is: the search must reach it.
+    pub fn require_coverage(mut self, on: bool) -> Self {
+        self.require_coverage = on;
+        self
+    }
+
     /// Explores, and panics with the report if an execution failed.
+    ///
+    /// A pass with coverage points that no execution hit (see
+    /// [`Report::never_hit`]) says so on stderr, or fails with
+    /// [`require_coverage`](Self::require_coverage).
     ///
     /// # Panics
     ///
@@ -326,6 +343,17 @@ impl Explorer {
         let report = self.run(test);
         if report.failed() {
             panic!("{report}");
+        }
+        if !report.never_hit().is_empty() && report.search != "replay" {
+            if self.require_coverage {
+                panic!(
+                    "{report}\nThe search never reached every coverage point it must \
+                     (`require_coverage`): give it more executions (SIM_EXECUTIONS), a deeper \
+                     delay bound (SIM_MAX_DELAYS), or another strategy (SIM_SEARCH=swarm, \
+                     SIM_EXPLORER=pct:3), or check that the state can happen at all"
+                );
+            }
+            eprintln!("explorer: passed, but not everywhere: {report}");
         }
     }
 

@@ -73,6 +73,7 @@
 #![warn(missing_debug_implementations)]
 #![forbid(unsafe_code)]
 
+pub mod coverage;
 mod env;
 mod exec;
 pub mod explorers;
@@ -91,6 +92,7 @@ mod swarm;
 mod tell;
 pub mod token;
 
+pub use crate::coverage::Coverage;
 pub use crate::exec::TestOutcome;
 pub use crate::explorers::{
     DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use sim_rt::runtime::{Failure, Trace};
 
+use crate::coverage::Coverage;
 use crate::liveness::LivenessFinding;
 use crate::shrink::Shrunk;
 use crate::token::ReplayToken;
@@ -101,12 +102,23 @@ pub struct Report {
     /// [`Liveness`](crate::Liveness)). With several jobs and a failure,
     /// executions run after the failing one may be counted too.
     pub slow: u64,
+    /// The coverage points ([`sim_rt::sometimes!`], [`sim_rt::reachable!`])
+    /// this exploration answers for, and in how many of its executions
+    /// (those counted in `executions`) each was reached and hit. See
+    /// [`crate::coverage`].
+    pub coverage: Coverage,
 }
 
 impl Report {
     /// Whether a failure was found.
     pub fn failed(&self) -> bool {
         self.failure.is_some()
+    }
+
+    /// The coverage points hit in none of the executions: states the
+    /// search never reached.
+    pub fn never_hit(&self) -> Vec<sim_rt::sim::Point> {
+        self.coverage.never_hit()
     }
 }
 
@@ -204,7 +216,11 @@ impl fmt::Display for Report {
                 if let Some((i, n)) = self.shard {
                     write!(f, " (shard {i}/{n})")?;
                 }
-                write!(f, " in {:.1?}", self.elapsed)
+                write!(f, " in {:.1?}", self.elapsed)?;
+                if !self.coverage.is_empty() {
+                    write!(f, "\n  {}", self.coverage)?;
+                }
+                Ok(())
             }
         }
     }

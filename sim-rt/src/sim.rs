@@ -77,6 +77,77 @@ pub fn buggify() -> bool {
     })
 }
 
+pub use crate::runtime::coverage::{Hits, Point, PointKind};
+pub use crate::{reachable, sometimes};
+
+/// A [`sometimes!`](crate::sometimes!) point at the caller's location:
+/// records whether `condition` holds here, in this execution, and returns
+/// it. Unlike the macro, a point of this form is known to the explorer
+/// only once reached (the macro registers it with the linker, so a point
+/// never reached is reported too).
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[track_caller]
+pub fn sometimes(condition: bool, name: &'static str) -> bool {
+    let at = std::panic::Location::caller();
+    cover(
+        Point {
+            file: at.file(),
+            line: at.line(),
+            column: at.column(),
+            name,
+            kind: PointKind::Sometimes,
+        },
+        condition,
+    )
+}
+
+/// A [`reachable!`](crate::reachable!) point at the caller's location,
+/// known to the explorer only once reached (see [`sometimes()`]).
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[track_caller]
+pub fn reachable(name: &'static str) {
+    let at = std::panic::Location::caller();
+    cover(
+        Point {
+            file: at.file(),
+            line: at.line(),
+            column: at.column(),
+            name,
+            kind: PointKind::Reachable,
+        },
+        true,
+    );
+}
+
+/// Every coverage point that [`sometimes!`](crate::sometimes!) and
+/// [`reachable!`](crate::reachable!) registered in this binary, reached or
+/// not, sorted by place.
+pub fn coverage_points() -> Vec<Point> {
+    crate::runtime::coverage::registered()
+}
+
+/// What the macros expand to: records `point` in the running simulation.
+#[doc(hidden)]
+#[track_caller]
+pub fn cover(point: Point, held: bool) -> bool {
+    context::with(|w| {
+        let step = w.core.borrow().step;
+        w.coverage.borrow_mut().record(point, held, step);
+    });
+    held
+}
+
+#[doc(hidden)]
+pub use crate::runtime::coverage::POINTS as __POINTS;
+#[doc(hidden)]
+pub use linkme as __linkme;
+
 /// The seed of the running simulation.
 #[track_caller]
 pub fn seed() -> u64 {

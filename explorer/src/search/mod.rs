@@ -145,6 +145,7 @@ impl Ctx<'_> {
             elapsed: self.started.elapsed(),
             failure: None,
             slow: 0,
+            coverage: Default::default(),
         }
     }
 
@@ -369,6 +370,7 @@ pub(crate) fn run_portfolio(ctx: &Ctx<'_>, members: &[portfolio::Member]) -> Rep
 fn finish(ctx: &Ctx<'_>, mut report: Report) -> Report {
     report.elapsed = ctx.started.elapsed();
     report.slow = ctx.target.slow.load(std::sync::atomic::Ordering::Relaxed);
+    report.coverage.answer_for(&sim_rt::sim::coverage_points());
     ctx.progress.finish(&report);
     report
 }

@@ -22,6 +22,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use crate::coverage::Coverage;
 use crate::report::{FoundFailure, Report};
 
 use super::Ctx;
@@ -55,6 +56,8 @@ pub(super) struct Done {
     /// Its failure; `execution` counts within the unit until the pool
     /// offsets it.
     pub(super) found: Option<FoundFailure>,
+    /// What its executions covered.
+    pub(super) coverage: Coverage,
 }
 
 /// The sequence of units: `strata[k] = (bound, count)` units in order, the
@@ -194,6 +197,7 @@ pub(super) fn run(
         let done = done.expect("every unit up to the first failure completes");
         report.samples.push(unit(k as u64).seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
+        report.coverage.merge(&done.coverage);
         if let Some(mut found) = done.found {
             found.execution += report.executions;
             report.executions += done.executions;

@@ -263,6 +263,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                 });
                 ctx.progress.executed(1, 0);
                 report.executions = 1;
+                report.coverage.add_execution(&ran.coverage);
                 if ran.failure.is_some() {
                     report.failure = Some(c.found(ran, ctx.seed, &[], 0, 1));
                     return report;
@@ -303,9 +304,12 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                 let schedule = vec![sweep[unit.index as usize - 1]];
                 let ran = c.target.run(Exec::of(unit.seed, schedule.clone(), "ses"));
                 ctx.progress.executed(1, 1);
+                let mut coverage = crate::coverage::Coverage::default();
+                coverage.add_execution(&ran.coverage);
                 Done {
                     executions: 1,
                     max_delays: 1,
+                    coverage,
                     found: ran
                         .failure
                         .is_some()

@@ -36,6 +36,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     });
     report.executions = 1;
     report.samples.push(token.seed);
+    report.coverage.add_execution(&ran.coverage);
     // A deviation at a pick costs its delays; at a data choice, one.
     let delays = token
         .schedule

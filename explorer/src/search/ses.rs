@@ -191,6 +191,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             executions += 1;
             ctx.progress.executed(1, c);
             report.max_delays_reached = report.max_delays_reached.max(c);
+            report.coverage.add_execution(&ran.coverage);
             if ran.failure.is_some() {
                 report.executions = executions;
                 report.distinct_states = cache.len() as u64;

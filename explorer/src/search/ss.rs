@@ -37,6 +37,7 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sim_rt::scheduler::{derive_seed, uniform};
 
+use crate::coverage::Coverage;
 use crate::exec::Exec;
 use crate::report::Report;
 use crate::schedule::Deviation;
@@ -133,6 +134,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
     let mut from = 0u32;
     let mut from_data = false;
     let mut executions = 0u64;
+    let mut coverage = Coverage::default();
     loop {
         let deviations: Vec<Deviation> = schedule.iter().map(|&(d, _)| d).collect();
         let delays: u32 = schedule
@@ -146,11 +148,13 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
         });
         executions += 1;
         ctx.progress.executed(1, delays);
+        coverage.add_execution(&ran.coverage);
         if ran.failure.is_some() {
             return Done {
                 executions,
                 max_delays: delays,
                 found: Some(ctx.found(ran, unit.seed, &deviations, delays, executions)),
+                coverage,
             };
         }
         if delays >= unit.bound {
@@ -158,6 +162,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 executions,
                 max_delays: delays,
                 found: None,
+                coverage,
             };
         }
         // The last segment: branching points from the last delay on (after
@@ -175,6 +180,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 executions,
                 max_delays: delays,
                 found: None,
+                coverage,
             };
         }
         let b = segment[uniform(&mut rng, segment.len())];

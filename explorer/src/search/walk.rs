@@ -11,6 +11,7 @@
 //! runs the execution with seed `s` first. Executions run on `SIM_JOBS`
 //! threads and shard with `SIM_SHARD` (see `pool.rs`).
 
+use crate::coverage::Coverage;
 use crate::exec::Exec;
 use crate::report::Report;
 
@@ -62,9 +63,12 @@ pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
     let search = if swarm { "swarm" } else { "walk" };
     let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
     ctx.progress.executed(1, 0);
+    let mut coverage = Coverage::default();
+    coverage.add_execution(&ran.coverage);
     Done {
         executions: 1,
         max_delays: 0,
+        coverage,
         found: ran
             .failure
             .is_some()

@@ -23,3 +23,70 @@ pub use sim_rt_macros::{
     select_priv_clean_pattern, select_priv_count, select_priv_declare_output_enum,
     select_priv_variant,
 };
+
+/// A coverage point that should hold in *some* execution, after
+/// Antithesis's `assert_sometimes!`: records whether `condition` holds
+/// here and evaluates to it. Not a failure when it does not hold; an
+/// exploration in which it never held says so in its report
+/// (`Report::never_hit`), so a test learns that its search never reached
+/// the state the point describes (a leader isolated while a client
+/// writes, a retry that finds its request applied).
+///
+/// The point is registered with the linker, so the report names it even
+/// when no execution reached its line. `name` is a string literal.
+///
+/// ```
+/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// let retries = 2;
+/// sim_rt::sometimes!(retries > 1, "a request retried more than once");
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[macro_export]
+macro_rules! sometimes {
+    ($condition:expr, $name:literal $(,)?) => {{
+        #[$crate::sim::__linkme::distributed_slice($crate::sim::__POINTS)]
+        #[linkme(crate = $crate::sim::__linkme)]
+        static POINT: $crate::sim::Point = $crate::sim::Point {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            name: $name,
+            kind: $crate::sim::PointKind::Sometimes,
+        };
+        $crate::sim::cover(POINT, $condition)
+    }};
+}
+
+/// A coverage point that should run in *some* execution, after
+/// Antithesis's `assert_reachable!`: see [`sometimes!`](crate::sometimes!).
+///
+/// ```
+/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// if sim_rt::choose(2) == 1 {
+///     sim_rt::reachable!("the rare branch");
+/// }
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// Outside a simulation.
+#[macro_export]
+macro_rules! reachable {
+    ($name:literal $(,)?) => {{
+        #[$crate::sim::__linkme::distributed_slice($crate::sim::__POINTS)]
+        #[linkme(crate = $crate::sim::__linkme)]
+        static POINT: $crate::sim::Point = $crate::sim::Point {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            name: $name,
+            kind: $crate::sim::PointKind::Reachable,
+        };
+        $crate::sim::cover(POINT, true);
+    }};
+}

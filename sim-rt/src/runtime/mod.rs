@@ -33,6 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) mod context;
+pub(crate) mod coverage;
 mod failure;
 mod fault;
 pub(crate) mod fs;
@@ -818,6 +819,15 @@ impl Runtime {
     /// though [`Trace`] numbers them too.
     pub fn steps(&self) -> u64 {
         self.world.core.borrow().step
+    }
+
+    /// The coverage points ([`sometimes!`](crate::sometimes!),
+    /// [`reachable!`](crate::reachable!)) evaluated so far, in point order,
+    /// with what this execution did at each. A registered point never
+    /// evaluated is absent: [`sim::coverage_points`](crate::sim::coverage_points)
+    /// lists them all.
+    pub fn coverage(&self) -> Vec<(crate::sim::Point, crate::sim::Hits)> {
+        self.world.coverage.borrow().snapshot()
     }
 
     /// Whether every [`sim::eventually`](crate::sim::eventually) property

@@ -239,6 +239,8 @@ pub(crate) struct World {
     pub(crate) liveness: RefCell<super::liveness::Props>,
     /// The story, when recorded (see `story.rs`).
     pub(crate) story: Option<RefCell<Vec<super::story::Told>>>,
+    /// The coverage points evaluated so far (see `coverage.rs`).
+    pub(crate) coverage: RefCell<super::coverage::Coverage>,
 }
 
 impl std::fmt::Debug for World {
@@ -299,6 +301,7 @@ impl World {
             id,
             liveness,
             story,
+            coverage: RefCell::default(),
             core: RefCell::new(Core {
                 config,
                 now: start,
