@@ -53,6 +53,8 @@ impl Net {
         self.check_local_ip(host, addr.ip())?;
         let port = self.bind_port(host, Proto::Udp, addr)?;
         let id = self.ids.socket();
+        // Ids grow, so the port's list stays in id order.
+        self.udp_ports.entry((host, port)).or_default().push(id);
         self.sockets.insert(
             id,
             Socket {
@@ -186,7 +188,17 @@ impl Net {
     /// Closes the socket; queued datagrams are discarded. A no-op if it no
     /// longer exists.
     pub fn udp_close(&mut self, socket: SocketId) {
-        self.sockets.remove(&socket);
+        if let Some(s) = self.sockets.remove(&socket) {
+            let key = (s.host, s.local.port());
+            let ids = self
+                .udp_ports
+                .get_mut(&key)
+                .expect("a bound socket is in its port's list");
+            ids.retain(|id| *id != socket);
+            if ids.is_empty() {
+                self.udp_ports.remove(&key);
+            }
+        }
     }
 
     fn socket(&self, socket: SocketId) -> &Socket {
@@ -211,11 +223,14 @@ impl Net {
         data: Bytes,
     ) {
         let mut best: Option<(u8, SocketId)> = None;
-        for (sid, s) in &self.sockets {
-            let matches = s.host == host
-                && s.local.port() == dst.port()
-                && covers(s.local.ip(), dst.ip())
-                && (s.peer.is_none() || s.peer == Some(src));
+        let bound = self
+            .udp_ports
+            .get(&(host, dst.port()))
+            .map_or(&[][..], Vec::as_slice);
+        for sid in bound {
+            let s = &self.sockets[sid];
+            let matches =
+                covers(s.local.ip(), dst.ip()) && (s.peer.is_none() || s.peer == Some(src));
             if matches {
                 let score = 2 * u8::from(s.local.ip() == dst.ip()) + u8::from(s.peer.is_some());
                 if !matches!(best, Some((b, _)) if b >= score) {

@@ -179,4 +179,5 @@ pub use self::id::{ConnId, HostId, ListenerId, PacketId, SocketId};
 pub use self::link::LinkConfig;
 pub use self::net::Net;
 pub use self::packet::{Packet, PacketKind, Window};
+pub use self::store::Deliverable;
 pub use self::stream::TcpHangup;

@@ -13,9 +13,9 @@
 //! - A stream endpoint's `in_flight` equals the data bytes of its flow.
 //!
 //! [`Net::check_invariants`] checks all of these and those of the stream
-//! endpoints and the packet store (whose per-packet head flags answer
-//! [`Net::schedule_into`]; it is checked against a scan of the flows); the
-//! tests call it after every step.
+//! endpoints and the packet store (whose indexes answer
+//! [`Net::schedule`] and [`Net::schedule_into`]; they are checked against a
+//! scan of the flows); the tests call it after every step.
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
@@ -30,6 +30,7 @@ use crate::id::IdGen;
 use crate::link::Links;
 use crate::listener::Listener;
 use crate::packet::{Body, Segment};
+use crate::store::Deliverable;
 use crate::store::Packets;
 use crate::{
     ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
@@ -51,6 +52,10 @@ pub struct Net {
     pub(crate) conns: Conns,
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: BTreeMap<SocketId, Socket>,
+    /// The datagram sockets of each (host, local port), in id order: where
+    /// a datagram arriving at that port is looked for, without a pass over
+    /// every socket of the network.
+    pub(crate) udp_ports: BTreeMap<(HostId, u16), Vec<SocketId>>,
     pub(crate) events: Vec<Event>,
     /// Datagrams discarded as they were sent (a blocked path), since the
     /// last [`Net::take_events`]...
@@ -88,6 +93,7 @@ impl Net {
             conns: Conns::default(),
             listeners: BTreeMap::new(),
             sockets: BTreeMap::new(),
+            udp_ports: BTreeMap::new(),
             events: Vec::new(),
             blocked_at_send: Vec::new(),
             last_blocked: Vec::new(),
@@ -157,10 +163,26 @@ impl Net {
         out
     }
 
+    /// [`Net::schedule_into`] for a runtime that asks at every step, with a
+    /// clock that never goes back: the deliverable packets (a view of the
+    /// store's own index, in send order), the next opening and the latest
+    /// arrival. Costs a logarithm per packet that entered, left or opened
+    /// since the last call, not a pass over the packets in flight.
+    ///
+    /// # Panics
+    ///
+    /// If `now` is earlier than at the last call.
+    pub fn schedule(
+        &mut self,
+        now: Duration,
+    ) -> (Deliverable<'_>, Option<Duration>, Option<Duration>) {
+        self.packets.schedule(now)
+    }
+
     /// [`Net::deliverable`] (appended to `out`),
-    /// [`Net::next_deliverable_at`] and [`Net::latest_arrival`] in one pass
-    /// over the packets: what a runtime asks at every step (the other
-    /// three are this one, so the model's tests of them test it).
+    /// [`Net::next_deliverable_at`] and [`Net::latest_arrival`] at once,
+    /// for any `now`, from the store's indexes (the other three are this
+    /// one, so the model's tests of them test it).
     pub fn schedule_into(
         &self,
         now: Duration,
@@ -296,6 +318,14 @@ impl Net {
                 );
             }
         }
+        let mut ports: BTreeMap<(HostId, u16), Vec<SocketId>> = BTreeMap::new();
+        for (id, s) in &self.sockets {
+            ports.entry((s.host, s.local.port())).or_default().push(*id);
+        }
+        assert_eq!(
+            ports, self.udp_ports,
+            "the datagram sockets' port index is stale"
+        );
         self.conns.check();
         for (id, c) in self.conns.iter() {
             if !flows.contains_key(&id) {

@@ -31,7 +31,7 @@
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, Criterion, Throughput};
 
 /// W1: messages exchanged (each way counts).
 const W1_MESSAGES: u64 = 100_000;
@@ -309,4 +309,44 @@ fn w4_tiny_sim(c: &mut Criterion) {
 }
 
 criterion_group!(benches, w1_mpsc, w2_spawn_yield, w3_sleep, w4_tiny_sim);
-criterion_main!(benches);
+
+/// `SIM_BENCH_ONCE=w1|w2|w3|w4`: one run of that workload on sim-rt (W4:
+/// 200 executions), for instruction counts (`valgrind --tool=callgrind`)
+/// and allocation profiles, which criterion's repetitions would swamp.
+fn once(which: &str) {
+    match which {
+        "w1" => assert_eq!(
+            sim_runtime().block_on(on_sim::w1_mpsc(W1_MESSAGES)),
+            (1..=W1_MESSAGES / 2).sum::<u64>()
+        ),
+        "w2" => assert_eq!(
+            sim_runtime().block_on(on_sim::w2_spawn_yield(W2_TASKS)),
+            (0..W2_TASKS).sum::<u64>()
+        ),
+        "w3" => {
+            sim_runtime_paused().block_on(on_sim::w3_sleep(W3_TASKS, W3_SLEEPS));
+        }
+        "w4" => {
+            for seed in 0..200 {
+                sim_rt::runtime::Builder::new_current_thread()
+                    .seed(seed)
+                    .build()
+                    .unwrap()
+                    .block_on(on_sim::w4_ring(W4_TASKS, W4_MESSAGES));
+            }
+        }
+        _ => {
+            eprintln!("SIM_BENCH_ONCE takes w1, w2, w3 or w4; got {which:?}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn main() {
+    if let Ok(which) = std::env::var("SIM_BENCH_ONCE") {
+        return once(&which);
+    }
+    // What `criterion_main!` does.
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

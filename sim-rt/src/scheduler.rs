@@ -322,6 +322,20 @@ pub trait Scheduler {
     /// Picks the next event to run.
     fn pick(&mut self, enabled: &[Event]) -> usize;
 
+    /// For a scheduler whose pick depends only on how many events are
+    /// enabled, not on which (the default [`RandomScheduler`]): the index
+    /// [`pick`](Scheduler::pick) would return for any `n` events, with the
+    /// same effect on the scheduler. The runtime asks this first at every
+    /// step and builds the list for `pick` only on `None` (the default), so
+    /// a large simulation (a thousand hosts, thousands of packets
+    /// deliverable at once) does not pay for a list its scheduler never
+    /// reads. The events are numbered as `pick` would see them: polls,
+    /// then deliveries in send order, then `Advance`.
+    fn pick_count(&mut self, n: usize) -> Option<usize> {
+        let _ = n;
+        None
+    }
+
     /// Resolves a data choice among `n` options.
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize;
 
@@ -342,6 +356,9 @@ pub trait Scheduler {
 impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
     fn pick(&mut self, enabled: &[Event]) -> usize {
         (**self).pick(enabled)
+    }
+    fn pick_count(&mut self, n: usize) -> Option<usize> {
+        (**self).pick_count(n)
     }
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
         (**self).choose(kind, n)
@@ -416,10 +433,15 @@ impl RandomScheduler {
 
 impl Scheduler for RandomScheduler {
     fn pick(&mut self, enabled: &[Event]) -> usize {
-        if enabled.len() == 1 {
-            return 0;
+        self.pick_count(enabled.len())
+            .expect("a random pick depends only on the count")
+    }
+
+    fn pick_count(&mut self, n: usize) -> Option<usize> {
+        if n == 1 {
+            return Some(0);
         }
-        uniform(&mut self.rng, enabled.len())
+        Some(uniform(&mut self.rng, n))
     }
 
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {

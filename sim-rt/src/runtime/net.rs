@@ -52,12 +52,6 @@ struct Waiters {
 pub(crate) struct NetState {
     pub(crate) net: Net,
     waiters: FxHashMap<Endpoint, Waiters>,
-    /// `net.deliverable(at)`, valid while the model's generation is `generation`.
-    deliverable: Vec<PacketId>,
-    /// The next window opening and the latest arrival, likewise.
-    due: (Option<Duration>, Option<Duration>),
-    /// The time and model generation the cached answers are for.
-    at: Option<(Duration, u64)>,
     /// Reused buffer for drained events.
     events: Vec<sim_net::Event>,
     /// Reused buffer for the wakers an event batch wakes.
@@ -69,9 +63,6 @@ impl NetState {
         NetState {
             net: Net::new(config),
             waiters: FxHashMap::default(),
-            deliverable: Vec::new(),
-            due: (None, None),
-            at: None,
             events: Vec::new(),
             wakers: Vec::new(),
         }
@@ -79,22 +70,13 @@ impl NetState {
 
     /// The packets deliverable at `now`, the next instant a packet's window
     /// opens after `now`, and the latest instant by which some packet in
-    /// flight must be delivered (cached between changes).
+    /// flight must be delivered: the model's indexes, kept up to date as
+    /// packets come and go, so asking costs nothing per packet in flight.
     pub(crate) fn schedule(
         &mut self,
         now: Duration,
-    ) -> (&[PacketId], Option<Duration>, Option<Duration>) {
-        let key = Some((now, self.net.generation()));
-        if self.at != key {
-            self.at = key;
-            self.deliverable.clear();
-            self.due = if self.net.packet_count() > 0 {
-                self.net.schedule_into(now, &mut self.deliverable)
-            } else {
-                (None, None)
-            };
-        }
-        (&self.deliverable, self.due.0, self.due.1)
+    ) -> (sim_net::Deliverable<'_>, Option<Duration>, Option<Duration>) {
+        self.net.schedule(now)
     }
 }
 

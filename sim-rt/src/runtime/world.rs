@@ -896,12 +896,14 @@ impl World {
         let polls = core.enabled.len();
         let now = core.now;
         let mut net = self.net.borrow_mut();
+        // The enabled events are the polls, then the deliveries (in send
+        // order), then `Advance`; the deliveries are the model's own index,
+        // copied into `enabled` only for a scheduler that reads the list.
         let (deliverable, window, latest) = net.schedule(now);
-        for p in deliverable {
-            core.enabled.push(Event::Deliver(*p));
-        }
+        let delivers = deliverable.len();
         // Where `Advance`, if enabled, moves the clock.
         let mut advance_to = now;
+        let mut advance = false;
         if polls == 0 {
             // Nothing can run: time may move to the next timer deadline or
             // window opening, unless a packet must arrive before then.
@@ -911,7 +913,7 @@ impl World {
             };
             match target {
                 Some(t) if latest.is_some_and(|l| t > l) => {}
-                Some(t) if t > core.time_limit && core.enabled.is_empty() => {
+                Some(t) if t > core.time_limit && delivers == 0 => {
                     let limit = core.config.max_time;
                     drop(net);
                     let tasks = self.task_infos(core);
@@ -927,35 +929,65 @@ impl World {
                 Some(t) if t > core.time_limit => {}
                 Some(t) => {
                     advance_to = t;
-                    core.enabled.push(Event::Advance);
+                    advance = true;
                 }
                 None => {}
             }
-            if core.enabled.is_empty() {
+            if delivers == 0 && !advance {
                 drop(net);
                 let tasks = self.task_infos(core);
                 return Err(Box::new(self.failure_in(core, Cause::Deadlock { tasks })));
             }
         }
-        drop(net);
         if core.step >= core.config.max_steps {
-            core.enabled.truncate(polls);
+            drop(net);
             let tasks = self.task_infos(core);
             let limit = core.config.max_steps;
             return Err(Box::new(
                 self.failure_in(core, Cause::StepLimit { limit, tasks }),
             ));
         }
-        let n = core.enabled.len();
-        let index = self.scheduler.borrow_mut().pick(&core.enabled);
-        assert!(
-            index < n,
-            "the scheduler picked option {index} but only {n} events are enabled"
-        );
-        let event = core.enabled[index];
-        // Deliver and Advance are recomputed at every step; polls stay
-        // enabled until run.
-        core.enabled.truncate(polls);
+        let n = polls + delivers + usize::from(advance);
+        let mut scheduler = self.scheduler.borrow_mut();
+        let (index, event) = match scheduler.pick_count(n) {
+            Some(index) => {
+                assert!(
+                    index < n,
+                    "the scheduler picked option {index} but only {n} events are enabled"
+                );
+                let event = if index < polls {
+                    core.enabled[index]
+                } else if index < polls + delivers {
+                    Event::Deliver(
+                        deliverable
+                            .get(index - polls)
+                            .expect("the index is within the deliveries"),
+                    )
+                } else {
+                    Event::Advance
+                };
+                drop(net);
+                (index, event)
+            }
+            None => {
+                core.enabled.extend(deliverable.iter().map(Event::Deliver));
+                drop(net);
+                if advance {
+                    core.enabled.push(Event::Advance);
+                }
+                let index = scheduler.pick(&core.enabled);
+                assert!(
+                    index < n,
+                    "the scheduler picked option {index} but only {n} events are enabled"
+                );
+                let event = core.enabled[index];
+                // Deliveries and Advance are asked anew at every step;
+                // polls stay enabled until run.
+                core.enabled.truncate(polls);
+                (index, event)
+            }
+        };
+        drop(scheduler);
         let key = if index < polls {
             core.enabled.swap_remove(index);
             core.enabled_keys.swap_remove(index)
