@@ -1,48 +1,60 @@
-//! The packets in the network, by id, indexed for the runtime's
-//! per-step question.
+//! The packets in the network, by id, and the answer to the runtime's
+//! per-step question: what is deliverable, and when does that change?
 //!
 //! Packet ids are handed out in increasing order and a packet is stored
-//! when it is created. The packets are a `BTreeMap` by id, so a delivery
-//! anywhere in the order costs a logarithm, not a shift of the packets
-//! behind it. Beside them the store keeps, up to date at every change:
+//! when it is created, so appending keeps the store sorted: a `VecDeque`
+//! ordered by id, looked up by binary search. Deliveries mostly take the
+//! oldest packet, which the deque pops; a packet removed from the middle
+//! leaves a *tombstone* (its id, no packet) that goes when it reaches the
+//! front, or when tombstones outnumber packets, so no removal shifts the
+//! packets behind it.
 //!
-//! - each flow's packet ids, oldest first, so the packet that becomes its
-//!   flow's *head* when the head is delivered is found without a scan (a
-//!   packet is its flow's head when no older packet of its flow is
-//!   stored; every datagram is a head; [`Packet::head`](crate::Packet)
-//!   says so);
-//! - the heads whose window has opened (by the last instant the runtime
-//!   asked about), oldest first: the `Deliver` events;
-//! - the other heads with a window, by opening instant: the next instant a
-//!   delivery becomes possible;
-//! - every window by its latest instant: how far time may advance.
+//! Each packet carries whether it is its flow's *head* (no older packet of
+//! its flow is stored; every datagram is a head), which the store sets.
 //!
-//! So the runtime's per-step question ("what is deliverable, and when does
-//! that change?") costs a logarithm per packet that entered, left or
-//! opened since the last step, however many packets are in flight; the
-//! issue of large clusters (issue #24) is where a scan of every packet at
-//! every step cost 45% of a 300-host gossip's instructions.
+//! # Two ways to answer, by size
+//!
+//! A simulation of a few hosts has a handful of packets in flight: a pass
+//! over them at each step (cached while neither the packets nor the time
+//! change) is the cheapest answer, and what a small run pays. A large one
+//! (a thousand gossiping hosts: thousands in flight) cannot afford a pass
+//! per step, so past [`INDEX_AT`] packets the store builds indexes and keeps
+//! them up to date at every change, until it is empty again:
+//!
+//! - each flow's packet ids, oldest first (the next head, without a scan);
+//! - the heads whose window has opened (by the last instant asked), oldest
+//!   first, in chunks ([`OpenHeads`]): the `Deliver` events;
+//! - the other heads with a window, by opening instant;
+//! - every window by its latest instant.
+//!
+//! Either way the answer is the same, in send order (checked against a scan
+//! by [`Packets::check`] and a proptest of random histories).
 //!
 //! # Invariants
 //!
-//! - A packet's `head` is true exactly when no older stored packet
-//!   belongs to the same flow (always for a datagram).
-//! - `open` holds, in id order, exactly the heads with a window whose
-//!   `earliest` is at most `opened`; `closed` exactly the other heads with
-//!   a window; `latest` exactly the packets with a window.
-//!
-//! [`Packets::check`] verifies them.
+//! - Ids are strictly increasing from front to back; the front slot is
+//!   never a tombstone.
+//! - A packet's `head` is true exactly when no older stored packet belongs
+//!   to the same flow (always for a datagram).
+//! - With an index: `open` holds, in id order, exactly the heads with a
+//!   window whose `earliest` is at most `opened`; `closed` exactly the
+//!   other heads with a window; `latest` exactly the packets with a window;
+//!   `flows` each flow's stored ids in order.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use crate::{ConnId, Packet, PacketId, Window};
 
+/// Packets stored before the store indexes them (see the module docs).
+pub(crate) const INDEX_AT: usize = 64;
+
 /// Packet ids in increasing order, in chunks of at most `2 * CHUNK`: the
-/// deliverable heads. A delivery removes one anywhere in the order, a
-/// scheduler names one by its position; both cost a pass over the chunks'
-/// lengths and a shift within one chunk, where one sorted `Vec` would
-/// shift half the ids (28% of a 1,000-host gossip's instructions).
+/// deliverable heads of an indexed store. A delivery removes one anywhere
+/// in the order, a scheduler names one by its position; both cost a pass
+/// over the chunks' lengths and a shift within one chunk, where one sorted
+/// `Vec` would shift half the ids (28% of a 1,000-host gossip's
+/// instructions).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct OpenHeads {
     chunks: Vec<Vec<PacketId>>,
@@ -53,27 +65,51 @@ pub(crate) struct OpenHeads {
 /// [`Net::schedule`](crate::Net::schedule) answers: counted, and each named
 /// by its position, without a copy.
 #[derive(Debug, Clone, Copy)]
-pub struct Deliverable<'a>(&'a OpenHeads);
+pub struct Deliverable<'a>(Ids<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum Ids<'a> {
+    Slice(&'a [PacketId]),
+    Chunks(&'a OpenHeads),
+}
 
 impl<'a> Deliverable<'a> {
+    /// No packet.
+    pub fn none() -> Deliverable<'static> {
+        Deliverable(Ids::Slice(&[]))
+    }
+
     /// How many packets are deliverable.
     pub fn len(&self) -> usize {
-        self.0.len
+        match self.0 {
+            Ids::Slice(s) => s.len(),
+            Ids::Chunks(c) => c.len,
+        }
     }
 
     /// Whether none is.
     pub fn is_empty(&self) -> bool {
-        self.0.len == 0
+        self.len() == 0
     }
 
     /// The `i`-th deliverable packet in send order.
     pub fn get(&self, i: usize) -> Option<PacketId> {
-        self.0.get(i)
+        match self.0 {
+            Ids::Slice(s) => s.get(i).copied(),
+            Ids::Chunks(c) => c.get(i),
+        }
     }
 
     /// Every deliverable packet, in send order.
     pub fn iter(&self) -> impl Iterator<Item = PacketId> + 'a {
-        self.0.iter()
+        let (slice, chunks) = match self.0 {
+            Ids::Slice(s) => (s, None),
+            Ids::Chunks(c) => (&[][..], Some(c)),
+        };
+        slice
+            .iter()
+            .copied()
+            .chain(chunks.into_iter().flat_map(OpenHeads::iter))
     }
 }
 
@@ -126,7 +162,7 @@ impl OpenHeads {
     }
 
     /// The `i`-th id in increasing order.
-    pub(crate) fn get(&self, mut i: usize) -> Option<PacketId> {
+    fn get(&self, mut i: usize) -> Option<PacketId> {
         for c in &self.chunks {
             if i < c.len() {
                 return Some(c[i]);
@@ -137,14 +173,21 @@ impl OpenHeads {
     }
 
     /// Every id, in increasing order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
+    fn iter(&self) -> impl Iterator<Item = PacketId> + '_ {
         self.chunks.iter().flatten().copied()
     }
 }
 
+/// A stored packet, or the tombstone of one removed from the middle.
+#[derive(Debug)]
+struct Slot {
+    id: PacketId,
+    packet: Option<Packet>,
+}
+
+/// The indexes of a large store (see the module docs).
 #[derive(Debug, Default)]
-pub(crate) struct Packets {
-    by_id: BTreeMap<PacketId, Packet>,
+struct Index {
     /// Each flow's stored packets, oldest first.
     flows: BTreeMap<ConnId, VecDeque<PacketId>>,
     /// Heads whose window opened by `opened`, in id order.
@@ -153,48 +196,21 @@ pub(crate) struct Packets {
     closed: BTreeSet<(Duration, PacketId)>,
     /// Every window, by its latest instant.
     latest: BTreeSet<(Duration, PacketId)>,
-    /// The instant up to which `closed` heads have been moved to `open`;
-    /// never decreases.
+    /// The instant up to which `closed` heads were moved to `open`.
     opened: Duration,
-    /// Bumped by every call that may change a packet or the set.
-    generation: u64,
 }
 
-impl Packets {
-    /// Stores a new packet, whose id must be newer than every stored one.
-    pub(crate) fn insert(&mut self, mut p: Packet) {
-        let id = p.id;
-        assert!(
-            self.by_id
-                .last_key_value()
-                .is_none_or(|(last, _)| *last < id),
-            "packet {id} is not newer than every packet in the network"
-        );
-        self.generation += 1;
-        p.head = match p.flow() {
-            None => true,
-            Some(f) => {
-                let q = self.flows.entry(f).or_default();
-                q.push_back(id);
-                q.len() == 1
-            }
-        };
-        if let Some(w) = p.window {
-            self.index(id, w, p.head);
-        }
-        self.by_id.insert(id, p);
-    }
-
+impl Index {
     /// Adds packet `id`'s window `w` to the indexes.
-    fn index(&mut self, id: PacketId, w: Window, head: bool) {
+    fn add_window(&mut self, id: PacketId, w: Window, head: bool) {
         self.latest.insert((w.latest, id));
         if head {
-            self.index_head(id, w);
+            self.add_head(id, w);
         }
     }
 
     /// Adds head `id` with window `w` to `open` or `closed`.
-    fn index_head(&mut self, id: PacketId, w: Window) {
+    fn add_head(&mut self, id: PacketId, w: Window) {
         if w.earliest <= self.opened {
             self.open.insert(id);
         } else {
@@ -203,7 +219,7 @@ impl Packets {
     }
 
     /// Removes packet `id`'s window `w` from the indexes.
-    fn unindex(&mut self, id: PacketId, w: Window, head: bool) {
+    fn remove_window(&mut self, id: PacketId, w: Window, head: bool) {
         self.latest.remove(&(w.latest, id));
         if head {
             if w.earliest <= self.opened {
@@ -214,14 +230,123 @@ impl Packets {
             }
         }
     }
+}
+
+#[derive(Debug)]
+pub(crate) struct Packets {
+    /// Oldest first; the front is never a tombstone.
+    slots: VecDeque<Slot>,
+    /// Packets stored (slots that are not tombstones).
+    live: usize,
+    /// Built past `index_at` packets, dropped when the store empties.
+    index: Option<Index>,
+    index_at: usize,
+    /// The last instant [`schedule`](Packets::schedule) was asked about.
+    asked: Duration,
+    /// A small store's answer, valid while `cached_at` is `(asked,
+    /// generation)`.
+    cache: Vec<PacketId>,
+    due: (Option<Duration>, Option<Duration>),
+    cached_at: Option<(Duration, u64)>,
+    /// Bumped by every call that may change a packet or the set.
+    generation: u64,
+}
+
+impl Default for Packets {
+    fn default() -> Self {
+        Packets::with_index_at(INDEX_AT)
+    }
+}
+
+impl Packets {
+    /// A store that indexes itself past `index_at` packets.
+    pub(crate) fn with_index_at(index_at: usize) -> Packets {
+        Packets {
+            slots: VecDeque::new(),
+            live: 0,
+            index: None,
+            index_at,
+            asked: Duration::ZERO,
+            cache: Vec::new(),
+            due: (None, None),
+            cached_at: None,
+            generation: 0,
+        }
+    }
+
+    #[inline]
+    fn position(&self, id: PacketId) -> Option<usize> {
+        // The newest and the oldest packets are the ones most often looked
+        // up (just sent, about to be delivered).
+        let i = match (self.slots.back(), self.slots.front()) {
+            (Some(s), _) if s.id == id => self.slots.len() - 1,
+            (_, Some(s)) if s.id == id => 0,
+            _ => self.slots.binary_search_by_key(&id, |s| s.id).ok()?,
+        };
+        self.slots[i].packet.is_some().then_some(i)
+    }
+
+    /// Stores a new packet, whose id must be newer than every stored one.
+    pub(crate) fn insert(&mut self, mut p: Packet) {
+        let id = p.id;
+        assert!(
+            self.slots.back().is_none_or(|s| s.id < id),
+            "packet {id} is not newer than every packet in the network"
+        );
+        self.generation += 1;
+        let flow = p.flow();
+        p.head = match (&mut self.index, flow) {
+            (_, None) => true,
+            (Some(ix), Some(f)) => {
+                let q = ix.flows.entry(f).or_default();
+                q.push_back(id);
+                q.len() == 1
+            }
+            (None, f) => !self
+                .slots
+                .iter()
+                .any(|s| s.packet.as_ref().is_some_and(|o| o.flow() == f)),
+        };
+        if let (Some(ix), Some(w)) = (&mut self.index, p.window) {
+            ix.add_window(id, w, p.head);
+        }
+        self.slots.push_back(Slot {
+            id,
+            packet: Some(p),
+        });
+        self.live += 1;
+        if self.index.is_none() && self.live > self.index_at {
+            self.build_index();
+        }
+    }
+
+    /// Indexes the store as it is (see the module docs).
+    fn build_index(&mut self) {
+        let mut ix = Index {
+            opened: self.asked,
+            ..Index::default()
+        };
+        for s in &self.slots {
+            let Some(p) = &s.packet else { continue };
+            if let Some(f) = p.flow() {
+                ix.flows.entry(f).or_default().push_back(p.id);
+            }
+            if let Some(w) = p.window {
+                ix.add_window(p.id, w, p.head);
+            }
+        }
+        self.index = Some(ix);
+    }
 
     /// A number that changes whenever the packets may have changed.
     pub(crate) fn generation(&self) -> u64 {
         self.generation
     }
 
+    #[inline]
     pub(crate) fn get(&self, id: PacketId) -> Option<&Packet> {
-        self.by_id.get(&id)
+        self.position(id)
+            .and_then(|i| self.slots[i].packet.as_ref())
     }
 
     /// Gives stored packet `id` window `w` (`None`: held).
@@ -231,91 +356,128 @@ impl Packets {
     /// If the packet is not stored.
     pub(crate) fn set_window(&mut self, id: PacketId, w: Option<Window>) {
         self.generation += 1;
-        let p = self
-            .by_id
-            .get_mut(&id)
+        let i = self
+            .position(id)
             .unwrap_or_else(|| panic!("set_window({id}): not in the network"));
+        let p = self.slots[i].packet.as_mut().expect("a stored packet");
         let (old, head) = (std::mem::replace(&mut p.window, w), p.head);
-        if let Some(old) = old {
-            self.unindex(id, old, head);
-        }
-        if let Some(w) = w {
-            self.index(id, w, head);
+        if let Some(ix) = &mut self.index {
+            if let Some(old) = old {
+                ix.remove_window(id, old, head);
+            }
+            if let Some(w) = w {
+                ix.add_window(id, w, head);
+            }
         }
     }
 
     pub(crate) fn remove(&mut self, id: PacketId) -> Option<Packet> {
-        let p = self.by_id.remove(&id)?;
+        let i = self.position(id)?;
         self.generation += 1;
-        if let Some(w) = p.window {
-            self.unindex(id, w, p.head);
-        }
-        if let Some(f) = p.flow() {
-            let q = self
-                .flows
-                .get_mut(&f)
-                .expect("a stored segment's flow is listed");
-            let mut promoted = None;
-            if p.head {
-                debug_assert_eq!(q.front(), Some(&id), "a flow's head is its oldest packet");
-                q.pop_front();
-                promoted = q.front().copied();
-            } else if let Some(at) = q.iter().position(|o| *o == id) {
-                q.remove(at);
+        let p = self.slots[i].packet.take().expect("a stored packet");
+        self.live -= 1;
+        let mut promoted = None;
+        if let Some(ix) = &mut self.index {
+            if let Some(w) = p.window {
+                ix.remove_window(id, w, p.head);
             }
-            if q.is_empty() {
-                self.flows.remove(&f);
-            }
-            // The next packet of the flow, if any, becomes its head.
-            if let Some(next) = promoted {
-                let n = self
-                    .by_id
-                    .get_mut(&next)
-                    .expect("listed packets are stored");
-                n.head = true;
-                if let Some(w) = n.window {
-                    self.index_head(next, w);
+            if let Some(f) = p.flow() {
+                let q = ix
+                    .flows
+                    .get_mut(&f)
+                    .expect("a stored segment's flow is listed");
+                if p.head {
+                    debug_assert_eq!(q.front(), Some(&id), "a flow's head is its oldest packet");
+                    q.pop_front();
+                    promoted = q.front().copied();
+                } else if let Some(at) = q.iter().position(|o| *o == id) {
+                    q.remove(at);
+                }
+                if q.is_empty() {
+                    ix.flows.remove(&f);
                 }
             }
+        } else if let (true, Some(f)) = (p.head, p.flow()) {
+            let flow = Some(f);
+            promoted = self
+                .slots
+                .range(i + 1..)
+                .filter_map(|s| s.packet.as_ref())
+                .find(|s| s.flow() == flow)
+                .map(|s| s.id);
+        }
+        // The next packet of the flow, if any, becomes its head.
+        if let Some(next) = promoted {
+            let at = self.position(next).expect("a listed packet is stored");
+            let n = self.slots[at].packet.as_mut().expect("a stored packet");
+            n.head = true;
+            if let (Some(ix), Some(w)) = (&mut self.index, n.window) {
+                ix.add_head(next, w);
+            }
+        }
+        // Tombstones go from the front, or all at once when they outnumber
+        // the packets.
+        while self.slots.front().is_some_and(|s| s.packet.is_none()) {
+            self.slots.pop_front();
+        }
+        if self.slots.len() > 2 * self.live + 32 {
+            self.slots.retain(|s| s.packet.is_some());
+        }
+        if self.live == 0 {
+            self.index = None;
         }
         Some(p)
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.by_id.len()
+        self.live
     }
 
     /// Every packet, oldest first.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (PacketId, &Packet)> + '_ {
-        self.by_id.iter().map(|(id, p)| (*id, p))
+        self.slots
+            .iter()
+            .filter_map(|s| s.packet.as_ref().map(|p| (s.id, p)))
     }
 
     /// The runtime's question at `now`, which must not be earlier than the
     /// last `now` asked: the heads whose window is open, oldest first, the
     /// earliest opening of the other heads' windows, and the earliest close
-    /// of all windows. Costs a logarithm per head that opened since the
-    /// last call.
+    /// of all windows. A small store answers by a pass over its packets,
+    /// cached until they or `now` change; an indexed one costs a logarithm
+    /// per head that opened since the last call.
     pub(crate) fn schedule(
         &mut self,
         now: Duration,
     ) -> (Deliverable<'_>, Option<Duration>, Option<Duration>) {
         assert!(
-            now >= self.opened,
+            now >= self.asked,
             "the packet store was asked about {now:?} after {:?}: time does not go back",
-            self.opened
+            self.asked
         );
-        self.opened = now;
-        while let Some(&(earliest, id)) = self.closed.first() {
+        self.asked = now;
+        if self.index.is_none() {
+            let key = Some((now, self.generation));
+            if self.cached_at != key {
+                self.cached_at = key;
+                self.cache.clear();
+                self.due = scan(&self.slots, now, &mut self.cache);
+            }
+            return (Deliverable(Ids::Slice(&self.cache)), self.due.0, self.due.1);
+        }
+        let ix = self.index.as_mut().expect("a small store answered above");
+        ix.opened = now;
+        while let Some(&(earliest, id)) = ix.closed.first() {
             if earliest > now {
                 break;
             }
-            self.closed.pop_first();
-            self.open.insert(id);
+            ix.closed.pop_first();
+            ix.open.insert(id);
         }
         (
-            Deliverable(&self.open),
-            self.closed.first().map(|(t, _)| *t),
-            self.latest.first().map(|(t, _)| *t),
+            Deliverable(Ids::Chunks(&ix.open)),
+            ix.closed.first().map(|(t, _)| *t),
+            ix.latest.first().map(|(t, _)| *t),
         )
     }
 
@@ -323,104 +485,154 @@ impl Packets {
     /// heads whose window is open at `now` to `out`, oldest first, and
     /// returns the earliest opening of the other heads' windows and the
     /// earliest close of all windows. Any `now`, without changing the
-    /// store: from the indexes when `now` is not before the last instant
-    /// [`schedule`](Self::schedule) was asked, else by a scan.
+    /// store.
     pub(crate) fn schedule_into(
         &self,
         now: Duration,
         out: &mut Vec<PacketId>,
     ) -> (Option<Duration>, Option<Duration>) {
-        let latest = self.latest.first().map(|(t, _)| *t);
-        if now < self.opened {
-            let mut next: Option<Duration> = None;
-            for p in self.by_id.values().filter(|p| p.head) {
-                let Some(w) = p.window else { continue };
-                if w.earliest <= now {
-                    out.push(p.id);
-                } else {
-                    next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
+        match &self.index {
+            Some(ix) if now >= ix.opened => {
+                let start = out.len();
+                out.extend(ix.open.iter());
+                let mut next = None;
+                for &(earliest, id) in &ix.closed {
+                    if earliest > now {
+                        next = Some(earliest);
+                        break;
+                    }
+                    out.push(id);
                 }
+                out[start..].sort_unstable();
+                (next, ix.latest.first().map(|(t, _)| *t))
             }
-            return (next, latest);
+            _ => scan(&self.slots, now, out),
         }
-        let start = out.len();
-        out.extend(self.open.iter());
-        let mut next = None;
-        for &(earliest, id) in &self.closed {
-            if earliest > now {
-                next = Some(earliest);
-                break;
-            }
-            out.push(id);
-        }
-        out[start..].sort_unstable();
-        (next, latest)
     }
 
     /// The window of the newest packet of `flow` older than `id` that has
     /// one (held packets have none).
     pub(crate) fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<crate::Window> {
-        self.flows
-            .get(&flow)?
-            .iter()
+        if let Some(ix) = &self.index {
+            return ix
+                .flows
+                .get(&flow)?
+                .iter()
+                .rev()
+                .filter(|o| **o < id)
+                .find_map(|o| self.get(*o).and_then(|p| p.window));
+        }
+        let flow = Some(flow);
+        let end = match self.slots.back() {
+            Some(s) if s.id >= id => self.slots.partition_point(|s| s.id < id),
+            // Most often `id` is new, newer than every stored packet.
+            _ => self.slots.len(),
+        };
+        self.slots
+            .range(..end)
             .rev()
-            .filter(|o| **o < id)
-            .find_map(|o| self.by_id[o].window)
+            .filter_map(|s| s.packet.as_ref())
+            .filter(|s| s.flow() == flow)
+            .find_map(|s| s.window)
     }
 
     /// Every id, oldest first.
     pub(crate) fn ids(&self) -> Vec<PacketId> {
-        self.by_id.keys().copied().collect()
+        self.iter().map(|(id, _)| id).collect()
     }
 
     /// Checks the store's invariants (see the module docs).
     pub(crate) fn check(&self) {
+        assert!(
+            self.slots
+                .iter()
+                .zip(self.slots.iter().skip(1))
+                .all(|(a, b)| a.id < b.id),
+            "the packet store is not in send order"
+        );
+        assert!(
+            self.slots.front().is_none_or(|s| s.packet.is_some()),
+            "a tombstone at the front"
+        );
+        assert_eq!(
+            self.live,
+            self.iter().count(),
+            "the count of packets is stale"
+        );
         let mut seen: BTreeSet<ConnId> = BTreeSet::new();
-        let mut open = Vec::new();
-        let mut closed = BTreeSet::new();
-        let mut latest = BTreeSet::new();
-        for (id, s) in &self.by_id {
-            assert_eq!(*id, s.id, "a packet is stored under its own id");
+        for (id, s) in self.iter() {
+            assert_eq!(id, s.id, "a packet is stored under its own id");
             let head = match s.flow() {
                 None => true,
                 Some(f) => seen.insert(f),
             };
             assert_eq!(s.head, head, "{id}: stale head flag in the store");
+        }
+        let Some(ix) = &self.index else {
+            assert!(
+                self.live <= self.index_at || self.live == 0,
+                "a large store unindexed"
+            );
+            return;
+        };
+        let mut open = Vec::new();
+        let mut closed = BTreeSet::new();
+        let mut latest = BTreeSet::new();
+        let mut flows: BTreeMap<ConnId, VecDeque<PacketId>> = BTreeMap::new();
+        for (id, s) in self.iter() {
+            if let Some(f) = s.flow() {
+                flows.entry(f).or_default().push_back(id);
+            }
             if let Some(w) = s.window {
-                latest.insert((w.latest, *id));
-                if head && w.earliest <= self.opened {
-                    open.push(*id);
-                } else if head {
-                    closed.insert((w.earliest, *id));
+                latest.insert((w.latest, id));
+                if s.head && w.earliest <= ix.opened {
+                    open.push(id);
+                } else if s.head {
+                    closed.insert((w.earliest, id));
                 }
             }
         }
         assert_eq!(
             open,
-            self.open.iter().collect::<Vec<_>>(),
+            ix.open.iter().collect::<Vec<_>>(),
             "the open heads are stale"
         );
-        assert_eq!(self.open.len, open.len(), "the open heads' count is stale");
+        assert_eq!(ix.open.len, open.len(), "the open heads' count is stale");
         assert!(
-            self.open
+            ix.open
                 .chunks
                 .iter()
                 .all(|c| !c.is_empty() && c.len() <= 2 * CHUNK),
             "an empty or oversized chunk of open heads"
         );
-        assert_eq!(closed, self.closed, "the closed heads are stale");
-        assert_eq!(
-            latest, self.latest,
-            "the windows' latest instants are stale"
-        );
-        let mut flows: BTreeMap<ConnId, VecDeque<PacketId>> = BTreeMap::new();
-        for (id, s) in &self.by_id {
-            if let Some(f) = s.flow() {
-                flows.entry(f).or_default().push_back(*id);
-            }
-        }
-        assert_eq!(flows, self.flows, "the flows' packet lists are stale");
+        assert_eq!(closed, ix.closed, "the closed heads are stale");
+        assert_eq!(latest, ix.latest, "the windows' latest instants are stale");
+        assert_eq!(flows, ix.flows, "the flows' packet lists are stale");
     }
+}
+
+/// The runtime's question answered by a pass over `slots` (oldest
+/// first): appends the open heads to `out`, returns the next opening and
+/// the latest arrival.
+fn scan(
+    slots: &VecDeque<Slot>,
+    now: Duration,
+    out: &mut Vec<PacketId>,
+) -> (Option<Duration>, Option<Duration>) {
+    let (mut next, mut latest): (Option<Duration>, Option<Duration>) = (None, None);
+    for p in slots.iter().filter_map(|s| s.packet.as_ref()) {
+        let Some(w) = p.window else { continue };
+        latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
+        if !p.head {
+            continue;
+        }
+        if w.earliest <= now {
+            out.push(p.id);
+        } else {
+            next = Some(next.map_or(w.earliest, |n| n.min(w.earliest)));
+        }
+    }
+    (next, latest)
 }
 
 #[cfg(test)]
@@ -566,8 +778,11 @@ mod tests {
         /// scan of the packets answers, at every instant from the last one
         /// asked on.
         #[test]
-        fn the_indexes_answer_as_a_scan_does(ops in proptest::collection::vec(op(), 1..120)) {
-            let mut s = Packets::default();
+        fn the_indexes_answer_as_a_scan_does(
+            ops in proptest::collection::vec(op(), 1..120),
+            index_at in proptest::prop_oneof![proptest::strategy::Just(0usize), 1..6usize, proptest::strategy::Just(INDEX_AT)],
+        ) {
+            let mut s = Packets::with_index_at(index_at);
             let (mut next_id, mut now) = (1u64, Duration::ZERO);
             let ms = Duration::from_millis;
             let win = |w: Option<(u64, u64)>, now: Duration| {

@@ -23,8 +23,10 @@
 //! and the hosts is part of the timed work.
 //!
 //! Run with `cargo bench -p sim-rt --bench net` (about four minutes, two of
-//! them W6's 100 million round trips); `SIM_BENCH_PEAK=w5:<hosts>` or
-//! `w6:<round trips>` runs one workload and prints its peak memory.
+//! them W6's 100 million round trips); `SIM_BENCH_PEAK=w5:<hosts>`,
+//! `w6:<round trips>`, `udp:<round trips>` or `w4tcp:<executions>` runs one
+//! workload once and prints its peak memory (also the way to count its
+//! instructions with callgrind).
 //!
 //! On a shared machine criterion's means move by up to half from run to run,
 //! more than most changes are worth. To compare two commits, run
@@ -68,6 +70,10 @@ async fn udp_echo() {
 /// "server".
 fn tcp_round_trips(n: u64) -> u64 {
     Builder::new_current_thread()
+        // W6 runs for hundreds of millions of steps, a day and more of
+        // simulated time.
+        .max_steps(u64::MAX / 2)
+        .max_time(Duration::from_secs(1 << 40))
         .build()
         .unwrap()
         .block_on(async move {
@@ -271,12 +277,24 @@ fn peak_child(what: &str) {
                 steps as f64 / s
             );
         }
-        Some(("w6", n)) => {
+        Some(("w6" | "tcp", n)) => {
             let n = n.parse().expect("w6:<round trips>");
             assert_eq!(tcp_round_trips(n), n);
         }
+        Some(("udp", n)) => {
+            let n = n.parse().expect("udp:<round trips>");
+            assert_eq!(udp_round_trips(n), n);
+        }
+        Some(("w4tcp", n)) => {
+            for seed in 0..n.parse().expect("w4tcp:<executions>") {
+                assert_eq!(w4_tcp(seed), W4_HOSTS * (W4_HOSTS - 1) * W4_REQUESTS);
+            }
+        }
         _ => {
-            eprintln!("SIM_BENCH_PEAK takes w5:<hosts> or w6:<round trips>; got {what:?}");
+            eprintln!(
+                "SIM_BENCH_PEAK takes w5:<hosts>, w6:<round trips> (or tcp:), udp:<round trips> \
+                 or w4tcp:<executions>; got {what:?}"
+            );
             std::process::exit(2);
         }
     }
