@@ -91,17 +91,7 @@ pub use crate::{reachable, sometimes};
 /// Outside a simulation.
 #[track_caller]
 pub fn sometimes(condition: bool, name: &'static str) -> bool {
-    let at = std::panic::Location::caller();
-    cover(
-        Point {
-            file: at.file(),
-            line: at.line(),
-            column: at.column(),
-            name,
-            kind: PointKind::Sometimes,
-        },
-        condition,
-    )
+    cover(point_here(name, PointKind::Sometimes), condition)
 }
 
 /// A [`reachable!`](crate::reachable!) point at the caller's location,
@@ -112,17 +102,20 @@ pub fn sometimes(condition: bool, name: &'static str) -> bool {
 /// Outside a simulation.
 #[track_caller]
 pub fn reachable(name: &'static str) {
+    cover(point_here(name, PointKind::Reachable), true);
+}
+
+/// A point at the caller's caller (the function forms' user).
+#[track_caller]
+fn point_here(name: &'static str, kind: PointKind) -> Point {
     let at = std::panic::Location::caller();
-    cover(
-        Point {
-            file: at.file(),
-            line: at.line(),
-            column: at.column(),
-            name,
-            kind: PointKind::Reachable,
-        },
-        true,
-    );
+    Point {
+        file: at.file(),
+        line: at.line(),
+        column: at.column(),
+        name,
+        kind,
+    }
 }
 
 /// Every coverage point that [`sometimes!`](crate::sometimes!) and

@@ -47,18 +47,9 @@ pub use sim_rt_macros::{
 /// Outside a simulation.
 #[macro_export]
 macro_rules! sometimes {
-    ($condition:expr, $name:literal $(,)?) => {{
-        #[$crate::sim::__linkme::distributed_slice($crate::sim::__POINTS)]
-        #[linkme(crate = $crate::sim::__linkme)]
-        static POINT: $crate::sim::Point = $crate::sim::Point {
-            file: ::core::file!(),
-            line: ::core::line!(),
-            column: ::core::column!(),
-            name: $name,
-            kind: $crate::sim::PointKind::Sometimes,
-        };
-        $crate::sim::cover(POINT, $condition)
-    }};
+    ($condition:expr, $name:literal $(,)?) => {
+        $crate::sim::cover($crate::__point!(Sometimes, $name), $condition)
+    };
 }
 
 /// A coverage point that should run in *some* execution, after
@@ -78,6 +69,17 @@ macro_rules! sometimes {
 #[macro_export]
 macro_rules! reachable {
     ($name:literal $(,)?) => {{
+        $crate::sim::cover($crate::__point!(Reachable, $name), true);
+    }};
+}
+
+/// A coverage point of kind `$kind` named `$name`, here, registered with
+/// the linker (what [`sometimes!`](crate::sometimes!) and
+/// [`reachable!`](crate::reachable!) expand to).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __point {
+    ($kind:ident, $name:literal) => {{
         #[$crate::sim::__linkme::distributed_slice($crate::sim::__POINTS)]
         #[linkme(crate = $crate::sim::__linkme)]
         static POINT: $crate::sim::Point = $crate::sim::Point {
@@ -85,8 +87,8 @@ macro_rules! reachable {
             line: ::core::line!(),
             column: ::core::column!(),
             name: $name,
-            kind: $crate::sim::PointKind::Reachable,
+            kind: $crate::sim::PointKind::$kind,
         };
-        $crate::sim::cover(POINT, true);
+        POINT
     }};
 }
