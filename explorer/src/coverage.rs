@@ -44,6 +44,13 @@ pub struct Coverage {
 }
 
 impl Coverage {
+    /// One execution's coverage.
+    pub(crate) fn of_execution(record: &[(Point, Hits)]) -> Coverage {
+        let mut c = Coverage::default();
+        c.add_execution(record);
+        c
+    }
+
     /// Adds one execution's record (as
     /// [`Runtime::coverage`](sim_rt::runtime::Runtime::coverage) gives it).
     pub(crate) fn add_execution(&mut self, record: &[(Point, Hits)]) {

@@ -272,11 +272,7 @@ fn seed_in_code_and_in_sim_seed_mean_the_same() {
             .to_string()
     };
     let token = |out: &str| -> String {
-        out.lines()
-            .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
-            .and_then(|rest| rest.split_whitespace().next())
-            .unwrap_or_else(|| panic!("a token in:\n{out}"))
-            .to_string()
+        common::replay_token(out).unwrap_or_else(|| panic!("a token in:\n{out}"))
     };
     let seed = seed.to_string();
     let (ok_env, by_env) = run_child("choices_child", &[("SIM_SEED", &seed)]);
@@ -322,12 +318,7 @@ fn overrides_change_the_search() {
 fn sim_replay_last_replays_the_failure_a_previous_process_saved() {
     let (ok, out) = child_with(&[]);
     assert!(!ok, "the child finds the lost update");
-    let token = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("a reproduce line in:\n{out}"))
-        .to_string();
+    let token = common::replay_token(&out).unwrap_or_else(|| panic!("a reproduce line in:\n{out}"));
     assert!(
         out.contains("or: SIM_REPLAY=last cargo test -p explorer --test explore_env child"),
         "{out}"

@@ -7,6 +7,8 @@
 //! cargo-nextest is on this project's machines and CI's; where it is
 //! missing the test says so and passes, unless `SIM_REQUIRE_NEXTEST=1`.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -77,12 +79,7 @@ fn a_failure_found_under_nextest_replays_from_its_line() {
         out.contains("child: ss with rr found a failure in execution"),
         "{out}"
     );
-    let token = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("a reproduce line in:\n{out}"))
-        .to_string();
+    let token = common::replay_token(&out).unwrap_or_else(|| panic!("a reproduce line in:\n{out}"));
     // The pasted token, and the failure nextest's process saved, replay
     // under nextest.
     for replay in [token.as_str(), "last"] {
@@ -105,13 +102,7 @@ fn shards_under_nextest_split_the_search() {
         return;
     }
     let (_, whole) = nextest("test(=choices_child)", &[]);
-    let token = |out: &str| {
-        out.lines()
-            .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
-            .and_then(|rest| rest.split_whitespace().next())
-            .map(str::to_string)
-    };
-    let expected = token(&whole).unwrap_or_else(|| panic!("a failure in:\n{whole}"));
+    let expected = common::replay_token(&whole).unwrap_or_else(|| panic!("a failure in:\n{whole}"));
     let shards: Vec<(bool, String)> = (0..2)
         .map(|i| nextest("test(=choices_child)", &[("SIM_SHARD", &format!("{i}/2"))]))
         .collect();
@@ -124,7 +115,7 @@ fn shards_under_nextest_split_the_search() {
     assert!(
         failed
             .iter()
-            .any(|out| token(out).as_deref() == Some(&expected)),
+            .any(|out| common::replay_token(out).as_deref() == Some(&expected)),
         "the unsharded failure's execution, found by its shard: {expected}\n{failed:?}"
     );
 }

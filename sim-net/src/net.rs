@@ -166,8 +166,10 @@ impl Net {
     /// [`Net::schedule_into`] for a runtime that asks at every step, with a
     /// clock that never goes back: the deliverable packets (a view of the
     /// store's own index, in send order), the next opening and the latest
-    /// arrival. Costs a logarithm per packet that entered, left or opened
-    /// since the last call, not a pass over the packets in flight.
+    /// arrival. A few packets are answered by a pass over them, cached until
+    /// they or `now` change; past the store's index threshold (64 packets)
+    /// it costs a logarithm per packet that entered, left or opened since
+    /// the last call, not a pass over the packets in flight.
     ///
     /// # Panics
     ///

@@ -304,12 +304,10 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                 let schedule = vec![sweep[unit.index as usize - 1]];
                 let ran = c.target.run(Exec::of(unit.seed, schedule.clone(), "ses"));
                 ctx.progress.executed(1, 1);
-                let mut coverage = crate::coverage::Coverage::default();
-                coverage.add_execution(&ran.coverage);
                 Done {
                     executions: 1,
                     max_delays: 1,
-                    coverage,
+                    coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
                     found: ran
                         .failure
                         .is_some()

@@ -63,12 +63,10 @@ pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
     let search = if swarm { "swarm" } else { "walk" };
     let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
     ctx.progress.executed(1, 0);
-    let mut coverage = Coverage::default();
-    coverage.add_execution(&ran.coverage);
     Done {
         executions: 1,
         max_delays: 0,
-        coverage,
+        coverage: Coverage::of_execution(&ran.coverage),
         found: ran
             .failure
             .is_some()

@@ -5,6 +5,15 @@
 
 use std::sync::{Arc, Mutex};
 
+/// The replay token of the `reproduce: SIM_REPLAY=<token> ...` line a
+/// failure report printed into `out`, if any.
+pub fn replay_token(out: &str) -> Option<String> {
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix("reproduce: SIM_REPLAY="))
+        .and_then(|rest| rest.split_whitespace().next())
+        .map(str::to_string)
+}
+
 /// Two tasks increment a counter with a yield between read and write: some
 /// interleavings lose an update.
 pub async fn lost_update() {

@@ -70,8 +70,8 @@ impl NetState {
 
     /// The packets deliverable at `now`, the next instant a packet's window
     /// opens after `now`, and the latest instant by which some packet in
-    /// flight must be delivered: the model's indexes, kept up to date as
-    /// packets come and go, so asking costs nothing per packet in flight.
+    /// flight must be delivered (see `sim_net::Net::schedule`: a cached pass
+    /// over a few packets, indexes kept up to date over many).
     pub(crate) fn schedule(
         &mut self,
         now: Duration,

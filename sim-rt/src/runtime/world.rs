@@ -948,46 +948,39 @@ impl World {
             ));
         }
         let n = polls + delivers + usize::from(advance);
-        let mut scheduler = self.scheduler.borrow_mut();
-        let (index, event) = match scheduler.pick_count(n) {
-            Some(index) => {
-                assert!(
-                    index < n,
-                    "the scheduler picked option {index} but only {n} events are enabled"
-                );
-                let event = if index < polls {
-                    core.enabled[index]
-                } else if index < polls + delivers {
-                    Event::Deliver(
-                        deliverable
-                            .get(index - polls)
-                            .expect("the index is within the deliveries"),
-                    )
-                } else {
-                    Event::Advance
-                };
-                drop(net);
-                (index, event)
-            }
-            None => {
-                core.enabled.extend(deliverable.iter().map(Event::Deliver));
-                drop(net);
-                if advance {
-                    core.enabled.push(Event::Advance);
+        let index = {
+            let mut scheduler = self.scheduler.borrow_mut();
+            match scheduler.pick_count(n) {
+                Some(index) => index,
+                None => {
+                    core.enabled.extend(deliverable.iter().map(Event::Deliver));
+                    if advance {
+                        core.enabled.push(Event::Advance);
+                    }
+                    let index = scheduler.pick(&core.enabled);
+                    // Deliveries and Advance are asked anew at every step;
+                    // polls stay enabled until run.
+                    core.enabled.truncate(polls);
+                    index
                 }
-                let index = scheduler.pick(&core.enabled);
-                assert!(
-                    index < n,
-                    "the scheduler picked option {index} but only {n} events are enabled"
-                );
-                let event = core.enabled[index];
-                // Deliveries and Advance are asked anew at every step;
-                // polls stay enabled until run.
-                core.enabled.truncate(polls);
-                (index, event)
             }
         };
-        drop(scheduler);
+        assert!(
+            index < n,
+            "the scheduler picked option {index} but only {n} events are enabled"
+        );
+        let event = if index < polls {
+            core.enabled[index]
+        } else if index < polls + delivers {
+            Event::Deliver(
+                deliverable
+                    .get(index - polls)
+                    .expect("the index is within the deliveries"),
+            )
+        } else {
+            Event::Advance
+        };
+        drop(net);
         let key = if index < polls {
             core.enabled.swap_remove(index);
             core.enabled_keys.swap_remove(index)
