@@ -161,7 +161,10 @@ impl Net {
         };
         let taken = match proto {
             Proto::Tcp => self.listeners.values().any(|l| clash(l.host, l.local)),
-            Proto::Udp => self.sockets.values().any(|s| clash(s.host, s.local)),
+            Proto::Udp => self
+                .udp_ports
+                .get(&(host, addr.port()))
+                .is_some_and(|ids| ids.iter().any(|id| clash(host, self.sockets[id].local))),
         };
         if taken {
             return Err(error::addr_in_use(addr));

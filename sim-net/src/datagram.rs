@@ -23,6 +23,11 @@ use bytes::Bytes;
 use crate::addr::{covers, effective_dst, Proto};
 use crate::{error, Discard, Endpoint, Event, HostId, Net, PacketId, Readiness, SocketId};
 
+/// Up to this many datagram sockets in the network, an arriving datagram's
+/// socket is found by a pass over all of them; past it, by the port index
+/// (`Net::udp_ports`).
+const FEW_SOCKETS: usize = 8;
+
 /// The largest UDP payload over IPv4 (65535 - 8 - 20).
 pub const MAX_DATAGRAM: usize = 65_507;
 
@@ -223,19 +228,27 @@ impl Net {
         data: Bytes,
     ) {
         let mut best: Option<(u8, SocketId)> = None;
-        let bound = self
-            .udp_ports
-            .get(&(host, dst.port()))
-            .map_or(&[][..], Vec::as_slice);
-        for sid in bound {
-            let s = &self.sockets[sid];
+        let mut consider = |sid: SocketId, s: &Socket| {
             let matches =
                 covers(s.local.ip(), dst.ip()) && (s.peer.is_none() || s.peer == Some(src));
             if matches {
                 let score = 2 * u8::from(s.local.ip() == dst.ip()) + u8::from(s.peer.is_some());
                 if !matches!(best, Some((b, _)) if b >= score) {
-                    best = Some((score, *sid));
+                    best = Some((score, sid));
                 }
+            }
+        };
+        // The port's sockets in id order either way: a few sockets are
+        // cheaper to pass over than to look up by port.
+        if self.sockets.len() <= FEW_SOCKETS {
+            for (sid, s) in self.sockets.iter() {
+                if s.host == host && s.local.port() == dst.port() {
+                    consider(sid, s);
+                }
+            }
+        } else if let Some(bound) = self.udp_ports.get(&(host, dst.port())) {
+            for sid in bound {
+                consider(*sid, &self.sockets[sid]);
             }
         }
         let Some((_, sid)) = best else {
@@ -330,6 +343,69 @@ mod tests {
         assert_eq!(reasons, vec![Discard::NoSocket, Discard::ReceiveBufferFull]);
         let mut buf = [0u8; 8];
         assert_eq!(net.udp_recv_from(sb, &mut buf).unwrap().0, 3);
+    }
+
+    /// A datagram finds the same socket whether the network holds a few
+    /// sockets (a pass over them) or many (the port index).
+    #[test]
+    fn a_datagram_finds_its_socket_among_few_or_many() {
+        for fillers in [0, FEW_SOCKETS + 4] {
+            let mut net = Net::default();
+            let a = net.add_host("a", []);
+            let b = net.add_host("b", []);
+            let sa = net.udp_bind(a, addr("0.0.0.0:1000")).unwrap();
+            let any = net.udp_bind(b, addr("0.0.0.0:2000")).unwrap();
+            let one = net.udp_bind(b, addr("10.0.0.2:2001")).unwrap();
+            let from_a = net.udp_bind(b, addr("0.0.0.0:2002")).unwrap();
+            net.udp_connect(from_a, addr("10.0.0.9:1")).unwrap();
+            let closed = net.udp_bind(b, addr("0.0.0.0:2003")).unwrap();
+            net.udp_close(closed);
+            for i in 0..fillers {
+                let port = 3000 + i as u16;
+                net.udp_bind(b, SocketAddr::from(([0, 0, 0, 0], port)))
+                    .unwrap();
+                net.udp_bind(a, SocketAddr::from(([0, 0, 0, 0], port)))
+                    .unwrap();
+            }
+            assert_eq!(net.sockets.len() > FEW_SOCKETS, fillers > 0);
+            // Binds clash by the port index: the wildcard holds 2000, the
+            // closed socket no longer holds 2003.
+            assert_eq!(
+                net.udp_bind(b, addr("10.0.0.2:2000")).unwrap_err().kind(),
+                io::ErrorKind::AddrInUse
+            );
+            let again = net.udp_bind(b, addr("10.0.0.2:2003")).unwrap();
+            net.udp_close(again);
+            for port in 2000..=2003 {
+                let to = SocketAddr::from(([10, 0, 0, 2], port));
+                net.udp_send_to(sa, to, &[port as u8], T0).unwrap();
+            }
+            settle(&mut net, T0);
+            let mut buf = [0u8; 4];
+            for s in [any, one] {
+                assert_eq!(
+                    net.udp_recv_from(s, &mut buf).unwrap(),
+                    (1, addr("10.0.0.1:1000")),
+                    "{fillers} fillers"
+                );
+            }
+            let discarded = net
+                .drain_events()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        Event::Discarded {
+                            reason: Discard::NoSocket,
+                            ..
+                        }
+                    )
+                })
+                .count();
+            // Port 2002's socket takes datagrams from its peer only; 2003's
+            // is closed.
+            assert_eq!(discarded, 2, "{fillers} fillers");
+            net.check_invariants();
+        }
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! # Determinism
 //!
 //! All identifiers order by their number (`Ord`), and every collection in
-//! the model is keyed by them in a `BTreeMap` or indexed by them in a table
-//! iterated in id order (`conns.rs`), so iteration follows creation order.
+//! the model that is iterated is keyed by them in a `BTreeMap` or indexed
+//! by them in a table iterated in id order (`table.rs`), so iteration
+//! follows creation order.
 
 use std::fmt;
 
@@ -34,6 +35,15 @@ macro_rules! id {
             /// needs it.
             #[doc(hidden)]
             pub fn __from_u64(n: u64) -> Self {
+                $name(n)
+            }
+        }
+
+        impl crate::table::TableId for $name {
+            fn number(self) -> u64 {
+                self.0
+            }
+            fn from_number(n: u64) -> Self {
                 $name(n)
             }
         }

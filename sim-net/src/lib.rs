@@ -143,8 +143,9 @@
 //!
 //! Every collection that is iterated is a `BTreeMap` keyed by ids assigned
 //! from monotonic counters, a table indexed by such ids and iterated in id
-//! order (the stream endpoints, `conns.rs`), or a `VecDeque` in arrival
-//! order, so
+//! order (the stream endpoints and the datagram sockets, `table.rs`), or a
+//! `VecDeque` in arrival order; the one hash map (addresses to hosts) is
+//! only looked up, so
 //! [`Net::deliverable`] returns packets in send order, events come in the
 //! order the calls produced them, and ephemeral ports, host addresses and
 //! ids are the same on every run. The model reads no clock, draws no random
@@ -156,7 +157,6 @@
 
 mod addr;
 mod config;
-mod conns;
 mod datagram;
 mod error;
 mod event;
@@ -170,6 +170,7 @@ mod packet;
 mod resolve;
 mod store;
 mod stream;
+mod table;
 
 pub use self::config::NetConfig;
 pub use self::datagram::MAX_DATAGRAM;

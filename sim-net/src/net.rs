@@ -22,8 +22,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use bytes::Bytes;
+use rustc_hash::FxHashMap;
 
-use crate::conns::Conns;
 use crate::datagram::Socket;
 use crate::host::Host;
 use crate::id::IdGen;
@@ -32,6 +32,7 @@ use crate::listener::Listener;
 use crate::packet::{Body, Segment};
 use crate::store::Deliverable;
 use crate::store::Packets;
+use crate::table::{Conns, Table};
 use crate::{
     ConnId, Discard, Event, HostId, ListenerId, NetConfig, Packet, PacketId, SocketId, Window,
 };
@@ -44,14 +45,17 @@ pub struct Net {
     pub(crate) now: Duration,
     pub(crate) hosts: Vec<Host>,
     pub(crate) names: BTreeMap<String, HostId>,
-    pub(crate) addrs: BTreeMap<IpAddr, HostId>,
+    /// Which host owns each address. Only looked up, never iterated, so a
+    /// hash map (a B-tree's comparisons of `IpAddr`s cost a tenth of a
+    /// 1,000-host gossip's instructions).
+    pub(crate) addrs: FxHashMap<IpAddr, HostId>,
     pub(crate) links: Links,
     pub(crate) ids: IdGen,
     /// Every packet in flight or held, by id (= send order).
     pub(crate) packets: Packets,
     pub(crate) conns: Conns,
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
-    pub(crate) sockets: BTreeMap<SocketId, Socket>,
+    pub(crate) sockets: Table<SocketId, Socket>,
     /// The datagram sockets of each (host, local port), in id order: where
     /// a datagram arriving at that port is looked for, without a pass over
     /// every socket of the network.
@@ -87,12 +91,12 @@ impl Net {
             now: Duration::ZERO,
             hosts: Vec::new(),
             names: BTreeMap::new(),
-            addrs: BTreeMap::new(),
+            addrs: FxHashMap::default(),
             ids: IdGen::default(),
             packets: Packets::default(),
             conns: Conns::default(),
             listeners: BTreeMap::new(),
-            sockets: BTreeMap::new(),
+            sockets: Table::default(),
             udp_ports: BTreeMap::new(),
             events: Vec::new(),
             blocked_at_send: Vec::new(),
@@ -124,6 +128,7 @@ impl Net {
     }
 
     /// A packet in flight or held, if it is still in the network.
+    #[inline]
     pub fn packet(&self, id: PacketId) -> Option<&Packet> {
         self.packets.get(id)
     }
@@ -321,14 +326,15 @@ impl Net {
             }
         }
         let mut ports: BTreeMap<(HostId, u16), Vec<SocketId>> = BTreeMap::new();
-        for (id, s) in &self.sockets {
-            ports.entry((s.host, s.local.port())).or_default().push(*id);
+        for (id, s) in self.sockets.iter() {
+            ports.entry((s.host, s.local.port())).or_default().push(id);
         }
         assert_eq!(
             ports, self.udp_ports,
             "the datagram sockets' port index is stale"
         );
         self.conns.check();
+        self.sockets.check();
         for (id, c) in self.conns.iter() {
             if !flows.contains_key(&id) {
                 assert_eq!(c.in_flight, 0, "{id}: bytes in flight but no flow");

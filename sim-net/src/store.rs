@@ -4,10 +4,11 @@
 //! Packet ids are handed out in increasing order and a packet is stored
 //! when it is created, so appending keeps the store sorted: a `VecDeque`
 //! ordered by id, looked up by binary search. Deliveries mostly take the
-//! oldest packet, which the deque pops; a packet removed from the middle
+//! oldest packet, which the deque pops. A packet removed from the middle
+//! of a small store shifts the few behind it; in a large (indexed) one it
 //! leaves a *tombstone* (its id, no packet) that goes when it reaches the
-//! front, or when tombstones outnumber packets, so no removal shifts the
-//! packets behind it.
+//! front, or when tombstones outnumber packets, so no removal shifts
+//! thousands of packets.
 //!
 //! Each packet carries whether it is its flow's *head* (no older packet of
 //! its flow is stored; every datagram is a head), which the store sets.
@@ -33,7 +34,7 @@
 //! # Invariants
 //!
 //! - Ids are strictly increasing from front to back; the front slot is
-//!   never a tombstone.
+//!   never a tombstone, and a store without an index holds none.
 //! - A packet's `head` is true exactly when no older stored packet belongs
 //!   to the same flow (always for a datagram).
 //! - With an index: `open` holds, in id order, exactly the heads with a
@@ -41,7 +42,8 @@
 //!   other heads with a window; `latest` exactly the packets with a window;
 //!   `flows` each flow's stored ids in order.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
 use std::time::Duration;
 
 use crate::{ConnId, Packet, PacketId, Window};
@@ -126,16 +128,21 @@ impl OpenHeads {
         c.min(self.chunks.len().saturating_sub(1))
     }
 
+    /// Adds `id`, unless it is there already (a head can have two
+    /// entries in `closed` that stand, when its window was set twice).
     fn insert(&mut self, id: PacketId) {
-        self.len += 1;
         if self.chunks.is_empty() {
+            self.len += 1;
             self.chunks.push(vec![id]);
             return;
         }
         let c = self.chunk_of(id);
         let chunk = &mut self.chunks[c];
         let at = chunk.partition_point(|o| *o < id);
-        debug_assert!(chunk.get(at) != Some(&id), "{id} is open once");
+        if chunk.get(at) == Some(&id) {
+            return;
+        }
+        self.len += 1;
         chunk.insert(at, id);
         if chunk.len() > 2 * CHUNK {
             let rest = chunk.split_off(CHUNK);
@@ -178,11 +185,183 @@ impl OpenHeads {
     }
 }
 
-/// A stored packet, or the tombstone of one removed from the middle.
-#[derive(Debug)]
-struct Slot {
+/// Where packet `id` is in `v` (oldest first, ids increasing, `key`
+/// giving each entry's id), if it is there.
+#[inline]
+fn find<T>(v: &VecDeque<T>, id: PacketId, key: impl Fn(&T) -> PacketId) -> Option<usize> {
+    // The newest and the oldest packets are the ones most often looked up
+    // (just sent, about to be delivered).
+    match (v.back(), v.front()) {
+        (Some(t), _) if key(t) == id => Some(v.len() - 1),
+        (_, Some(t)) if key(t) == id => Some(0),
+        _ => v.binary_search_by_key(&id, key).ok(),
+    }
+}
+
+/// The ids of `v` are strictly increasing.
+fn in_send_order<T>(v: &VecDeque<T>, key: impl Fn(&T) -> PacketId) -> bool {
+    v.iter().zip(v.iter().skip(1)).all(|(a, b)| key(a) < key(b))
+}
+
+/// Checks that a new packet's `id` is newer than the `newest` stored.
+#[inline]
+fn newer_than(newest: Option<PacketId>, id: PacketId) {
+    assert!(
+        newest.is_none_or(|n| n < id),
+        "packet {id} is not newer than every packet in the network"
+    );
+}
+
+/// An indexed store's packets and indexes (see the module docs).
+#[derive(Debug, Default)]
+struct Large {
+    /// Each position's packet id, oldest first: what a lookup searches, 8
+    /// bytes a packet, so a search among thousands touches a few cache
+    /// lines rather than one per probe of a 200-byte packet.
+    ids: VecDeque<PacketId>,
+    /// Each position's packet; `None` is a tombstone.
+    packets: VecDeque<Option<Packet>>,
+    index: Index,
+}
+
+impl Large {
+    #[inline]
+    fn position(&self, id: PacketId) -> Option<usize> {
+        lookup(&self.ids, &self.packets, id).map(|(i, _)| i)
+    }
+
+    /// Packet `id` lost its window (removed, or given another): its
+    /// entries at the front of `closed` and `latest` go, and the stale ones
+    /// behind them.
+    fn forget(&mut self, id: PacketId) {
+        let Large {
+            ids,
+            packets,
+            index,
+        } = self;
+        let get = |id| lookup(ids, packets, id).map(|(_, p)| p);
+        index.closed.forget(id, |t, id| opens_at(get(id), t));
+        index.latest.forget(id, |t, id| closes_at(get(id), t));
+    }
+
+    /// [`Packets::schedule`] for an indexed store: moves the heads that
+    /// opened by `now` to `open`; returns the next opening and the
+    /// earliest latest instant.
+    fn schedule(&mut self, now: Duration) -> (Option<Duration>, Option<Duration>) {
+        let Large {
+            ids,
+            packets,
+            index: ix,
+        } = self;
+        let get = |id| lookup(ids, packets, id).map(|(_, p)| p);
+        ix.opened = now;
+        let next = loop {
+            match ix.closed.first() {
+                Some((t, id)) if t <= now => {
+                    ix.open.insert(id);
+                    ix.closed.pop(|t, id| opens_at(get(id), t));
+                }
+                first => break first.map(|(t, _)| t),
+            }
+        };
+        (next, ix.latest.first().map(|(t, _)| t))
+    }
+}
+
+/// Packet `id`'s position and packet among an indexed store's `ids` and
+/// `packets`, if it is stored.
+#[inline]
+fn lookup<'a>(
+    ids: &VecDeque<PacketId>,
+    packets: &'a VecDeque<Option<Packet>>,
     id: PacketId,
-    packet: Option<Packet>,
+) -> Option<(usize, &'a Packet)> {
+    // Ids count up in steps of one, but for the ids of packets never
+    // stored (discarded as they were sent) or dropped as tombstones: a
+    // packet is mostly exactly as far from the front, or from the back, in
+    // places as in ids.
+    let from_front = usize::try_from(id.0.checked_sub(ids.front()?.0)?).ok()?;
+    let from_back = usize::try_from(ids.back()?.0.checked_sub(id.0)?).ok()?;
+    let by_back = ids.len().checked_sub(from_back + 1);
+    let i = match (ids.get(from_front), by_back.and_then(|i| ids.get(i))) {
+        (Some(&at), _) if at == id => from_front,
+        (_, Some(&at)) if at == id => by_back.expect("just read"),
+        _ => find(ids, id, |i| *i)?,
+    };
+    packets[i].as_ref().map(|p| (i, p))
+}
+
+/// Entries `(instant, packet)`, earliest first, some of them stale: an
+/// entry stands for a window its packet may since have lost (delivered,
+/// held, or given another), and goes when it reaches the front. A push in
+/// send order, as most of a link's packets come, is one comparison; a
+/// B-tree paid a pass over a node per level, for an insert and again for
+/// a removal (a third of a 1,000-host gossip's instructions).
+///
+/// Kept so that the front entry, if any, is never stale: whatever may
+/// make it so ([`Large::forget`], a pop) prunes the stale ones after it.
+///
+/// An entry is packed in a `u128` (nanoseconds, then the packet's number),
+/// which orders as the pair does and compares in one instruction or two.
+#[derive(Debug, Default)]
+struct Lazy(BinaryHeap<Reverse<u128>>);
+
+impl Lazy {
+    fn push(&mut self, t: Duration, id: PacketId) {
+        let nanos = u64::try_from(t.as_nanos())
+            .expect("a packet's window ends within 584 years of simulated time");
+        self.0
+            .push(Reverse(u128::from(nanos) << 64 | u128::from(id.0)));
+    }
+
+    fn unpack(key: u128) -> (Duration, PacketId) {
+        (
+            Duration::from_nanos((key >> 64) as u64),
+            PacketId(key as u64),
+        )
+    }
+
+    /// The front entry.
+    fn first(&self) -> Option<(Duration, PacketId)> {
+        self.0.peek().map(|r| Self::unpack(r.0))
+    }
+
+    /// Drops the front entry, then every stale one that comes to the front
+    /// (`holds` tells which still stand).
+    fn pop(&mut self, holds: impl Fn(Duration, PacketId) -> bool) {
+        self.0.pop();
+        self.prune(holds);
+    }
+
+    /// Drops the stale entries at the front.
+    fn prune(&mut self, holds: impl Fn(Duration, PacketId) -> bool) {
+        while let Some((t, id)) = self.first() {
+            if holds(t, id) {
+                return;
+            }
+            self.0.pop();
+        }
+    }
+
+    /// Packet `id` lost a window: drops its entries at the front, and the
+    /// stale ones behind them.
+    fn forget(&mut self, id: PacketId, holds: impl Fn(Duration, PacketId) -> bool) {
+        if self.first().is_some_and(|(_, f)| f == id) {
+            self.pop(holds);
+        }
+    }
+
+    /// The entries that stand, once each.
+    fn standing(
+        &self,
+        holds: impl Fn(Duration, PacketId) -> bool,
+    ) -> BTreeSet<(Duration, PacketId)> {
+        self.0
+            .iter()
+            .map(|r| Self::unpack(r.0))
+            .filter(|&(t, id)| holds(t, id))
+            .collect()
+    }
 }
 
 /// The indexes of a large store (see the module docs).
@@ -192,10 +371,13 @@ struct Index {
     flows: BTreeMap<ConnId, VecDeque<PacketId>>,
     /// Heads whose window opened by `opened`, in id order.
     open: OpenHeads,
-    /// Heads with a window that had not opened by `opened`.
-    closed: BTreeSet<(Duration, PacketId)>,
-    /// Every window, by its latest instant.
-    latest: BTreeSet<(Duration, PacketId)>,
+    /// Heads with a window that had not opened by `opened`, by opening
+    /// instant. An entry stands while its packet is a head with a window
+    /// that opens then.
+    closed: Lazy,
+    /// Every window, by its latest instant. An entry stands while its
+    /// packet has a window that closes then.
+    latest: Lazy,
     /// The instant up to which `closed` heads were moved to `open`.
     opened: Duration,
 }
@@ -203,7 +385,7 @@ struct Index {
 impl Index {
     /// Adds packet `id`'s window `w` to the indexes.
     fn add_window(&mut self, id: PacketId, w: Window, head: bool) {
-        self.latest.insert((w.latest, id));
+        self.latest.push(w.latest, id);
         if head {
             self.add_head(id, w);
         }
@@ -214,32 +396,52 @@ impl Index {
         if w.earliest <= self.opened {
             self.open.insert(id);
         } else {
-            self.closed.insert((w.earliest, id));
+            self.closed.push(w.earliest, id);
         }
     }
 
-    /// Removes packet `id`'s window `w` from the indexes.
+    /// Removes packet `id`'s window `w` from `open`; its entries in
+    /// `closed` and `latest` are stale from now on ([`Large::forget`]).
     fn remove_window(&mut self, id: PacketId, w: Window, head: bool) {
-        self.latest.remove(&(w.latest, id));
-        if head {
-            if w.earliest <= self.opened {
-                let removed = self.open.remove(id);
-                assert!(removed, "an open head is in `open`");
-            } else {
-                self.closed.remove(&(w.earliest, id));
-            }
+        if head && w.earliest <= self.opened {
+            let removed = self.open.remove(id);
+            assert!(removed, "an open head is in `open`");
         }
     }
 }
 
+/// Whether `closed`'s entry `(t, id)` stands: `p` is packet `id`, a head
+/// whose window opens at `t`.
+fn opens_at(p: Option<&Packet>, t: Duration) -> bool {
+    p.is_some_and(|p| p.head && p.window.is_some_and(|w| w.earliest == t))
+}
+
+/// Whether `latest`'s entry `(t, id)` stands: `p` is packet `id`, with a
+/// window that closes at `t`.
+fn closes_at(p: Option<&Packet>, t: Duration) -> bool {
+    p.is_some_and(|p| p.window.is_some_and(|w| w.latest == t))
+}
+
+/// The two shapes of a store (see the module docs).
+#[derive(Debug)]
+enum Shape {
+    /// Bare packets, oldest first: no index, no tombstones.
+    Small(VecDeque<Packet>),
+    /// Oldest first, the front never a tombstone; and the indexes.
+    Indexed(Large),
+}
+
 #[derive(Debug)]
 pub(crate) struct Packets {
-    /// Oldest first; the front is never a tombstone.
-    slots: VecDeque<Slot>,
+    shape: Shape,
+    /// The buffers of the shape not in use, kept for its next turn: a
+    /// store that fills and empties in bursts (hosts that all send on the
+    /// same tick) would otherwise grow them anew each time.
+    spare_small: VecDeque<Packet>,
+    spare_large: Option<Large>,
     /// Packets stored (slots that are not tombstones).
     live: usize,
-    /// Built past `index_at` packets, dropped when the store empties.
-    index: Option<Index>,
+    /// A small store is indexed once it holds more than this many.
     index_at: usize,
     /// The last instant [`schedule`](Packets::schedule) was asked about.
     asked: Duration,
@@ -262,9 +464,10 @@ impl Packets {
     /// A store that indexes itself past `index_at` packets.
     pub(crate) fn with_index_at(index_at: usize) -> Packets {
         Packets {
-            slots: VecDeque::new(),
+            shape: Shape::Small(VecDeque::new()),
+            spare_small: VecDeque::new(),
+            spare_large: None,
             live: 0,
-            index: None,
             index_at,
             asked: Duration::ZERO,
             cache: Vec::new(),
@@ -274,68 +477,62 @@ impl Packets {
         }
     }
 
-    #[inline]
-    fn position(&self, id: PacketId) -> Option<usize> {
-        // The newest and the oldest packets are the ones most often looked
-        // up (just sent, about to be delivered).
-        let i = match (self.slots.back(), self.slots.front()) {
-            (Some(s), _) if s.id == id => self.slots.len() - 1,
-            (_, Some(s)) if s.id == id => 0,
-            _ => self.slots.binary_search_by_key(&id, |s| s.id).ok()?,
-        };
-        self.slots[i].packet.is_some().then_some(i)
-    }
-
     /// Stores a new packet, whose id must be newer than every stored one.
     pub(crate) fn insert(&mut self, mut p: Packet) {
         let id = p.id;
-        assert!(
-            self.slots.back().is_none_or(|s| s.id < id),
-            "packet {id} is not newer than every packet in the network"
-        );
         self.generation += 1;
-        let flow = p.flow();
-        p.head = match (&mut self.index, flow) {
-            (_, None) => true,
-            (Some(ix), Some(f)) => {
-                let q = ix.flows.entry(f).or_default();
-                q.push_back(id);
-                q.len() == 1
-            }
-            (None, f) => !self
-                .slots
-                .iter()
-                .any(|s| s.packet.as_ref().is_some_and(|o| o.flow() == f)),
-        };
-        if let (Some(ix), Some(w)) = (&mut self.index, p.window) {
-            ix.add_window(id, w, p.head);
-        }
-        self.slots.push_back(Slot {
-            id,
-            packet: Some(p),
-        });
         self.live += 1;
-        if self.index.is_none() && self.live > self.index_at {
-            self.build_index();
+        match &mut self.shape {
+            Shape::Small(slots) => {
+                newer_than(slots.back().map(|s| s.id), id);
+                let flow = p.flow();
+                p.head = flow.is_none() || !slots.iter().any(|o| o.flow() == flow);
+                slots.push_back(p);
+                if self.live > self.index_at {
+                    self.build_index();
+                }
+            }
+            Shape::Indexed(large) => {
+                newer_than(large.ids.back().copied(), id);
+                let index = &mut large.index;
+                p.head = match p.flow() {
+                    None => true,
+                    Some(f) => {
+                        let q = index.flows.entry(f).or_default();
+                        q.push_back(id);
+                        q.len() == 1
+                    }
+                };
+                if let Some(w) = p.window {
+                    index.add_window(id, w, p.head);
+                }
+                large.ids.push_back(id);
+                large.packets.push_back(Some(p));
+            }
         }
     }
 
-    /// Indexes the store as it is (see the module docs).
+    /// Indexes a small store as it is (see the module docs).
     fn build_index(&mut self) {
-        let mut ix = Index {
-            opened: self.asked,
-            ..Index::default()
+        let Shape::Small(small) = &mut self.shape else {
+            return;
         };
-        for s in &self.slots {
-            let Some(p) = &s.packet else { continue };
+        let mut large = self.spare_large.take().unwrap_or_default();
+        let index = &mut large.index;
+        index.opened = self.asked;
+        large.ids.extend(small.iter().map(|p| p.id));
+        for p in small.drain(..) {
             if let Some(f) = p.flow() {
-                ix.flows.entry(f).or_default().push_back(p.id);
+                index.flows.entry(f).or_default().push_back(p.id);
             }
             if let Some(w) = p.window {
-                ix.add_window(p.id, w, p.head);
+                index.add_window(p.id, w, p.head);
             }
+            large.packets.push_back(Some(p));
         }
-        self.index = Some(ix);
+        if let Shape::Small(small) = std::mem::replace(&mut self.shape, Shape::Indexed(large)) {
+            self.spare_small = small;
+        }
     }
 
     /// A number that changes whenever the packets may have changed.
@@ -343,10 +540,12 @@ impl Packets {
         self.generation
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, id: PacketId) -> Option<&Packet> {
-        self.position(id)
-            .and_then(|i| self.slots[i].packet.as_ref())
+        match &self.shape {
+            Shape::Small(slots) => find(slots, id, |p| p.id).map(|i| &slots[i]),
+            Shape::Indexed(large) => large.position(id).and_then(|i| large.packets[i].as_ref()),
+        }
     }
 
     /// Gives stored packet `id` window `w` (`None`: held).
@@ -356,75 +555,62 @@ impl Packets {
     /// If the packet is not stored.
     pub(crate) fn set_window(&mut self, id: PacketId, w: Option<Window>) {
         self.generation += 1;
-        let i = self
-            .position(id)
-            .unwrap_or_else(|| panic!("set_window({id}): not in the network"));
-        let p = self.slots[i].packet.as_mut().expect("a stored packet");
-        let (old, head) = (std::mem::replace(&mut p.window, w), p.head);
-        if let Some(ix) = &mut self.index {
-            if let Some(old) = old {
-                ix.remove_window(id, old, head);
+        let missing = || -> usize { panic!("set_window({id}): not in the network") };
+        match &mut self.shape {
+            Shape::Small(slots) => {
+                let i = find(slots, id, |p| p.id).unwrap_or_else(missing);
+                slots[i].window = w;
             }
-            if let Some(w) = w {
-                ix.add_window(id, w, head);
+            Shape::Indexed(large) => {
+                let i = large.position(id).unwrap_or_else(missing);
+                let p = large.packets[i].as_mut().expect("a stored packet");
+                let (old, head) = (std::mem::replace(&mut p.window, w), p.head);
+                if let Some(old) = old {
+                    large.index.remove_window(id, old, head);
+                    large.forget(id);
+                }
+                if let Some(w) = w {
+                    large.index.add_window(id, w, head);
+                }
             }
         }
     }
 
     pub(crate) fn remove(&mut self, id: PacketId) -> Option<Packet> {
-        let i = self.position(id)?;
+        let large = match &mut self.shape {
+            Shape::Small(slots) => {
+                // Returned as the deque hands it over: a packet is large.
+                let i = find(slots, id, |p| p.id)?;
+                self.generation += 1;
+                self.live -= 1;
+                return remove_small(slots, i);
+            }
+            Shape::Indexed(large) => large,
+        };
+        let p = remove_indexed(large, id)?;
         self.generation += 1;
-        let p = self.slots[i].packet.take().expect("a stored packet");
         self.live -= 1;
-        let mut promoted = None;
-        if let Some(ix) = &mut self.index {
-            if let Some(w) = p.window {
-                ix.remove_window(id, w, p.head);
-            }
-            if let Some(f) = p.flow() {
-                let q = ix
-                    .flows
-                    .get_mut(&f)
-                    .expect("a stored segment's flow is listed");
-                if p.head {
-                    debug_assert_eq!(q.front(), Some(&id), "a flow's head is its oldest packet");
-                    q.pop_front();
-                    promoted = q.front().copied();
-                } else if let Some(at) = q.iter().position(|o| *o == id) {
-                    q.remove(at);
-                }
-                if q.is_empty() {
-                    ix.flows.remove(&f);
-                }
-            }
-        } else if let (true, Some(f)) = (p.head, p.flow()) {
-            let flow = Some(f);
-            promoted = self
-                .slots
-                .range(i + 1..)
-                .filter_map(|s| s.packet.as_ref())
-                .find(|s| s.flow() == flow)
-                .map(|s| s.id);
-        }
-        // The next packet of the flow, if any, becomes its head.
-        if let Some(next) = promoted {
-            let at = self.position(next).expect("a listed packet is stored");
-            let n = self.slots[at].packet.as_mut().expect("a stored packet");
-            n.head = true;
-            if let (Some(ix), Some(w)) = (&mut self.index, n.window) {
-                ix.add_head(next, w);
-            }
-        }
-        // Tombstones go from the front, or all at once when they outnumber
-        // the packets.
-        while self.slots.front().is_some_and(|s| s.packet.is_none()) {
-            self.slots.pop_front();
-        }
-        if self.slots.len() > 2 * self.live + 32 {
-            self.slots.retain(|s| s.packet.is_some());
+        // Tombstones go from the front (dropped where they lie), or all at
+        // once when they outnumber the packets.
+        let dead = large.packets.iter().take_while(|p| p.is_none()).count();
+        large.packets.drain(..dead);
+        large.ids.drain(..dead);
+        if large.packets.len() > 2 * self.live + 32 {
+            let mut i = 0;
+            large.ids.retain(|_| {
+                i += 1;
+                large.packets[i - 1].is_some()
+            });
+            large.packets.retain(Option::is_some);
         }
         if self.live == 0 {
-            self.index = None;
+            let small = Shape::Small(std::mem::take(&mut self.spare_small));
+            if let Shape::Indexed(mut large) = std::mem::replace(&mut self.shape, small) {
+                large.ids.clear();
+                large.packets.clear();
+                large.index = Index::default();
+                self.spare_large = Some(large);
+            }
         }
         Some(p)
     }
@@ -435,9 +621,15 @@ impl Packets {
 
     /// Every packet, oldest first.
     pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = (PacketId, &Packet)> + '_ {
-        self.slots
-            .iter()
-            .filter_map(|s| s.packet.as_ref().map(|p| (s.id, p)))
+        let (small, indexed) = match &self.shape {
+            Shape::Small(slots) => (Some(slots), None),
+            Shape::Indexed(large) => (None, Some(&large.packets)),
+        };
+        small
+            .into_iter()
+            .flatten()
+            .chain(indexed.into_iter().flatten().filter_map(Option::as_ref))
+            .map(|p| (p.id, p))
     }
 
     /// The runtime's question at `now`, which must not be earlier than the
@@ -456,29 +648,20 @@ impl Packets {
             self.asked
         );
         self.asked = now;
-        if self.index.is_none() {
-            let key = Some((now, self.generation));
-            if self.cached_at != key {
-                self.cached_at = key;
-                self.cache.clear();
-                self.due = scan(&self.slots, now, &mut self.cache);
+        let ix = match &mut self.shape {
+            Shape::Small(slots) => {
+                let key = Some((now, self.generation));
+                if self.cached_at != key {
+                    self.cached_at = key;
+                    self.cache.clear();
+                    self.due = scan(slots.iter(), now, &mut self.cache);
+                }
+                return (Deliverable(Ids::Slice(&self.cache)), self.due.0, self.due.1);
             }
-            return (Deliverable(Ids::Slice(&self.cache)), self.due.0, self.due.1);
-        }
-        let ix = self.index.as_mut().expect("a small store answered above");
-        ix.opened = now;
-        while let Some(&(earliest, id)) = ix.closed.first() {
-            if earliest > now {
-                break;
-            }
-            ix.closed.pop_first();
-            ix.open.insert(id);
-        }
-        (
-            Deliverable(Ids::Chunks(&ix.open)),
-            ix.closed.first().map(|(t, _)| *t),
-            ix.latest.first().map(|(t, _)| *t),
-        )
+            Shape::Indexed(large) => large,
+        };
+        let (next, latest) = ix.schedule(now);
+        (Deliverable(Ids::Chunks(&ix.index.open)), next, latest)
     }
 
     /// [`Net::schedule_into`](crate::Net::schedule_into): appends the
@@ -491,12 +674,14 @@ impl Packets {
         now: Duration,
         out: &mut Vec<PacketId>,
     ) -> (Option<Duration>, Option<Duration>) {
-        match &self.index {
-            Some(ix) if now >= ix.opened => {
+        match &self.shape {
+            Shape::Indexed(large) if now >= large.index.opened => {
+                let ix = &large.index;
+                let get = |id| lookup(&large.ids, &large.packets, id).map(|(_, p)| p);
                 let start = out.len();
                 out.extend(ix.open.iter());
                 let mut next = None;
-                for &(earliest, id) in &ix.closed {
+                for (earliest, id) in ix.closed.standing(|t, id| opens_at(get(id), t)) {
                     if earliest > now {
                         next = Some(earliest);
                         break;
@@ -504,34 +689,37 @@ impl Packets {
                     out.push(id);
                 }
                 out[start..].sort_unstable();
-                (next, ix.latest.first().map(|(t, _)| *t))
+                (next, ix.latest.first().map(|(t, _)| t))
             }
-            _ => scan(&self.slots, now, out),
+            _ => scan(self.iter().map(|(_, p)| p), now, out),
         }
     }
 
     /// The window of the newest packet of `flow` older than `id` that has
     /// one (held packets have none).
     pub(crate) fn predecessor_window(&self, flow: ConnId, id: PacketId) -> Option<crate::Window> {
-        if let Some(ix) = &self.index {
-            return ix
-                .flows
-                .get(&flow)?
-                .iter()
-                .rev()
-                .filter(|o| **o < id)
-                .find_map(|o| self.get(*o).and_then(|p| p.window));
-        }
-        let flow = Some(flow);
-        let end = match self.slots.back() {
-            Some(s) if s.id >= id => self.slots.partition_point(|s| s.id < id),
-            // Most often `id` is new, newer than every stored packet.
-            _ => self.slots.len(),
+        let slots = match &self.shape {
+            Shape::Small(slots) => slots,
+            Shape::Indexed(large) => {
+                return large
+                    .index
+                    .flows
+                    .get(&flow)?
+                    .iter()
+                    .rev()
+                    .filter(|o| **o < id)
+                    .find_map(|o| self.get(*o).and_then(|p| p.window));
+            }
         };
-        self.slots
+        let flow = Some(flow);
+        let end = match slots.back() {
+            Some(s) if s.id >= id => slots.partition_point(|s| s.id < id),
+            // Most often `id` is new, newer than every stored packet.
+            _ => slots.len(),
+        };
+        slots
             .range(..end)
             .rev()
-            .filter_map(|s| s.packet.as_ref())
             .filter(|s| s.flow() == flow)
             .find_map(|s| s.window)
     }
@@ -543,17 +731,41 @@ impl Packets {
 
     /// Checks the store's invariants (see the module docs).
     pub(crate) fn check(&self) {
-        assert!(
-            self.slots
-                .iter()
-                .zip(self.slots.iter().skip(1))
-                .all(|(a, b)| a.id < b.id),
-            "the packet store is not in send order"
-        );
-        assert!(
-            self.slots.front().is_none_or(|s| s.packet.is_some()),
-            "a tombstone at the front"
-        );
+        let ix = match &self.shape {
+            Shape::Small(slots) => {
+                assert!(
+                    in_send_order(slots, |p| p.id),
+                    "the packet store is not in send order"
+                );
+                assert!(
+                    self.live <= self.index_at || self.live == 0,
+                    "a large store unindexed"
+                );
+                None
+            }
+            Shape::Indexed(large) => {
+                assert!(
+                    in_send_order(&large.ids, |i| *i),
+                    "the packet store is not in send order"
+                );
+                assert_eq!(
+                    large.ids.len(),
+                    large.packets.len(),
+                    "an id for each position"
+                );
+                assert!(
+                    large.packets.front().is_none_or(Option::is_some),
+                    "a tombstone at the front"
+                );
+                assert!(self.live > 0, "an empty store indexed");
+                for (id, p) in large.ids.iter().zip(&large.packets) {
+                    if let Some(p) = p {
+                        assert_eq!(*id, p.id, "a packet is stored under its own id");
+                    }
+                }
+                Some(&large.index)
+            }
+        };
         assert_eq!(
             self.live,
             self.iter().count(),
@@ -561,18 +773,13 @@ impl Packets {
         );
         let mut seen: BTreeSet<ConnId> = BTreeSet::new();
         for (id, s) in self.iter() {
-            assert_eq!(id, s.id, "a packet is stored under its own id");
             let head = match s.flow() {
                 None => true,
                 Some(f) => seen.insert(f),
             };
             assert_eq!(s.head, head, "{id}: stale head flag in the store");
         }
-        let Some(ix) = &self.index else {
-            assert!(
-                self.live <= self.index_at || self.live == 0,
-                "a large store unindexed"
-            );
+        let Some(ix) = ix else {
             return;
         };
         let mut open = Vec::new();
@@ -605,22 +812,108 @@ impl Packets {
                 .all(|c| !c.is_empty() && c.len() <= 2 * CHUNK),
             "an empty or oversized chunk of open heads"
         );
-        assert_eq!(closed, ix.closed, "the closed heads are stale");
-        assert_eq!(latest, ix.latest, "the windows' latest instants are stale");
+        let Shape::Indexed(large) = &self.shape else {
+            unreachable!("an index is a large store's")
+        };
+        let get = |id| lookup(&large.ids, &large.packets, id).map(|(_, p)| p);
+        let (opens, closes) = (|t, id| opens_at(get(id), t), |t, id| closes_at(get(id), t));
+        assert_eq!(
+            closed,
+            ix.closed.standing(opens),
+            "the closed heads are stale"
+        );
+        assert_eq!(
+            latest,
+            ix.latest.standing(closes),
+            "the windows' latest instants are stale"
+        );
+        for (what, lazy, holds) in [
+            (
+                "closed",
+                &ix.closed,
+                &opens as &dyn Fn(Duration, PacketId) -> bool,
+            ),
+            ("latest", &ix.latest, &closes),
+        ] {
+            assert!(
+                lazy.first().is_none_or(|(t, id)| holds(t, id)),
+                "a stale entry at the front of `{what}`"
+            );
+        }
         assert_eq!(flows, ix.flows, "the flows' packet lists are stale");
     }
 }
 
-/// The runtime's question answered by a pass over `slots` (oldest
+/// `remove` from a small store, of the packet at `i`: the few packets
+/// behind it shift (none for the oldest, the one most often delivered).
+#[inline]
+fn remove_small(slots: &mut VecDeque<Packet>, i: usize) -> Option<Packet> {
+    let p = &slots[i];
+    if let (true, Some(f)) = (p.head, p.flow()) {
+        // The next packet of the flow, if any, becomes its head.
+        let flow = Some(f);
+        if let Some(next) = slots.range_mut(i + 1..).find(|s| s.flow() == flow) {
+            next.head = true;
+        }
+    }
+    if i == 0 {
+        slots.pop_front()
+    } else {
+        slots.remove(i)
+    }
+}
+
+/// `remove` from an indexed store: leaves a tombstone, which the caller
+/// clears away.
+fn remove_indexed(large: &mut Large, id: PacketId) -> Option<Packet> {
+    let i = large.position(id)?;
+    let p = large.packets[i].take().expect("a stored packet");
+    let ix = &mut large.index;
+    if let Some(w) = p.window {
+        ix.remove_window(id, w, p.head);
+    }
+    let mut promoted = None;
+    if let Some(f) = p.flow() {
+        let q = ix
+            .flows
+            .get_mut(&f)
+            .expect("a stored segment's flow is listed");
+        if p.head {
+            debug_assert_eq!(q.front(), Some(&id), "a flow's head is its oldest packet");
+            q.pop_front();
+            promoted = q.front().copied();
+        } else if let Some(at) = q.iter().position(|o| *o == id) {
+            q.remove(at);
+        }
+        if q.is_empty() {
+            ix.flows.remove(&f);
+        }
+    }
+    // The next packet of the flow, if any, becomes its head.
+    if let Some(next) = promoted {
+        let at = large.position(next).expect("a listed packet is stored");
+        let n = large.packets[at].as_mut().expect("a stored packet");
+        n.head = true;
+        if let Some(w) = n.window {
+            large.index.add_head(next, w);
+        }
+    }
+    if p.window.is_some() {
+        large.forget(id);
+    }
+    Some(p)
+}
+
+/// The runtime's question answered by a pass over `packets` (oldest
 /// first): appends the open heads to `out`, returns the next opening and
 /// the latest arrival.
-fn scan(
-    slots: &VecDeque<Slot>,
+fn scan<'a>(
+    packets: impl Iterator<Item = &'a Packet>,
     now: Duration,
     out: &mut Vec<PacketId>,
 ) -> (Option<Duration>, Option<Duration>) {
     let (mut next, mut latest): (Option<Duration>, Option<Duration>) = (None, None);
-    for p in slots.iter().filter_map(|s| s.packet.as_ref()) {
+    for p in packets {
         let Some(w) = p.window else { continue };
         latest = Some(latest.map_or(w.latest, |l| l.min(w.latest)));
         if !p.head {
