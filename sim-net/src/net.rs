@@ -57,8 +57,9 @@ pub struct Net {
     pub(crate) listeners: BTreeMap<ListenerId, Listener>,
     pub(crate) sockets: Table<SocketId, Socket>,
     /// The datagram sockets of each (host, local port), in id order: where
-    /// a datagram arriving at that port is looked for, without a pass over
-    /// every socket of the network.
+    /// a bind looks for a clash, and where a datagram arriving at that port
+    /// looks for its socket once the network has more than a few (a pass
+    /// over every socket of the network, below that).
     pub(crate) udp_ports: BTreeMap<(HostId, u16), Vec<SocketId>>,
     pub(crate) events: Vec<Event>,
     /// Datagrams discarded as they were sent (a blocked path), since the

@@ -3,12 +3,15 @@
 //!
 //! Packet ids are handed out in increasing order and a packet is stored
 //! when it is created, so appending keeps the store sorted: a `VecDeque`
-//! ordered by id, looked up by binary search. Deliveries mostly take the
-//! oldest packet, which the deque pops. A packet removed from the middle
-//! of a small store shifts the few behind it; in a large (indexed) one it
-//! leaves a *tombstone* (its id, no packet) that goes when it reaches the
-//! front, or when tombstones outnumber packets, so no removal shifts
-//! thousands of packets.
+//! ordered by id. Deliveries mostly take the oldest packet, which the
+//! deque pops. A packet removed from the middle of a small store shifts
+//! the few behind it; in a large (indexed) one it leaves a *tombstone* (no
+//! packet) that goes when it reaches the front, or when tombstones
+//! outnumber packets, so no removal shifts thousands of packets. A large
+//! store keeps its ids in a deque of their own beside the packets, so a
+//! lookup reads 8 bytes a probe rather than a 200-byte packet, and mostly
+//! needs one probe: a packet is as far from the front (or the back) in
+//! places as in ids, unless a packet between was never stored.
 //!
 //! Each packet carries whether it is its flow's *head* (no older packet of
 //! its flow is stored; every datagram is a head), which the store sets.
@@ -25,8 +28,10 @@
 //! - each flow's packet ids, oldest first (the next head, without a scan);
 //! - the heads whose window has opened (by the last instant asked), oldest
 //!   first, in chunks ([`OpenHeads`]): the `Deliver` events;
-//! - the other heads with a window, by opening instant;
-//! - every window by its latest instant.
+//! - the other heads with a window, by opening instant, and every window
+//!   by its latest instant: two binary heaps ([`Lazy`]) that drop an entry
+//!   once it reaches the front and no longer stands, rather than finding
+//!   it when its packet leaves.
 //!
 //! Either way the answer is the same, in send order (checked against a scan
 //! by [`Packets::check`] and a proptest of random histories).
@@ -38,9 +43,10 @@
 //! - A packet's `head` is true exactly when no older stored packet belongs
 //!   to the same flow (always for a datagram).
 //! - With an index: `open` holds, in id order, exactly the heads with a
-//!   window whose `earliest` is at most `opened`; `closed` exactly the
-//!   other heads with a window; `latest` exactly the packets with a window;
-//!   `flows` each flow's stored ids in order.
+//!   window whose `earliest` is at most `opened`; the entries of `closed`
+//!   that stand are exactly the other heads with a window, those of
+//!   `latest` exactly the packets with a window, and neither has a stale
+//!   entry at its front; `flows` holds each flow's stored ids in order.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, VecDeque};
@@ -637,7 +643,8 @@ impl Packets {
     /// earliest opening of the other heads' windows, and the earliest close
     /// of all windows. A small store answers by a pass over its packets,
     /// cached until they or `now` change; an indexed one costs a logarithm
-    /// per head that opened since the last call.
+    /// per head that opened since the last call, and one per stale entry
+    /// its heaps drop.
     pub(crate) fn schedule(
         &mut self,
         now: Duration,
