@@ -29,6 +29,10 @@
 //!   are not `Send`, and it left W2's time unchanged (its cost is 100,000
 //!   tasks' memory, not malloc's count). See the README's performance
 //!   section.
+//! - **The runtime's record of a task** is a 48-byte slot that a poll
+//!   reads (56 in the slab), 32 bytes that only a join or a report reads,
+//!   and 4 bytes while it is runnable: a task picked at random among
+//!   100,000 costs a poll one or two cache lines of it, not three.
 //!
 //! # Engine layout
 //!

@@ -96,7 +96,9 @@ pub(crate) struct WakeRecord {
 }
 
 /// The slab key used for the future passed to `block_on`.
-pub(crate) const MAIN_KEY: usize = usize::MAX;
+/// `u32::MAX`, so that a runnable task's key fits in 32 bits with the main
+/// future's among them (no slab holds 4 billion tasks).
+pub(crate) const MAIN_KEY: usize = u32::MAX as usize;
 
 /// Where wakes go. Shared (`Arc`) by every waker of one runtime; a `Mutex`
 /// because wakers are `Send + Sync`, though in a simulation only its own

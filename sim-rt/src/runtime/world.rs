@@ -17,11 +17,10 @@
 //!
 //! # Invariants
 //!
-//! - `enabled[i]` and `enabled_keys[i]` describe the same `Poll` for every
-//!   `i < enabled_keys.len()`; each runnable task appears once (its
-//!   waker's `scheduled` flag is set).
-//! - `Deliver`s and `Advance` are in `enabled` only during a pick, after
-//!   the `Poll`s, and have no key.
+//! - `enabled` holds each runnable task once (its waker's `scheduled` flag
+//!   is set), as its slab key (`MAIN_KEY` for the main future).
+//! - `events` is scratch: the enabled events as a list, made only for a
+//!   scheduler that reads one (the polls, the deliveries, `Advance`).
 //! - `now` never decreases.
 //!
 //! # Determinism
@@ -42,6 +41,7 @@ use std::time::Duration;
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use rustc_hash::FxHashMap;
 use slab::Slab;
 
 use super::failure::{panic_message, Cause, Failure, TaskInfo};
@@ -91,21 +91,25 @@ pub(crate) enum Origin {
     HostEntry,
 }
 
+/// What a step reads of a task: 48 bytes, so that a poll of a task picked
+/// at random among many reads one cache line of it, or two (W2, 100,000
+/// tasks: a slot 64 bytes larger took 9% more time). What only a report,
+/// a join or a traced poll reads is in `Core`'s `cold` and `spans`.
 struct TaskSlot {
     id: Id,
-    host: HostId,
-    origin: Origin,
     /// `None` while the task is being polled.
     cell: Option<Pin<Box<dyn TaskCell>>>,
     waker: Arc<TaskWaker>,
-    span: tracing::Span,
-    finished: bool,
-    abort_requested: bool,
-    has_handle: bool,
-    join_waker: Option<Waker>,
     /// The spin streak (`Core::spin_epoch`) in which this task last woke
     /// itself during its own poll.
     spin_epoch: u64,
+    host: HostId,
+    finished: bool,
+    abort_requested: bool,
+    has_handle: bool,
+    /// Whether a `JoinHandle` waits for it (its waker is in
+    /// its [`Cold`] part).
+    join_waiting: bool,
 }
 
 /// A host's entry point: makes the future that runs when it (re)starts.
@@ -170,6 +174,29 @@ pub(crate) struct Current {
     pub(crate) host: HostId,
 }
 
+/// What only a report or a join reads of a task, at its slab key in
+/// `Core::cold`.
+struct Cold {
+    origin: Origin,
+    /// The waker of the `JoinHandle` waiting for the task.
+    join_waker: Option<Waker>,
+}
+
+/// A runnable task's slab key, or [`MAIN_KEY`] for the main future, in 32
+/// bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Runnable(u32);
+
+impl Runnable {
+    fn new(key: usize) -> Runnable {
+        Runnable(u32::try_from(key).expect("fewer than 4 billion tasks alive at once"))
+    }
+
+    fn key(self) -> usize {
+        self.0 as usize
+    }
+}
+
 struct Main {
     id: Id,
     waker: Arc<TaskWaker>,
@@ -199,14 +226,23 @@ pub(crate) struct Core {
     main_spin_epoch: u64,
     pub(crate) paused: bool,
     tasks: Slab<TaskSlot>,
+    /// Each task's [`Cold`] part, by slab key (at a free key: the last
+    /// task's origin, no join waker).
+    cold: Vec<Cold>,
+    /// The span of each task whose span is enabled (a subscriber listens),
+    /// by slab key. Looked up, never iterated; empty unless a subscriber
+    /// listens, which a poll checks before looking.
+    spans: FxHashMap<usize, tracing::Span>,
     next_id: u64,
-    /// The enabled events. Between steps only `Poll`s (tasks woken and
-    /// not yet polled): `next_event` appends the `Deliver`s and the
-    /// `Advance` for the pick and drops them again.
-    enabled: Vec<Event>,
-    /// The slab key (or `MAIN_KEY`) of each `Poll` in `enabled`, in the
-    /// same order (the `Poll`s come first).
-    enabled_keys: Vec<usize>,
+    /// The runnable tasks (woken and not yet polled), in the order of
+    /// their `Poll` events, by slab key ([`Runnable`]). Four bytes each:
+    /// the default scheduler picks one at random, and the keys of 100,000
+    /// runnable tasks still fit in the second-level cache; the task's id
+    /// is read from its slot, which its poll reads anyway.
+    enabled: Vec<Runnable>,
+    /// The enabled events as a list, for a scheduler that picks from one
+    /// ([`Scheduler::pick_count`] returns `None`): remade at each step.
+    events: Vec<Event>,
     wake_buf: Vec<WakeRecord>,
     fire_buf: Vec<Waker>,
     pub(crate) timers: Timers,
@@ -314,9 +350,11 @@ impl World {
                 main_spin_epoch: 0,
                 paused,
                 tasks: Slab::new(),
+                cold: Vec::new(),
+                spans: FxHashMap::default(),
                 next_id: 0,
                 enabled: Vec::new(),
-                enabled_keys: Vec::new(),
+                events: Vec::new(),
                 wake_buf: Vec::new(),
                 fire_buf: Vec::new(),
                 timers: Timers::default(),
@@ -462,19 +500,22 @@ impl World {
                 scheduled: Default::default(),
                 queue: self.wakes.clone(),
             });
-            core.tasks.insert(TaskSlot {
-                id,
-                host: host.unwrap_or(MAIN_HOST),
+            Self::insert_task(
+                &mut core,
+                TaskSlot {
+                    id,
+                    host: host.unwrap_or(MAIN_HOST),
+                    cell: Some(cell),
+                    waker,
+                    finished: true,
+                    abort_requested: false,
+                    has_handle: true,
+                    join_waiting: false,
+                    spin_epoch: 0,
+                },
                 origin,
-                cell: Some(cell),
-                waker,
-                span: tracing::Span::none(),
-                finished: true,
-                abort_requested: false,
-                has_handle: true,
-                join_waker: None,
-                spin_epoch: 0,
-            });
+                tracing::Span::none(),
+            );
             return (key, id);
         }
         let current = core.current;
@@ -497,19 +538,22 @@ impl World {
                 }
             }
         };
-        core.tasks.insert(TaskSlot {
-            id,
-            host,
+        Self::insert_task(
+            &mut core,
+            TaskSlot {
+                id,
+                host,
+                cell: Some(cell),
+                waker: waker.clone(),
+                finished: false,
+                abort_requested: false,
+                has_handle: true,
+                join_waiting: false,
+                spin_epoch: 0,
+            },
             origin,
-            cell: Some(cell),
-            waker: waker.clone(),
             span,
-            finished: false,
-            abort_requested: false,
-            has_handle: true,
-            join_waker: None,
-            spin_epoch: 0,
-        });
+        );
         drop(core);
         Wake::wake_by_ref(&waker);
         self.tell(|| super::story::Happening::Spawned { task: id, host });
@@ -525,6 +569,56 @@ impl World {
         (key, id)
     }
 
+    /// Stores a new task: its slot, its origin and (if enabled) its span.
+    fn insert_task(core: &mut Core, slot: TaskSlot, origin: Origin, span: tracing::Span) -> usize {
+        let key = core.tasks.insert(slot);
+        match key.cmp(&core.cold.len()) {
+            // The join waker of a free key is `None` (taken when its task
+            // finished), so only the origin is written.
+            std::cmp::Ordering::Less => core.cold[key].origin = origin,
+            std::cmp::Ordering::Equal => core.cold.push(Cold {
+                origin,
+                join_waker: None,
+            }),
+            std::cmp::Ordering::Greater => unreachable!("slab keys are dense"),
+        }
+        if !span.is_disabled() {
+            core.spans.insert(key, span);
+        }
+        key
+    }
+
+    /// Frees task `key`'s slot, span and join waker; returns the slot.
+    fn remove_task(core: &mut Core, key: usize) -> TaskSlot {
+        let mut slot = core.tasks.remove(key);
+        if !core.spans.is_empty() {
+            core.spans.remove(&key);
+        }
+        Self::take_join_waker(&mut core.cold, key, &mut slot);
+        slot
+    }
+
+    /// Takes the waker of the `JoinHandle` waiting for task `key` (whose
+    /// slot is `slot`), if any.
+    fn take_join_waker(cold: &mut [Cold], key: usize, slot: &mut TaskSlot) -> Option<Waker> {
+        if !std::mem::take(&mut slot.join_waiting) {
+            return None;
+        }
+        cold[key].join_waker.take()
+    }
+
+    /// The id of runnable `r`'s `Poll` event.
+    fn runnable_id(tasks: &Slab<TaskSlot>, main: &Option<Main>, r: Runnable) -> Id {
+        match r.key() {
+            MAIN_KEY => {
+                main.as_ref()
+                    .expect("the main future is runnable while it lives")
+                    .id
+            }
+            key => tasks[key].id,
+        }
+    }
+
     fn slot(core: &mut Core, key: usize, id: Id) -> Option<&mut TaskSlot> {
         core.tasks.get_mut(key).filter(|s| s.id == id)
     }
@@ -535,13 +629,16 @@ impl World {
         id: Id,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, JoinError>> {
-        let mut core = self.core.borrow_mut();
+        let mut guard = self.core.borrow_mut();
+        let core = &mut *guard;
         let slot =
-            Self::slot(&mut core, key, id).expect("a task's slot lives as long as its JoinHandle");
+            Self::slot(core, key, id).expect("a task's slot lives as long as its JoinHandle");
         if !slot.finished {
-            match &slot.join_waker {
+            slot.join_waiting = true;
+            let join_waker = &mut core.cold[key].join_waker;
+            match join_waker {
                 Some(w) if w.will_wake(cx.waker()) => {}
-                _ => slot.join_waker = Some(cx.waker().clone()),
+                _ => *join_waker = Some(cx.waker().clone()),
             }
             return Poll::Pending;
         }
@@ -568,7 +665,7 @@ impl World {
             if !slot.finished {
                 return;
             }
-            core.tasks.remove(key).cell
+            Self::remove_task(&mut core, key).cell
         };
         drop(cell); // the unclaimed output, dropped outside the borrow
     }
@@ -768,7 +865,7 @@ impl World {
             .tasks
             .iter()
             .filter(|(_, t)| t.spin_epoch == epoch && !t.finished)
-            .map(|(_, t)| Self::task_info(core, t))
+            .map(|(k, _)| Self::task_info(core, k))
             .collect();
         if core.main_spin_epoch == epoch {
             if let Some(main) = &core.main {
@@ -953,15 +1050,18 @@ impl World {
             match scheduler.pick_count(n) {
                 Some(index) => index,
                 None => {
-                    core.enabled.extend(deliverable.iter().map(Event::Deliver));
+                    let events = &mut core.events;
+                    events.clear();
+                    events.extend(
+                        core.enabled
+                            .iter()
+                            .map(|r| Event::Poll(Self::runnable_id(&core.tasks, &core.main, *r))),
+                    );
+                    events.extend(deliverable.iter().map(Event::Deliver));
                     if advance {
-                        core.enabled.push(Event::Advance);
+                        events.push(Event::Advance);
                     }
-                    let index = scheduler.pick(&core.enabled);
-                    // Deliveries and Advance are asked anew at every step;
-                    // polls stay enabled until run.
-                    core.enabled.truncate(polls);
-                    index
+                    scheduler.pick(events)
                 }
             }
         };
@@ -970,7 +1070,11 @@ impl World {
             "the scheduler picked option {index} but only {n} events are enabled"
         );
         let event = if index < polls {
-            core.enabled[index]
+            Event::Poll(Self::runnable_id(
+                &core.tasks,
+                &core.main,
+                core.enabled[index],
+            ))
         } else if index < polls + delivers {
             Event::Deliver(
                 deliverable
@@ -982,8 +1086,7 @@ impl World {
         };
         drop(net);
         let key = if index < polls {
-            core.enabled.swap_remove(index);
-            core.enabled_keys.swap_remove(index)
+            core.enabled.swap_remove(index).key()
         } else {
             MAIN_KEY // unused: only a `Poll` has a key
         };
@@ -1029,8 +1132,7 @@ impl World {
                 }
             };
             if live {
-                core.enabled.push(Event::Poll(w.id));
-                core.enabled_keys.push(w.key);
+                core.enabled.push(Runnable::new(w.key));
                 if let (Some(story), Some((step, point, at))) = (&self.story, told_at) {
                     if w.by.is_none() && w.key != MAIN_KEY {
                         let host = core.tasks[w.key].host;
@@ -1054,7 +1156,8 @@ impl World {
 
     fn run_task(&self, key: usize) {
         let (mut cell, waker, span, id, host, abort) = {
-            let mut core = self.core.borrow_mut();
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
             let slot = core
                 .tasks
                 .get_mut(key)
@@ -1064,10 +1167,15 @@ impl World {
                 .take()
                 .expect("a task is not polled while it is being polled");
             slot.waker.scheduled.store(false, Ordering::Release);
+            let span = if core.spans.is_empty() {
+                None
+            } else {
+                core.spans.get(&key).cloned()
+            };
             (
                 cell,
                 slot.waker.clone(),
-                slot.span.clone(),
+                span,
                 slot.id,
                 slot.host,
                 slot.abort_requested,
@@ -1076,7 +1184,7 @@ impl World {
         self.set_running(Some(Current { id, host }));
         let waker = Waker::from(waker);
         let res = {
-            let _e = span.enter();
+            let _e = span.as_ref().map(tracing::Span::enter);
             if abort {
                 cell.as_mut().finish_with(JoinError::cancelled(id));
                 Ok(Poll::Ready(()))
@@ -1116,7 +1224,7 @@ impl World {
                         let message = panic_message(&*payload);
                         let task = {
                             let core = self.core.borrow();
-                            Self::task_info(&core, &core.tasks[key])
+                            Self::task_info(&core, key)
                         };
                         drop(payload);
                         drop(cell);
@@ -1131,16 +1239,17 @@ impl World {
     /// The task in `key` completed; its output is in `cell`.
     fn finish(&self, key: usize, cell: Pin<Box<dyn TaskCell>>) {
         let (id, join_waker, unclaimed) = {
-            let mut core = self.core.borrow_mut();
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
             let slot = &mut core.tasks[key];
             slot.finished = true;
             let id = slot.id;
-            let join_waker = slot.join_waker.take();
+            let join_waker = Self::take_join_waker(&mut core.cold, key, slot);
             if slot.has_handle {
                 slot.cell = Some(cell);
                 (id, join_waker, None)
             } else {
-                core.tasks.remove(key);
+                Self::remove_task(core, key);
                 (id, join_waker, Some(cell))
             }
         };
@@ -1191,13 +1300,13 @@ impl World {
         let task = {
             let core = self.core.borrow();
             let current = core.current.expect("a host entry point runs as a task");
-            let slot = core
+            let key = core
                 .tasks
                 .iter()
-                .map(|(_, s)| s)
-                .find(|s| s.id == current.id)
+                .find(|(_, s)| s.id == current.id)
+                .map(|(k, _)| k)
                 .expect("the running task has a slot");
-            Self::task_info(&core, slot)
+            Self::task_info(&core, key)
         };
         let failure = self.failure(Cause::HostError { message, task });
         let mut core = self.core.borrow_mut();
@@ -1275,17 +1384,16 @@ impl World {
                         .cell
                         .take()
                         .expect("no task of a host runs while the host is stopped");
-                    cells.push((key, slot.id, cell, slot.join_waker.take()));
+                    let join_waker = Self::take_join_waker(&mut core.cold, key, slot);
+                    cells.push((key, slot.id, cell, join_waker));
                 }
             }
             let tasks = &core.tasks;
-            debug_assert_eq!(core.enabled.len(), core.enabled_keys.len(), "only polls");
             let mut i = 0;
             while i < core.enabled.len() {
-                let key = core.enabled_keys[i];
+                let key = core.enabled[i].key();
                 if key != MAIN_KEY && tasks[key].finished {
                     core.enabled.swap_remove(i);
-                    core.enabled_keys.swap_remove(i);
                 } else {
                     i += 1;
                 }
@@ -1308,7 +1416,7 @@ impl World {
                         None
                     }
                     Some(_) => {
-                        core.tasks.remove(key);
+                        Self::remove_task(&mut core, key);
                         Some(cell)
                     }
                     // Its JoinHandle was held by a task of this host dropped
@@ -1358,20 +1466,19 @@ impl World {
             h.paused = paused;
             if paused {
                 // Runnable tasks of the host wait too.
-                debug_assert_eq!(core.enabled.len(), core.enabled_keys.len(), "only polls");
                 let mut i = 0;
                 while i < core.enabled.len() {
-                    let key = core.enabled_keys[i];
+                    let key = core.enabled[i].key();
                     let slot = (key != MAIN_KEY).then(|| &core.tasks[key]);
-                    match (core.enabled[i], slot) {
-                        (Event::Poll(id), Some(s)) if s.host == host => {
+                    match slot {
+                        Some(s) if s.host == host => {
+                            let id = s.id;
                             core.hosts[host.index()].deferred.push(WakeRecord {
                                 key,
                                 id,
                                 by: None,
                             });
                             core.enabled.swap_remove(i);
-                            core.enabled_keys.swap_remove(i);
                         }
                         _ => i += 1,
                     }
@@ -1406,7 +1513,7 @@ impl World {
         let core = self.core.borrow();
         WorldMetrics {
             alive_tasks: core.tasks.iter().filter(|(_, t)| !t.finished).count(),
-            runnable: core.enabled_keys.len(),
+            runnable: core.enabled.len(),
             advances: core.advances,
         }
     }
@@ -1450,11 +1557,12 @@ impl World {
         failure
     }
 
-    fn task_info(core: &Core, slot: &TaskSlot) -> TaskInfo {
+    fn task_info(core: &Core, key: usize) -> TaskInfo {
+        let slot = &core.tasks[key];
         TaskInfo {
             id: slot.id.as_u64(),
             host: core.hosts[slot.host.index()].name.to_string(),
-            origin: match slot.origin {
+            origin: match core.cold[key].origin {
                 Origin::Spawn(l) => format!("spawned at {l}"),
                 Origin::Blocking(l) => format!("spawn_blocking at {l}"),
                 Origin::HostEntry => "host entry point".to_string(),
@@ -1483,14 +1591,10 @@ impl World {
             let runnable = m.waker.scheduled.load(Ordering::Acquire);
             out.push(Self::main_info(core, m.id, runnable));
         }
-        let mut tasks: Vec<&TaskSlot> = core
-            .tasks
-            .iter()
-            .map(|(_, s)| s)
-            .filter(|s| !s.finished)
-            .collect();
-        tasks.sort_by_key(|s| s.id);
-        out.extend(tasks.into_iter().map(|s| Self::task_info(core, s)));
+        let mut tasks: Vec<(usize, &TaskSlot)> =
+            core.tasks.iter().filter(|(_, s)| !s.finished).collect();
+        tasks.sort_by_key(|(_, s)| s.id);
+        out.extend(tasks.into_iter().map(|(k, _)| Self::task_info(core, k)));
         out
     }
 
@@ -1501,7 +1605,6 @@ impl World {
             let cells: Vec<_> = {
                 let mut core = self.core.borrow_mut();
                 core.enabled.clear();
-                core.enabled_keys.clear();
                 core.tasks
                     .iter_mut()
                     .filter_map(|(_, s)| {
@@ -1523,7 +1626,7 @@ impl World {
             .map(|(k, _)| k)
             .collect();
         for k in removable {
-            core.tasks.remove(k);
+            Self::remove_task(&mut core, k);
         }
     }
 
