@@ -11,8 +11,10 @@
 //!
 //! - While a task is being polled its cell is out of the slot (`None`): the
 //!   world's `RefCell` is never borrowed across user code.
-//! - A wake is delivered to the queue at most once between two polls
-//!   (`scheduled` flag), so the enabled set holds a task at most once.
+//! - Every wake queues a record; the world keeps a task in the enabled set
+//!   at most once (its slot's `queued` flag, checked as the records are
+//!   drained), so a waker holds no state of its own that a poll must
+//!   reset, and a poll does not touch it.
 //! - Wakes carry the task's [`Id`]; a wake whose id no longer matches the
 //!   slot (the task finished and the key was reused) is ignored.
 
@@ -21,7 +23,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake};
+use std::task::{Context, Poll, Wake, Waker};
 
 use pin_project_lite::pin_project;
 
@@ -29,9 +31,10 @@ use crate::task::{Id, JoinError};
 
 /// A task's future or output, type-erased.
 pub(crate) trait TaskCell {
-    /// Polls the future; once it completes, stores its output and returns
-    /// `Ready`. Polling a finished cell returns `Ready` again.
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()>;
+    /// Polls the future with the task's own waker; once it completes,
+    /// stores its output and returns `Ready`. Polling a finished cell
+    /// returns `Ready` again.
+    fn poll(self: Pin<&mut Self>) -> Poll<()>;
     /// Drops the future (if still running) and stores `err` as the output.
     fn finish_with(self: Pin<&mut Self>, err: JoinError);
     /// Moves the output into `out`, which must be an
@@ -53,7 +56,46 @@ impl<F: Future> Stage<F> {
     }
 }
 
-impl<F> TaskCell for Stage<F>
+pin_project! {
+    /// A task as the world holds it: its waker, and its future or output.
+    /// The waker lives here so that a poll lends it rather than cloning
+    /// it (no reference count changes, no touch of the waker's block).
+    pub(crate) struct Task<F: Future> {
+        waker: Waker,
+        #[pin]
+        stage: Stage<F>,
+    }
+}
+
+impl<F: Future> Task<F> {
+    pub(crate) fn new(waker: Waker, fut: F) -> Self {
+        Task {
+            waker,
+            stage: Stage::new(fut),
+        }
+    }
+}
+
+impl<F> TaskCell for Task<F>
+where
+    F: Future,
+    F::Output: 'static,
+{
+    fn poll(self: Pin<&mut Self>) -> Poll<()> {
+        let this = self.project();
+        this.stage.poll(&mut Context::from_waker(this.waker))
+    }
+
+    fn finish_with(self: Pin<&mut Self>, err: JoinError) {
+        self.project().stage.finish_with(err)
+    }
+
+    fn take_output(self: Pin<&mut Self>, out: &mut dyn Any) {
+        self.project().stage.take_output(out)
+    }
+}
+
+impl<F> Stage<F>
 where
     F: Future,
     F::Output: 'static,
@@ -112,6 +154,9 @@ pub(crate) struct WakeQueue {
     queued: AtomicBool,
     /// The id of the task being polled (0: none), for "woken by".
     pub(crate) running: AtomicU64,
+    /// Set when the task being polled wakes itself: a poll that returns
+    /// `Pending` with it set only yielded (livelock detection).
+    pub(crate) self_woken: AtomicBool,
 }
 
 impl WakeQueue {
@@ -121,9 +166,18 @@ impl WakeQueue {
 
     /// Queues a wake for the next step.
     pub(crate) fn push(&self, record: WakeRecord) {
+        if record.by == Some(record.id) {
+            self.self_woken.store(true, Ordering::Relaxed);
+        }
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         queue.push(record);
         self.queued.store(true, Ordering::Release);
+    }
+
+    /// Whether a wake of task `id` (at `key`) is queued and not yet taken.
+    pub(crate) fn holds(&self, key: usize, id: Id) -> bool {
+        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.iter().any(|w| w.key == key && w.id == id)
     }
 
     /// Queues wakes for the next step.
@@ -151,12 +205,12 @@ impl WakeQueue {
     }
 }
 
-/// The waker of one task.
+/// The waker of one task: every wake queues a record (see the module
+/// docs).
 #[derive(Debug)]
 pub(crate) struct TaskWaker {
     pub(crate) key: usize,
     pub(crate) id: Id,
-    pub(crate) scheduled: AtomicBool,
     pub(crate) queue: Arc<WakeQueue>,
 }
 
@@ -166,13 +220,11 @@ impl Wake for TaskWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if !self.scheduled.swap(true, Ordering::AcqRel) {
-            let by = self.queue.running();
-            self.queue.push(WakeRecord {
-                key: self.key,
-                id: self.id,
-                by,
-            });
-        }
+        let by = self.queue.running();
+        self.queue.push(WakeRecord {
+            key: self.key,
+            id: self.id,
+            by,
+        });
     }
 }

@@ -17,8 +17,8 @@
 //!
 //! # Invariants
 //!
-//! - `enabled` holds each runnable task once (its waker's `scheduled` flag
-//!   is set), as its slab key (`MAIN_KEY` for the main future).
+//! - `enabled` holds each runnable task once (its slot's `queued` flag is
+//!   set), as its slab key (`MAIN_KEY` for the main future).
 //! - `events` is scratch: the enabled events as a list, made only for a
 //!   scheduler that reads one (the polls, the deliveries, `Advance`).
 //! - `now` never decreases.
@@ -36,7 +36,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use rand_core::{RngCore, SeedableRng};
@@ -46,7 +46,7 @@ use slab::Slab;
 
 use super::failure::{panic_message, Cause, Failure, TaskInfo};
 use super::net::NetState;
-use super::task::{Stage, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
+use super::task::{Task, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
 use super::trace::{Step, Trace};
 use super::{context, UnhandledPanic};
@@ -99,7 +99,6 @@ struct TaskSlot {
     id: Id,
     /// `None` while the task is being polled.
     cell: Option<Pin<Box<dyn TaskCell>>>,
-    waker: Arc<TaskWaker>,
     /// The spin streak (`Core::spin_epoch`) in which this task last woke
     /// itself during its own poll.
     spin_epoch: u64,
@@ -110,6 +109,9 @@ struct TaskSlot {
     /// Whether a `JoinHandle` waits for it (its waker is in
     /// its [`Cold`] part).
     join_waiting: bool,
+    /// Whether it is in the enabled set (woken since its last poll): later
+    /// wakes before the poll are dropped as the records are drained.
+    queued: bool,
 }
 
 /// A host's entry point: makes the future that runs when it (re)starts.
@@ -199,7 +201,8 @@ impl Runnable {
 
 struct Main {
     id: Id,
-    waker: Arc<TaskWaker>,
+    /// [`TaskSlot::queued`], for the main future.
+    queued: bool,
 }
 
 pub(crate) struct Core {
@@ -483,34 +486,29 @@ impl World {
         F: Future + 'static,
         F::Output: 'static,
     {
-        let mut cell: Pin<Box<dyn TaskCell>> = Box::pin(Stage::new(fut));
         let mut core = self.core.borrow_mut();
         let id = Self::next_id(&mut core);
         if core.failed {
             // Spawned while a failed simulation shuts down (from a
             // destructor): the task is cancelled before it starts, as tokio
-            // does for spawns into a runtime that is shutting down.
+            // does for spawns into a runtime that is shutting down. It is
+            // never polled, so its waker is a no-op.
             drop(core);
+            let mut cell: Pin<Box<dyn TaskCell>> = Box::pin(Task::new(Waker::noop().clone(), fut));
             cell.as_mut().finish_with(JoinError::cancelled(id));
             let mut core = self.core.borrow_mut();
             let key = core.tasks.vacant_key();
-            let waker = Arc::new(TaskWaker {
-                key,
-                id,
-                scheduled: Default::default(),
-                queue: self.wakes.clone(),
-            });
             Self::insert_task(
                 &mut core,
                 TaskSlot {
                     id,
                     host: host.unwrap_or(MAIN_HOST),
                     cell: Some(cell),
-                    waker,
                     finished: true,
                     abort_requested: false,
                     has_handle: true,
                     join_waiting: false,
+                    queued: false,
                     spin_epoch: 0,
                 },
                 origin,
@@ -521,12 +519,12 @@ impl World {
         let current = core.current;
         let host = host.or(current.map(|c| c.host)).unwrap_or(MAIN_HOST);
         let key = core.tasks.vacant_key();
-        let waker = Arc::new(TaskWaker {
+        let waker = Waker::from(Arc::new(TaskWaker {
             key,
             id,
-            scheduled: Default::default(),
             queue: self.wakes.clone(),
-        });
+        }));
+        let cell: Pin<Box<dyn TaskCell>> = Box::pin(Task::new(waker, fut));
         let span = {
             let host_span = &core.hosts[host.index()].span;
             match origin {
@@ -544,18 +542,18 @@ impl World {
                 id,
                 host,
                 cell: Some(cell),
-                waker: waker.clone(),
                 finished: false,
                 abort_requested: false,
                 has_handle: true,
                 join_waiting: false,
+                queued: false,
                 spin_epoch: 0,
             },
             origin,
             span,
         );
         drop(core);
-        Wake::wake_by_ref(&waker);
+        self.wake(key, id);
         self.tell(|| super::story::Happening::Spawned { task: id, host });
         self.observe(Observation::Spawned {
             task: id,
@@ -671,17 +669,23 @@ impl World {
     }
 
     pub(crate) fn abort(&self, key: usize, id: Id) {
-        let waker = {
+        {
             let mut core = self.core.borrow_mut();
             match Self::slot(&mut core, key, id) {
-                Some(slot) if !slot.finished => {
-                    slot.abort_requested = true;
-                    slot.waker.clone()
-                }
+                Some(slot) if !slot.finished => slot.abort_requested = true,
                 _ => return,
             }
-        };
-        Wake::wake_by_ref(&waker);
+        }
+        self.wake(key, id);
+    }
+
+    /// Wakes task `id` at `key` as its waker would.
+    fn wake(&self, key: usize, id: Id) {
+        self.wakes.push(WakeRecord {
+            key,
+            id,
+            by: self.wakes.running(),
+        });
     }
 
     pub(crate) fn is_finished(&self, key: usize, id: Id) -> bool {
@@ -737,8 +741,7 @@ impl World {
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
         let mut fut = std::pin::pin!(fut);
-        let (main_id, main_waker, span) = self.start_main();
-        let waker = Waker::from(main_waker.clone());
+        let (main_id, waker, span) = self.start_main();
         loop {
             if self.injecting {
                 self.inject_fault();
@@ -749,11 +752,14 @@ impl World {
             };
             match next {
                 Next::Main => {
-                    main_waker.scheduled.store(false, Ordering::Release);
+                    if let Some(m) = self.core.borrow_mut().main.as_mut() {
+                        m.queued = false;
+                    }
                     self.set_running(Some(Current {
                         id: main_id,
                         host: MAIN_HOST,
                     }));
+                    self.wakes.self_woken.store(false, Ordering::Relaxed);
                     let res = {
                         let _e = span.enter();
                         catch_unwind(AssertUnwindSafe(|| {
@@ -784,7 +790,7 @@ impl World {
                             return Ok(out);
                         }
                         Ok(Poll::Pending) => {
-                            let self_woken = main_waker.scheduled.load(Ordering::Acquire);
+                            let self_woken = self.wakes.self_woken.load(Ordering::Relaxed);
                             self.pending_poll(&mut self.core.borrow_mut(), self_woken, None);
                             self.observe(Observation::Blocked { task: main_id })
                         }
@@ -865,7 +871,7 @@ impl World {
             .tasks
             .iter()
             .filter(|(_, t)| t.spin_epoch == epoch && !t.finished)
-            .map(|(k, _)| Self::task_info(core, k))
+            .map(|(k, _)| self.task_info(core, k))
             .collect();
         if core.main_spin_epoch == epoch {
             if let Some(main) = &core.main {
@@ -952,26 +958,22 @@ impl World {
         (core.step, core.now - core.start)
     }
 
-    fn start_main(&self) -> (Id, Arc<TaskWaker>, tracing::Span) {
+    fn start_main(&self) -> (Id, Waker, tracing::Span) {
         let mut core = self.core.borrow_mut();
         assert!(
             !core.failed,
             "this simulation already failed; build a new runtime to run again"
         );
         let id = Self::next_id(&mut core);
-        let waker = Arc::new(TaskWaker {
+        let waker = Waker::from(Arc::new(TaskWaker {
             key: MAIN_KEY,
             id,
-            scheduled: Default::default(),
             queue: self.wakes.clone(),
-        });
+        }));
         let span = tracing::trace_span!(parent: &core.hosts[0].span, "task", id = id.as_u64(), main = true);
-        core.main = Some(Main {
-            id,
-            waker: waker.clone(),
-        });
+        core.main = Some(Main { id, queued: false });
         drop(core);
-        Wake::wake_by_ref(&waker);
+        self.wake(MAIN_KEY, id);
         (id, waker, span)
     }
 
@@ -1116,16 +1118,27 @@ impl World {
             .as_ref()
             .map(|_| (core.step, core.trace.len() as u64, core.now - core.start));
         for w in core.wake_buf.drain(..) {
+            // A task already in the enabled set (or held back) is not
+            // added again: its later wakes before its poll are no-ops.
             let live = if w.key == MAIN_KEY {
-                core.main.as_ref().is_some_and(|m| m.id == w.id)
+                match core.main.as_mut() {
+                    Some(m) if m.id == w.id && !m.queued => {
+                        m.queued = true;
+                        true
+                    }
+                    _ => false,
+                }
             } else {
-                match core.tasks.get(w.key) {
-                    Some(s) if s.id == w.id && !s.finished => {
+                match core.tasks.get_mut(w.key) {
+                    Some(s) if s.id == w.id && !s.finished && !s.queued => {
                         let host = &mut core.hosts[s.host.index()];
                         if host.paused {
-                            host.deferred.push(w);
+                            if !host.deferred.iter().any(|d| d.key == w.key && d.id == w.id) {
+                                host.deferred.push(w);
+                            }
                             continue;
                         }
+                        s.queued = true;
                         true
                     }
                     _ => false,
@@ -1155,7 +1168,7 @@ impl World {
     }
 
     fn run_task(&self, key: usize) {
-        let (mut cell, waker, span, id, host, abort) = {
+        let (mut cell, span, id, host, abort) = {
             let mut guard = self.core.borrow_mut();
             let core = &mut *guard;
             let slot = core
@@ -1166,32 +1179,23 @@ impl World {
                 .cell
                 .take()
                 .expect("a task is not polled while it is being polled");
-            slot.waker.scheduled.store(false, Ordering::Release);
+            slot.queued = false;
             let span = if core.spans.is_empty() {
                 None
             } else {
                 core.spans.get(&key).cloned()
             };
-            (
-                cell,
-                slot.waker.clone(),
-                span,
-                slot.id,
-                slot.host,
-                slot.abort_requested,
-            )
+            (cell, span, slot.id, slot.host, slot.abort_requested)
         };
         self.set_running(Some(Current { id, host }));
-        let waker = Waker::from(waker);
+        self.wakes.self_woken.store(false, Ordering::Relaxed);
         let res = {
             let _e = span.as_ref().map(tracing::Span::enter);
             if abort {
                 cell.as_mut().finish_with(JoinError::cancelled(id));
                 Ok(Poll::Ready(()))
             } else {
-                catch_unwind(AssertUnwindSafe(|| {
-                    cell.as_mut().poll(&mut Context::from_waker(&waker))
-                }))
+                catch_unwind(AssertUnwindSafe(|| cell.as_mut().poll()))
             }
         };
         self.set_running(None);
@@ -1202,7 +1206,7 @@ impl World {
                     let slot = &mut core.tasks[key];
                     slot.cell = Some(cell);
                     // Woken during its own poll: only the task itself ran.
-                    let self_woken = slot.waker.scheduled.load(Ordering::Acquire);
+                    let self_woken = self.wakes.self_woken.load(Ordering::Relaxed);
                     self.pending_poll(&mut core, self_woken, Some(key));
                 }
                 self.observe(Observation::Blocked { task: id });
@@ -1224,7 +1228,7 @@ impl World {
                         let message = panic_message(&*payload);
                         let task = {
                             let core = self.core.borrow();
-                            Self::task_info(&core, key)
+                            self.task_info(&core, key)
                         };
                         drop(payload);
                         drop(cell);
@@ -1306,7 +1310,7 @@ impl World {
                 .find(|(_, s)| s.id == current.id)
                 .map(|(k, _)| k)
                 .expect("the running task has a slot");
-            Self::task_info(&core, key)
+            self.task_info(&core, key)
         };
         let failure = self.failure(Cause::HostError { message, task });
         let mut core = self.core.borrow_mut();
@@ -1469,9 +1473,11 @@ impl World {
                 let mut i = 0;
                 while i < core.enabled.len() {
                     let key = core.enabled[i].key();
-                    let slot = (key != MAIN_KEY).then(|| &core.tasks[key]);
+                    let slot = (key != MAIN_KEY).then(|| &mut core.tasks[key]);
                     match slot {
                         Some(s) if s.host == host => {
+                            // Held back: enabled again when the host resumes.
+                            s.queued = false;
                             let id = s.id;
                             core.hosts[host.index()].deferred.push(WakeRecord {
                                 key,
@@ -1557,7 +1563,7 @@ impl World {
         failure
     }
 
-    fn task_info(core: &Core, key: usize) -> TaskInfo {
+    fn task_info(&self, core: &Core, key: usize) -> TaskInfo {
         let slot = &core.tasks[key];
         TaskInfo {
             id: slot.id.as_u64(),
@@ -1567,7 +1573,8 @@ impl World {
                 Origin::Blocking(l) => format!("spawn_blocking at {l}"),
                 Origin::HostEntry => "host entry point".to_string(),
             },
-            runnable: slot.waker.scheduled.load(Ordering::Acquire),
+            // In the enabled set, or woken and not yet drained into it.
+            runnable: slot.queued || self.wakes.holds(key, slot.id),
         }
     }
 
@@ -1588,13 +1595,13 @@ impl World {
     fn task_infos(&self, core: &Core) -> Vec<TaskInfo> {
         let mut out = Vec::new();
         if let Some(m) = &core.main {
-            let runnable = m.waker.scheduled.load(Ordering::Acquire);
+            let runnable = m.queued || self.wakes.holds(MAIN_KEY, m.id);
             out.push(Self::main_info(core, m.id, runnable));
         }
         let mut tasks: Vec<(usize, &TaskSlot)> =
             core.tasks.iter().filter(|(_, s)| !s.finished).collect();
         tasks.sort_by_key(|(_, s)| s.id);
-        out.extend(tasks.into_iter().map(|(k, _)| Self::task_info(core, k)));
+        out.extend(tasks.into_iter().map(|(k, _)| self.task_info(core, k)));
         out
     }
 
