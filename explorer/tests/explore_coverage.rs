@@ -3,33 +3,18 @@
 //! the points no execution hit (reached or not), and `require_coverage`
 //! makes such a pass a failure.
 
+mod common;
 mod coverage_support;
-
-use std::sync::{Arc, Mutex};
 
 use explorer::{Exhaustive, Explorer, Rtc, Sampling};
 use sim_rt::sim::PointKind;
 
-/// Two tasks increment a counter with a yield between read and write. Run
-/// to completion with no delay, the first task finishes before the second
+/// Two tasks increment a counter with a yield between read and write
+/// (`common::racy_count`). Run to completion with no delay, the first task finishes before the second
 /// reads: no update is lost. One delay (the first task put off after its
 /// read) loses one.
 async fn racy_counter() {
-    let counter = Arc::new(Mutex::new(0));
-    let tasks: Vec<_> = (0..2)
-        .map(|_| {
-            let c = counter.clone();
-            sim_rt::spawn(async move {
-                let v = *c.lock().unwrap();
-                sim_rt::task::yield_now().await;
-                *c.lock().unwrap() = v + 1;
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    let total = *counter.lock().unwrap();
+    let total = common::racy_count().await;
     sim_rt::sometimes!(total == 1, "an update was lost");
     sim_rt::sometimes!(total == 2, "both updates kept");
     if total > 2 {

@@ -66,19 +66,19 @@ impl<K: TableId + std::fmt::Debug, V: std::fmt::Debug> std::fmt::Debug for Table
 
 impl<K: TableId, V> Table<K, V> {
     #[inline]
-    fn index(&self, id: K) -> Option<usize> {
+    fn slot_of(&self, id: K) -> Option<usize> {
         let i = usize::try_from(id.number().checked_sub(self.base)?).ok()?;
         (i < self.slots.len()).then_some(i)
     }
 
     #[inline]
     pub(crate) fn get(&self, id: &K) -> Option<&V> {
-        self.index(*id).and_then(|i| self.slots[i].as_deref())
+        self.slot_of(*id).and_then(|i| self.slots[i].as_deref())
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: &K) -> Option<&mut V> {
-        self.index(*id).and_then(|i| self.slots[i].as_deref_mut())
+        self.slot_of(*id).and_then(|i| self.slots[i].as_deref_mut())
     }
 
     #[inline]
@@ -110,7 +110,7 @@ impl<K: TableId, V> Table<K, V> {
     }
 
     pub(crate) fn remove(&mut self, id: &K) -> Option<V> {
-        let i = self.index(*id)?;
+        let i = self.slot_of(*id)?;
         let value = self.slots[i].take()?;
         self.len -= 1;
         self.trim();

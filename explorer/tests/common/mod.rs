@@ -17,6 +17,12 @@ pub fn replay_token(out: &str) -> Option<String> {
 /// Two tasks increment a counter with a yield between read and write: some
 /// interleavings lose an update.
 pub async fn lost_update() {
+    assert_eq!(racy_count().await, 2, "lost update");
+}
+
+/// Two tasks each increment a counter, yielding between the read and the
+/// write; returns the count (1 when an update was lost).
+pub async fn racy_count() -> u32 {
     let counter = Arc::new(Mutex::new(0));
     let tasks: Vec<_> = (0..2)
         .map(|_| {
@@ -31,7 +37,8 @@ pub async fn lost_update() {
     for t in tasks {
         t.await.unwrap();
     }
-    assert_eq!(*counter.lock().unwrap(), 2, "lost update");
+    let total = *counter.lock().unwrap();
+    total
 }
 
 /// "b" must hear "hello b" from "a" within 50 ms, or it gives up; main
