@@ -236,7 +236,10 @@ fn state_caching_explores_fewer_executions_and_finds_the_same_bug() {
     let with_cache = cached(true, true);
     for r in [&plain, &with_cache] {
         let found = r.failure.as_ref().expect("the bug is found");
-        assert_eq!(found.failure.message(), Some("C ran after B but before A"));
+        // C's panic goes to its JoinHandle (as in tokio) and poisons the
+        // lock; the report names it as the first panic.
+        let report = found.failure.to_string();
+        assert!(report.contains("C ran after B but before A"), "{report}");
     }
     assert!(with_cache.executions <= plain.executions);
 }

@@ -134,6 +134,8 @@ struct Config {
     worker_threads: Option<usize>,
     start_paused: Option<bool>,
     unhandled_panic: Option<UnhandledPanic>,
+    /// tokio's `name`: the runtime's, as `Handle::name` returns it.
+    name: Option<String>,
     crate_path: Option<Path>,
 }
 
@@ -144,6 +146,7 @@ impl Config {
         worker_threads: None,
         start_paused: None,
         unhandled_panic: None,
+        name: None,
         crate_path: None,
     };
 }
@@ -298,6 +301,7 @@ impl Args {
             worker_threads: self.worker_threads.map(|(n, _)| n),
             start_paused: self.start_paused.map(|(b, _)| b),
             unhandled_panic: self.unhandled_panic.map(|(p, _)| p),
+            name: self.name,
             crate_path: self.crate_path,
         })
     }
@@ -464,6 +468,9 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStre
     }
     if let Some(paused) = config.start_paused {
         settings.extend(quote!(.start_paused(#paused)));
+    }
+    if let Some(name) = &config.name {
+        settings.extend(quote!(.name(#name)));
     }
     if let Some(behavior) = config.unhandled_panic {
         let variant = behavior.variant();

@@ -10,8 +10,10 @@
 //! time advanced) is reported to [`Scheduler::observe`], so an explorer can
 //! follow causality.
 //!
-//! The default scheduler, [`RandomScheduler`], picks uniformly with its own
-//! seeded xoshiro generator. An explorer (the `explorer` crate) implements
+//! The default scheduler, [`CurrentThreadScheduler`], runs tasks in tokio's
+//! current-thread order and resolves everything else (which packet arrives
+//! first, when time moves, data choices) with its own seeded xoshiro
+//! generator; [`RandomScheduler`] picks every choice uniformly. An explorer (the `explorer` crate) implements
 //! this trait to search executions systematically. [`Replay`] follows a
 //! recorded [`Trace`] exactly.
 //!
@@ -35,6 +37,42 @@ use crate::task::Id;
 /// A packet in the simulated network (see [`Event::Deliver`]); numbered in
 /// send order, never reused within a simulation.
 pub use sim_net::PacketId;
+
+/// How many events of each kind are enabled at a step, numbered as
+/// [`Scheduler::pick`] sees them: the polls, then the deliveries, then
+/// `Advance`.
+///
+/// The polls are in tokio's current-thread order: the first `queued` of
+/// them are its run queue, first in first out, and tokio would poll event 0
+/// next. `queued` is 0 when tokio's scheduler would poll its drivers
+/// (deliver packets, fire timers) before the next poll: its run queue is
+/// empty, or it polled 61 tasks since it last did. The polls past `queued`
+/// run after that park: the `block_on` future if it was woken, then the
+/// tasks that [`yield_now`](crate::task::yield_now)ed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Shape {
+    /// The number of `Poll` events.
+    pub polls: usize,
+    /// How many of them tokio's scheduler runs before it parks.
+    pub queued: usize,
+    /// The number of `Deliver` events.
+    pub deliveries: usize,
+    /// Whether `Advance` is enabled (the last event).
+    pub advance: bool,
+}
+
+impl Shape {
+    /// The number of enabled events.
+    pub fn len(&self) -> usize {
+        self.polls + self.deliveries + usize::from(self.advance)
+    }
+
+    /// Whether no event is enabled (a runtime never asks then).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// Identifies a host of the simulation; dense, in creation order (the host
 /// that runs the test's own future is host 0).
@@ -323,7 +361,7 @@ pub trait Scheduler {
     fn pick(&mut self, enabled: &[Event]) -> usize;
 
     /// For a scheduler whose pick depends only on how many events are
-    /// enabled, not on which (the default [`RandomScheduler`]): the index
+    /// enabled, not on which ([`RandomScheduler`]): the index
     /// [`pick`](Scheduler::pick) would return for any `n` events, with the
     /// same effect on the scheduler. The runtime asks this first at every
     /// step and builds the list for `pick` only on `None` (the default), so
@@ -334,6 +372,14 @@ pub trait Scheduler {
     fn pick_count(&mut self, n: usize) -> Option<usize> {
         let _ = n;
         None
+    }
+
+    /// Like [`pick_count`](Scheduler::pick_count), for a scheduler whose
+    /// pick depends only on how many events of each kind are enabled (see
+    /// [`Shape`]). The runtime asks this first; the default asks
+    /// [`pick_count`](Scheduler::pick_count).
+    fn pick_shape(&mut self, shape: Shape) -> Option<usize> {
+        self.pick_count(shape.len())
     }
 
     /// Resolves a data choice among `n` options.
@@ -359,6 +405,9 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
     }
     fn pick_count(&mut self, n: usize) -> Option<usize> {
         (**self).pick_count(n)
+    }
+    fn pick_shape(&mut self, shape: Shape) -> Option<usize> {
+        (**self).pick_shape(shape)
     }
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
         (**self).choose(kind, n)
@@ -415,8 +464,9 @@ pub fn uniform(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
     ((rng.next_u64() as u128 * n as u128) >> 64) as usize
 }
 
-/// The default scheduler: every choice uniformly at random, from its own
-/// xoshiro256++ generator seeded from the simulation seed.
+/// Every choice uniformly at random, from its own xoshiro256++ generator
+/// seeded from the simulation seed: tasks run in any order, not only
+/// tokio's (see [`CurrentThreadScheduler`], the default).
 #[derive(Debug, Clone)]
 pub struct RandomScheduler {
     rng: Xoshiro256PlusPlus,
@@ -460,6 +510,75 @@ impl Scheduler for RandomScheduler {
                 }
             }
         }
+    }
+
+    fn observes(&self) -> bool {
+        false
+    }
+}
+
+/// The default scheduler: tasks run in tokio's current-thread order, and
+/// the rest is drawn from the seed.
+///
+/// A plain simulated test then behaves like a `#[tokio::test]` on tokio's
+/// `current_thread` runtime: a task spawned, then a `yield_now`, and the
+/// spawned task has run; a woken task runs after those woken before it.
+/// What tokio's order leaves to the world is drawn, as
+/// [`RandomScheduler`] draws it, from a xoshiro256++ generator seeded from
+/// the simulation seed: which deliverable packet arrives first and whether
+/// time moves first (when no task is runnable, or at a park: see
+/// [`Shape`]), and every data choice (losses, latency, `select!`'s first
+/// branch, [`choose`](crate::sim::choose)).
+///
+/// Orders tokio's current-thread scheduler would not pick (a multi-thread
+/// runtime might) are for the explorer; a failure found in one says so
+/// ([`Failure::unlike_tokio`](crate::runtime::Failure::unlike_tokio)).
+#[derive(Debug, Clone)]
+pub struct CurrentThreadScheduler {
+    random: RandomScheduler,
+}
+
+impl CurrentThreadScheduler {
+    /// A scheduler for the simulation seeded with `seed`.
+    pub fn new(seed: u64) -> Self {
+        CurrentThreadScheduler {
+            random: RandomScheduler::new(seed),
+        }
+    }
+}
+
+impl Scheduler for CurrentThreadScheduler {
+    /// Without the [`Shape`], the first poll (the runtime asks
+    /// [`pick_shape`](Scheduler::pick_shape) instead).
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        match enabled.iter().position(|e| matches!(e, Event::Poll(_))) {
+            Some(first) => first,
+            None => self.random.pick(enabled),
+        }
+    }
+
+    fn pick_shape(&mut self, shape: Shape) -> Option<usize> {
+        if shape.queued > 0 {
+            return Some(0);
+        }
+        let world = shape.deliveries + usize::from(shape.advance);
+        if world == 0 {
+            return Some(0);
+        }
+        if shape.polls == 0 {
+            return self.random.pick_count(world);
+        }
+        // A park with runnable tasks: the I/O driver first. (`Advance` is
+        // enabled beside polls only under a stall fault: the tasks first.)
+        if shape.deliveries == 0 {
+            return Some(0);
+        }
+        let delivery = self.random.pick_count(shape.deliveries)?;
+        Some(shape.polls + delivery)
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        self.random.choose(kind, n)
     }
 
     fn observes(&self) -> bool {

@@ -147,6 +147,71 @@ pub fn seed() -> u64 {
     context::with(|w| w.seed())
 }
 
+/// Waits `duration` of simulated time exactly, to the nanosecond.
+///
+/// [`tokio::time::sleep`](crate::time::sleep) fires on tokio's
+/// millisecond tick, as tokio's does (a `sleep(5us)` takes 1 ms); a
+/// simulation sometimes needs a finer instrument (a reset 5 us into a
+/// write, a device's latency), and this is it.
+///
+/// # Panics
+///
+/// When polled outside a simulation.
+pub fn sleep_exact(duration: Duration) -> SleepExact {
+    SleepExact {
+        duration,
+        armed: None,
+    }
+}
+
+/// The future of [`sleep_exact`].
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct SleepExact {
+    duration: Duration,
+    /// The runtime, the deadline and the timer, from the first poll.
+    armed: Option<(u64, Duration, Option<crate::runtime::timer::TimerKey>)>,
+}
+
+impl Future for SleepExact {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        let world = context::current();
+        let duration = self.duration;
+        let (runtime, deadline, timer) = self
+            .armed
+            .get_or_insert_with(|| (world.id, world.now() + duration, None));
+        assert_eq!(
+            *runtime, world.id,
+            "a sleep_exact was polled in another simulation than its first poll's"
+        );
+        if world.now() >= *deadline {
+            return std::task::Poll::Ready(());
+        }
+        match timer {
+            Some(key) => world.core.borrow_mut().timers.set_waker(*key, cx.waker()),
+            None => *timer = Some(world.timer_insert_exact(*deadline, cx.waker())),
+        }
+        std::task::Poll::Pending
+    }
+}
+
+impl Drop for SleepExact {
+    fn drop(&mut self) {
+        if let Some((runtime, _, Some(key))) = self.armed.take() {
+            context::try_with(|w| {
+                if w.id == runtime {
+                    w.core.borrow_mut().timers.remove(key);
+                }
+            });
+        }
+    }
+}
+
 /// Simulated time elapsed since the simulation started.
 #[track_caller]
 pub fn elapsed() -> Duration {

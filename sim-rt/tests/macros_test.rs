@@ -48,6 +48,15 @@ async fn plain() {
     );
 }
 
+/// tokio's `name` argument names the runtime, as `Handle::name` reads it.
+#[sim_rt::test(name = "named-runtime")]
+async fn the_name_argument_names_the_runtime() {
+    assert_eq!(
+        sim_rt::runtime::Handle::current().name(),
+        Some("named-runtime")
+    );
+}
+
 #[sim_rt::test(start_paused = true)]
 async fn start_paused() {
     let start = Instant::now();

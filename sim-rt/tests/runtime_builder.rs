@@ -404,3 +404,36 @@ fn a_task_spawned_while_the_runtime_drops_is_dropped_too() {
     drop(rt);
     assert_eq!(drops.load(Ordering::SeqCst), 1, "the late task's future");
 }
+
+/// `on_thread_park` runs where tokio's current-thread scheduler parks
+/// (nothing runnable), inside the simulation: a task it spawns or a waiter
+/// it notifies runs instead of the park; `on_thread_unpark` follows each.
+#[test]
+fn park_hooks_run_when_nothing_is_runnable_and_may_wake_tasks() {
+    let notify = Arc::new(sim_rt::sync::Notify::new());
+    let parks = Arc::new(AtomicUsize::new(0));
+    let unparks = Arc::new(AtomicUsize::new(0));
+    let (n, p, u) = (notify.clone(), parks.clone(), unparks.clone());
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .on_thread_park(move || {
+            if p.fetch_add(1, Ordering::SeqCst) == 0 {
+                let n = n.clone();
+                sim_rt::spawn(async move { n.notify_one() });
+            }
+        })
+        .on_thread_unpark(move || {
+            u.fetch_add(1, Ordering::SeqCst);
+        })
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // Nothing else can wake this: only the park hook's task does.
+        notify.notified().await;
+        assert_eq!(parks.load(Ordering::SeqCst), 1);
+        // A sleep parks until its deadline.
+        sleep(Duration::from_millis(5)).await;
+    });
+    assert_eq!(parks.load(Ordering::SeqCst), 2);
+    assert_eq!(unparks.load(Ordering::SeqCst), 2);
+}

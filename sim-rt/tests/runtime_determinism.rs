@@ -1,5 +1,6 @@
 //! Same seed ⇒ same execution, bit for bit; different seeds ⇒ different
-//! interleavings.
+//! interleavings, under the uniformly random scheduler (the default keeps
+//! tokio's order and varies only what tokio leaves to the world).
 //!
 //! The program under test mixes everything that introduces a choice: many
 //! tasks, timers with colliding deadlines, an mpsc channel, `yield_now`, and
@@ -15,7 +16,11 @@ use sim_rt::time::{sleep, Instant};
 
 /// Runs the program with `seed`; returns its observable output and the trace.
 fn run(seed: u64) -> (Vec<String>, Trace) {
-    let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .seed(seed)
+        .scheduler(sim_rt::scheduler::RandomScheduler::new)
+        .build()
+        .unwrap();
     let log = Arc::new(Mutex::new(Vec::new()));
     let out = {
         let log = log.clone();

@@ -56,8 +56,8 @@ fn task_panic_names_message_host_task_time_and_reproduction() {
 #[test]
 fn spawned_task_panic_names_where_it_was_spawned() {
     let msg = failure_of(Builder::new_current_thread().seed(3), async {
-        let h = sim_rt::spawn(async { panic!("boom") });
-        h.await.unwrap();
+        drop(sim_rt::spawn(async { panic!("boom") }));
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
     });
     assert!(
         msg.starts_with("simulation failed: a task panicked: boom"),
@@ -68,6 +68,29 @@ fn spawned_task_panic_names_where_it_was_spawned() {
         "{msg}"
     );
     assert_reproduce_line(&msg, 3, "spawned_task_panic_names_where_it_was_spawned");
+}
+
+/// A panic handed to a `JoinHandle` (as tokio does) and then unwrapped by
+/// the main future: the report is the main future's, with the task's own
+/// panic named as the one that came first.
+#[test]
+fn an_awaited_task_panic_is_named_in_the_report_of_what_it_caused() {
+    let msg = failure_of(Builder::new_current_thread().seed(3), async {
+        let h = sim_rt::spawn(async { panic!("boom") });
+        h.await.unwrap();
+    });
+    assert!(
+        msg.starts_with("simulation failed: the main future panicked: called `Result::unwrap()`"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("note: before this, task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("panicked (handed to its JoinHandle): boom"),
+        "{msg}"
+    );
 }
 
 #[test]

@@ -207,7 +207,11 @@ fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
 #[test]
 fn a_compact_trace_replays_the_same_execution() {
     let (out, full, _) = record(5);
-    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .seed(5)
+        .scheduler(sim_rt::scheduler::RandomScheduler::new)
+        .build()
+        .unwrap();
     assert_eq!(rt.block_on(program(false)), out);
     let compact = rt.trace();
     drop(rt);

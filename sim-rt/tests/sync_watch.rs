@@ -119,8 +119,18 @@ fn replay_of_a_watch_wakeup_does_not_diverge() {
 
 #[test]
 fn different_seeds_can_wake_in_different_orders() {
-    // The fixed part is the notifier's order; the scheduler still picks.
-    let orders: std::collections::BTreeSet<_> = (0..20).map(|s| run(s).0).collect();
+    // The fixed part is the notifier's order; a random scheduler still
+    // picks (the default runs them in tokio's order).
+    let orders: std::collections::BTreeSet<_> = (0..20)
+        .map(|seed| {
+            let rt = Builder::new_current_thread()
+                .seed(seed)
+                .scheduler(sim_rt::scheduler::RandomScheduler::new)
+                .build()
+                .unwrap();
+            wake_order(&rt)
+        })
+        .collect();
     assert!(orders.len() > 1, "the scheduler orders the woken waiters");
 }
 

@@ -70,12 +70,18 @@ fn joins_in_completion_order_with_exact_times() {
 
 /// Three tasks that finish in their first poll: the set returns them in the
 /// order the simulation ran them, and over 200 seeds every one of the 3! = 6
-/// orders is observed (the default scheduler picks uniformly).
+/// orders is observed under a uniformly random scheduler (the default runs
+/// them in spawn order, as tokio's current-thread runtime does).
 #[test]
 fn same_instant_completions_follow_the_run_order() {
     let mut orders = BTreeSet::new();
     for seed in 0..200 {
-        let (ran, joined) = run(seed, async {
+        let rt = Builder::new_current_thread()
+            .seed(seed)
+            .scheduler(sim_rt::scheduler::RandomScheduler::new)
+            .build()
+            .unwrap();
+        let (ran, joined) = rt.block_on(async {
             let ran = Arc::new(Mutex::new(Vec::new()));
             let mut set = JoinSet::new();
             for i in 0..3u32 {

@@ -244,22 +244,62 @@ fn aborting_a_finished_task_is_a_no_op() {
     });
 }
 
-#[test]
-fn a_panicking_task_fails_the_simulation_by_default() {
-    let res = std::panic::catch_unwind(|| {
-        sim(7, async {
-            let _ = sim_rt::spawn(async { panic!("boom in a task") }).await;
-        })
-    });
+/// The report of a simulation that fails, from `block_on`'s panic.
+fn failure_of(future: impl Future<Output = ()> + 'static) -> String {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim(7, future)));
     let payload = res.expect_err("block_on must panic");
-    let message = payload
+    payload
         .downcast_ref::<String>()
-        .expect("the failure report is a String");
+        .expect("the failure report is a String")
+        .clone()
+}
+
+/// A panic nobody can observe (the task's handle was dropped) fails the
+/// simulation by default.
+#[test]
+fn a_panic_nobody_can_observe_fails_the_simulation_by_default() {
+    let message = failure_of(async {
+        drop(sim_rt::spawn(async { panic!("boom in a task") }));
+        sleep(Duration::from_secs(1)).await;
+    });
     assert!(
         message.contains("simulation failed: a task panicked: boom in a task"),
         "{message}"
     );
     assert!(message.contains("task 2 on host \"main\""), "{message}");
+}
+
+/// By default a panic goes to the task's `JoinHandle`, as in tokio, and
+/// the other tasks go on.
+#[test]
+fn a_panic_reaches_its_join_handle_by_default() {
+    let (err, other) = sim(8, async {
+        let bad = sim_rt::spawn(async { panic!("observed boom") });
+        let good = sim_rt::spawn(async { 7 });
+        (bad.await.unwrap_err(), good.await.unwrap())
+    });
+    assert!(err.is_panic());
+    assert_eq!(other, 7);
+    let payload = err.into_panic();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"observed boom"));
+}
+
+/// A panic handed to a handle that is then dropped without awaiting it was
+/// observed by nobody: the simulation fails, saying so.
+#[test]
+fn a_panic_whose_handle_is_dropped_unawaited_fails_the_simulation() {
+    let message = failure_of(async {
+        let bad = sim_rt::spawn(async { panic!("unawaited boom") });
+        sleep(Duration::from_secs(1)).await;
+        assert!(bad.is_finished());
+        drop(bad);
+        sleep(Duration::from_secs(1)).await;
+    });
+    assert!(
+        message.contains("a task panicked: unawaited boom"),
+        "{message}"
+    );
+    assert!(message.contains("dropped without awaiting it"), "{message}");
 }
 
 #[test]
@@ -431,7 +471,12 @@ fn yield_now_lets_another_task_run() {
 const YIELDS: u32 = 3;
 
 fn yield_log(seed: u64) -> Vec<(char, u32)> {
-    sim(seed, async {
+    let rt = Builder::new_current_thread()
+        .seed(seed)
+        .scheduler(sim_rt::scheduler::RandomScheduler::new)
+        .build()
+        .unwrap();
+    rt.block_on(async {
         let log = Arc::new(Mutex::new(Vec::new()));
         let spawn_logger = |name: char| {
             let log = log.clone();
@@ -451,6 +496,64 @@ fn yield_log(seed: u64) -> Vec<(char, u32)> {
         let log = log.lock().unwrap().clone();
         log
     })
+}
+
+/// tokio's current-thread order, on every seed: spawned tasks run first in
+/// first out, `yield_now` goes behind every runnable task (those woken
+/// meanwhile too), and the `block_on` future runs when the queue empties.
+#[test]
+fn the_default_scheduler_runs_tokios_current_thread_order_on_every_seed() {
+    for seed in 0..20 {
+        let log = sim(seed, async {
+            let log = Arc::new(Mutex::new(Vec::new()));
+            let (tx, rx) = oneshot::channel::<()>();
+            let push = |log: &Arc<Mutex<Vec<&'static str>>>, s| log.lock().unwrap().push(s);
+            let l = log.clone();
+            sim_rt::spawn(async move {
+                push(&l, "a1");
+                task::yield_now().await;
+                push(&l, "a2");
+            });
+            let l = log.clone();
+            sim_rt::spawn(async move {
+                push(&l, "b1");
+                tx.send(()).unwrap();
+                push(&l, "b2");
+            });
+            let l = log.clone();
+            sim_rt::spawn(async move {
+                rx.await.unwrap();
+                push(&l, "c");
+            });
+            task::yield_now().await;
+            push(&log, "main");
+            let log = log.lock().unwrap().clone();
+            log
+        });
+        // c was woken by b while a was yielding: it runs before a resumes.
+        // At the park the `block_on` future goes first, ahead of the
+        // yielded a, and returns: a never resumes, as on tokio.
+        assert_eq!(log, ["a1", "b1", "b2", "c", "main"], "seed {seed}");
+    }
+}
+
+/// The pattern tokio's own suites rely on: spawn, yield, then check what
+/// the spawned task did.
+#[test]
+fn a_spawned_task_has_run_after_a_yield_on_every_seed() {
+    for seed in 0..50 {
+        sim(seed, async {
+            let ran = Arc::new(AtomicUsize::new(0));
+            for _ in 0..3 {
+                let ran = ran.clone();
+                sim_rt::spawn(async move {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+            }
+            task::yield_now().await;
+            assert_eq!(ran.load(Ordering::SeqCst), 3, "seed {seed}");
+        });
+    }
 }
 
 #[test]

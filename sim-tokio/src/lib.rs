@@ -45,6 +45,11 @@
 pub use sim_rt::{fs, io, net, process, runtime, signal, stream, sync, task, time};
 pub use sim_rt::{join, pin, select, spawn, task_local, try_join};
 
+/// What tokio's macros expand to (`tokio::macros::support`), hidden as in
+/// tokio; code outside tokio reaches `tokio::macros::support::poll_fn`.
+#[doc(hidden)]
+pub use sim_rt::macros;
+
 /// Simulated `#[tokio::main]`: see [`sim_rt::main`]. Here its `crate`
 /// argument defaults to `tokio`.
 pub use sim_rt_macros::tokio_main as main;

@@ -93,6 +93,67 @@ async fn framed_lines_over_simulated_tcp() {
     );
 }
 
+/// tokio-util's `TaskTracker` (its `rt` feature) waits for tasks spawned on
+/// two simulated hosts, and its `AbortOnDropHandle` cancels a task on a
+/// third when dropped: tokio-util's task helpers on the simulator's
+/// `JoinHandle`.
+#[tokio::test]
+async fn task_tracker_and_abort_on_drop_on_simulated_hosts() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use tokio_util::task::{AbortOnDropHandle, TaskTracker};
+
+    let done = Arc::new(AtomicU32::new(0));
+    let tracker = TaskTracker::new();
+    for (name, ms) in [("a", 30), ("b", 10)] {
+        let (tracker, done) = (tracker.clone(), done.clone());
+        tokio::sim::host(name).start(move || {
+            let (tracker, done) = (tracker.clone(), done.clone());
+            async move {
+                tracker
+                    .spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        done.fetch_add(1, Ordering::SeqCst);
+                    })
+                    .await
+                    .unwrap();
+                Ok::<(), std::io::Error>(())
+            }
+        });
+    }
+    let start = Instant::now();
+    // Let the hosts start their tasks before the tracker is closed.
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    tracker.close();
+    tracker.wait().await;
+    assert_eq!(done.load(Ordering::SeqCst), 2);
+    assert_eq!(start.elapsed(), Duration::from_millis(30));
+
+    let ticks = Arc::new(AtomicU32::new(0));
+    let counted = ticks.clone();
+    let aborted = Arc::new(std::sync::Mutex::new(None));
+    let shared = aborted.clone();
+    tokio::sim::host("c").start(move || {
+        let (counted, shared) = (counted.clone(), shared.clone());
+        async move {
+            let handle = AbortOnDropHandle::new(tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+            }));
+            *shared.lock().unwrap() = Some(handle.abort_handle());
+            tokio::time::sleep(Duration::from_millis(35)).await;
+            drop(handle);
+            Ok::<(), std::io::Error>(())
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let aborted = aborted.lock().unwrap().take().expect("host c ran");
+    assert!(aborted.is_finished(), "dropping the handle aborted the task");
+    assert_eq!(ticks.load(Ordering::SeqCst), 3);
+}
+
 /// What the watching scheduler saw.
 #[derive(Default)]
 struct Seen {

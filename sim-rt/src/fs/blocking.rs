@@ -106,7 +106,7 @@ where
             .expect("a job runs inside its simulation")
             .fs_latency(disk.host, op);
         if !latency.is_zero() {
-            crate::time::sleep(latency).await;
+            crate::sim::sleep_exact(latency).await;
         }
         let world = disk.world().expect("a job runs inside its simulation");
         let r = world.fs_op(disk.host, |fs, chooser| f(fs, &keep, chooser));

@@ -52,8 +52,9 @@ impl FileType {
 /// the OS; this type has the same method names. A directory's length is
 /// 4096, as on ext4. There are no timestamps: [`modified`](Self::modified),
 /// [`accessed`](Self::accessed) and [`created`](Self::created) fail with
-/// `Unsupported`, as std does on a platform without them. There are no
-/// permissions (`permissions()` is not provided). [`ino`](Self::ino) and
+/// `Unsupported`, as std does on a platform without them. The disk keeps
+/// no permissions: [`permissions`](Self::permissions) reports a new file's
+/// or directory's usual mode (`0o644`, `0o755`). [`ino`](Self::ino) and
 /// [`nlink`](Self::nlink) are inherent methods rather than
 /// `std::os::unix::fs::MetadataExt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,6 +99,15 @@ impl Metadata {
     /// The number of hard links (0 for an open file that was removed).
     pub fn nlink(&self) -> u64 {
         self.0.nlink()
+    }
+
+    /// The permissions: the mode a file (`0o644`) or directory (`0o755`)
+    /// gets under the usual umask, which is all the simulated disk knows
+    /// (it keeps no permissions, and grants every access).
+    #[cfg(unix)]
+    pub fn permissions(&self) -> std::fs::Permissions {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::Permissions::from_mode(if self.is_dir() { 0o755 } else { 0o644 })
     }
 
     /// Last modification time: always `Unsupported` (no timestamps).

@@ -97,6 +97,13 @@ pub struct Failure {
     pub(crate) elapsed: Duration,
     pub(crate) step: u64,
     pub(crate) seed: u64,
+    /// The first step at which a task ran out of tokio's current-thread
+    /// order, if one did.
+    pub(crate) unlike_tokio: Option<u64>,
+    /// The first panic of a task that was handed to its `JoinHandle`
+    /// before the failure: often its cause (a poisoned lock, an `unwrap` of
+    /// the `JoinError`).
+    pub(crate) earlier_panic: Option<(String, String)>,
 }
 
 impl Failure {
@@ -173,6 +180,15 @@ impl Failure {
     /// The simulation's seed.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// The first step at which the failing execution polled a task out of
+    /// tokio's current-thread order (not the first of its `Poll` events:
+    /// see [`Shape`](crate::scheduler::Shape)), or `None` when every poll
+    /// followed it: then a `current_thread` tokio runtime could run the
+    /// same schedule.
+    pub fn unlike_tokio(&self) -> Option<u64> {
+        self.unlike_tokio
     }
 }
 
@@ -323,6 +339,20 @@ impl fmt::Display for Failure {
                 )?;
                 at(f)?;
             }
+        }
+        if let Some((task, message)) = &self.earlier_panic {
+            writeln!(
+                f,
+                "  note: before this, {task} panicked (handed to its JoinHandle): {message}"
+            )?;
+        }
+        if let Some(step) = self.unlike_tokio {
+            writeln!(
+                f,
+                "  note: this execution polled a task out of tokio's current-thread order (first \
+                 at step {step}): a `current_thread` tokio runtime would not run it this way; a \
+                 multi-thread one, or a task woken at another time, might"
+            )?;
         }
         Ok(())
     }

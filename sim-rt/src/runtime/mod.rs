@@ -57,7 +57,7 @@ use std::time::Duration;
 
 pub(crate) mod context;
 pub(crate) mod coverage;
-mod failure;
+pub(crate) mod failure;
 mod fault;
 pub(crate) mod fs;
 mod id;
@@ -65,6 +65,7 @@ pub(crate) mod liveness;
 mod local_runtime;
 mod metrics;
 pub(crate) mod net;
+mod run_queue;
 mod story;
 pub(crate) mod task;
 pub(crate) mod timer;
@@ -78,7 +79,7 @@ pub use self::metrics::RuntimeMetrics;
 pub use self::story::{Happening, Told};
 pub use self::trace::{Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
-use crate::scheduler::{ChoiceKind, RandomScheduler, Replay, Scheduler};
+use crate::scheduler::{ChoiceKind, CurrentThreadScheduler, Replay, Scheduler};
 use crate::task::JoinHandle;
 
 const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \
@@ -106,11 +107,16 @@ pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
 ///
 /// # Differences from tokio
 ///
-/// The default is [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime): a
-/// panicking task fails the simulation with a report (that is what a test
-/// wants to know). With [`Ignore`](UnhandledPanic::Ignore), tokio's default,
-/// the panic is handed to the task's `JoinHandle` as a
-/// [`JoinError`](crate::task::JoinError).
+/// Without a setting (the default), a panic goes where someone can observe
+/// it, as in tokio: to the task's `JoinHandle` (or `JoinSet`), awaited as a
+/// [`JoinError`](crate::task::JoinError). A panic nobody can observe fails
+/// the simulation with a report, since a test wants to know of it: the
+/// task's `JoinHandle` was dropped before it panicked, or is dropped later
+/// without the panic being taken. (A handle still held when the runtime is
+/// dropped is not reported.) [`Ignore`](UnhandledPanic::Ignore), tokio's
+/// default, always hands the panic to the `JoinHandle` and drops it
+/// silently with the handle; [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime)
+/// always fails the simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnhandledPanic {
@@ -166,7 +172,8 @@ pub struct Builder {
     seed: Option<u64>,
     max_steps: u64,
     max_time: Duration,
-    unhandled_panic: UnhandledPanic,
+    /// `None`: the simulation's default (see [`UnhandledPanic`]).
+    unhandled_panic: Option<UnhandledPanic>,
     start_paused: bool,
     scheduler: Option<SchedulerFactory>,
     net: sim_net::NetConfig,
@@ -188,6 +195,8 @@ pub struct Builder {
     record_story: bool,
     /// [`Builder::name`], for [`Handle::name`].
     name: Option<Arc<str>>,
+    /// [`Builder::on_thread_park`] and [`Builder::on_thread_unpark`].
+    park_hooks: world::ParkHooks,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -219,7 +228,7 @@ impl Builder {
             seed: None,
             max_steps: DEFAULT_MAX_STEPS,
             max_time: DEFAULT_MAX_TIME,
-            unhandled_panic: UnhandledPanic::ShutdownRuntime,
+            unhandled_panic: None,
             start_paused: false,
             scheduler: None,
             net: sim_net::NetConfig::default(),
@@ -233,6 +242,7 @@ impl Builder {
             heal_at: u64::MAX,
             record_story: false,
             name: None,
+            park_hooks: world::ParkHooks::default(),
         }
     }
 
@@ -357,24 +367,30 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_park`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_park): ignored (the
-    /// simulated worker never parks a real thread; see
-    /// [`RuntimeMetrics::worker_park_count`]).
+    /// Simulated [`tokio::runtime::Builder::on_thread_park`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_park): `f` runs
+    /// whenever the simulated worker would park, with nothing runnable
+    /// (before simulated time moves or a packet arrives), inside the
+    /// simulation: it may spawn or wake tasks, which then run instead.
+    ///
+    /// # Differences from tokio
+    ///
+    /// No real thread parks; the hook runs where tokio's current-thread
+    /// scheduler's would.
     pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
     where
         F: Fn() + Send + Sync + 'static,
     {
-        drop(f);
+        self.park_hooks.park = Some(Arc::new(f));
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::on_thread_unpark`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_unpark): ignored, as
-    /// [`on_thread_park`](Self::on_thread_park).
+    /// Simulated [`tokio::runtime::Builder::on_thread_unpark`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_unpark): `f` runs
+    /// right after each [`on_thread_park`](Self::on_thread_park) point.
     pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
     where
         F: Fn() + Send + Sync + 'static,
     {
-        drop(f);
+        self.park_hooks.unpark = Some(Arc::new(f));
         self
     }
 
@@ -409,7 +425,7 @@ impl Builder {
     /// Simulated `tokio::runtime::Builder::unhandled_panic` (unstable in
     /// tokio). See [`UnhandledPanic`] for the default, which differs.
     pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
-        self.unhandled_panic = behavior;
+        self.unhandled_panic = Some(behavior);
         self
     }
 
@@ -445,7 +461,9 @@ impl Builder {
     }
 
     /// The scheduler that makes the simulation's choices, made fresh for
-    /// each runtime built from the seed (default: [`RandomScheduler`]).
+    /// each runtime built from the seed (default:
+    /// [`CurrentThreadScheduler`](crate::scheduler::CurrentThreadScheduler):
+    /// tokio's current-thread order).
     pub fn scheduler<S, F>(&mut self, mut make: F) -> &mut Self
     where
         F: FnMut(u64) -> S + 'static,
@@ -605,7 +623,7 @@ impl Builder {
         };
         let scheduler: Box<dyn Scheduler> = match &mut self.scheduler {
             Some(make) => make(seed),
-            None => Box::new(RandomScheduler::new(seed)),
+            None => Box::new(CurrentThreadScheduler::new(seed)),
         };
         let id = Id::next().as_u64();
         let world = World::new(
@@ -627,6 +645,7 @@ impl Builder {
                 liveness_walk: self.liveness_walk,
                 heal_at: self.heal_at,
                 record_story: self.record_story,
+                park_hooks: self.park_hooks.clone(),
             },
             scheduler,
         );

@@ -40,6 +40,9 @@ pub(crate) trait TaskCell {
     /// Moves the output into `out`, which must be an
     /// `Option<Result<T, JoinError>>` for the task's `T`.
     fn take_output(self: Pin<&mut Self>, out: &mut dyn Any);
+    /// The message of the panic stored as the output, if the task panicked
+    /// and nobody took it.
+    fn untaken_panic(&self) -> Option<String>;
 }
 
 pin_project! {
@@ -93,6 +96,13 @@ where
     fn take_output(self: Pin<&mut Self>, out: &mut dyn Any) {
         self.project().stage.take_output(out)
     }
+
+    fn untaken_panic(&self) -> Option<String> {
+        match &self.stage {
+            Stage::Finished { out: Some(Err(e)) } => e.panic_message(),
+            _ => None,
+        }
+    }
 }
 
 impl<F> Stage<F>
@@ -135,6 +145,9 @@ pub(crate) struct WakeRecord {
     pub(crate) key: usize,
     pub(crate) id: Id,
     pub(crate) by: Option<Id>,
+    /// Woken by `yield_now`: runnable behind every other task at the next
+    /// park (tokio defers such a wake until then).
+    pub(crate) yielded: bool,
 }
 
 /// The slab key used for the future passed to `block_on`.
@@ -157,6 +170,8 @@ pub(crate) struct WakeQueue {
     /// Set when the task being polled wakes itself: a poll that returns
     /// `Pending` with it set only yielded (livelock detection).
     pub(crate) self_woken: AtomicBool,
+    /// Set while `yield_now` wakes its task: the wake is a yield.
+    pub(crate) yielding: AtomicBool,
 }
 
 impl WakeQueue {
@@ -178,6 +193,11 @@ impl WakeQueue {
     pub(crate) fn holds(&self, key: usize, id: Id) -> bool {
         let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         queue.iter().any(|w| w.key == key && w.id == id)
+    }
+
+    /// Whether wakes are queued and not yet taken.
+    pub(crate) fn any_queued(&self) -> bool {
+        self.queued.load(Ordering::Acquire)
     }
 
     /// Queues wakes for the next step.
@@ -225,6 +245,7 @@ impl Wake for TaskWaker {
             key: self.key,
             id: self.id,
             by,
+            yielded: self.queue.yielding.load(Ordering::Relaxed),
         });
     }
 }

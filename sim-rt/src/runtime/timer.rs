@@ -9,6 +9,13 @@
 //! entry leaves its old item behind, recognised as stale because the entry's
 //! `seq` no longer matches.
 //!
+//! The queue keeps exact deadlines. tokio's timers have its resolution:
+//! its timer wheel counts whole milliseconds since the runtime started and
+//! fires an entry at the first tick at or after its deadline, so
+//! [`Timers::tick`] rounds a `Sleep`'s deadline up to a millisecond since
+//! the simulation's start (a `sleep(3ns)` takes 1 ms) before it is armed;
+//! the simulator's own delays (a disk's latency) are armed exactly.
+//!
 //! # Invariants
 //!
 //! - Every live entry with `fired == false` has exactly one item whose `seq`
@@ -58,7 +65,13 @@ pub(crate) struct Timers {
     items: usize,
     spare: Vec<Vec<(u64, usize)>>,
     next_seq: u64,
+    /// The simulation's start, in nanoseconds since the epoch: ticks count
+    /// from it.
+    start: u64,
 }
+
+/// tokio's timer resolution.
+const TICK: u64 = 1_000_000;
 
 /// A deadline as nanoseconds since the epoch (buckets are keyed by it).
 /// Simulated deadlines stay far below the ~584 years a u64 holds.
@@ -71,6 +84,22 @@ fn ns(d: Duration) -> u64 {
 }
 
 impl Timers {
+    /// A queue whose ticks count from `start`.
+    pub(crate) fn starting_at(start: Duration) -> Timers {
+        Timers {
+            start: ns(start),
+            ..Timers::default()
+        }
+    }
+
+    /// The instant a tokio timer with this deadline fires: the first tick
+    /// at or after it.
+    pub(crate) fn tick(&self, deadline: Duration) -> Duration {
+        let since = ns(deadline).saturating_sub(self.start);
+        let ticks = since.div_ceil(TICK);
+        Duration::from_nanos(self.start.saturating_add(ticks.saturating_mul(TICK)))
+    }
+
     fn push_item(&mut self, deadline: Duration, seq: u64, key: usize) {
         let spare = &mut self.spare;
         let order = &mut self.order;

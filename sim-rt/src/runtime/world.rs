@@ -46,11 +46,12 @@ use slab::Slab;
 
 use super::failure::{panic_message, Cause, Failure, TaskInfo};
 use super::net::NetState;
+use super::run_queue::{Lane, RunQueue, Runnable};
 use super::task::{Task, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
 use super::trace::{Step, Trace};
 use super::{context, UnhandledPanic};
-use crate::scheduler::{derive_seed, ChoiceKind, Event, HostId, Observation, Scheduler};
+use crate::scheduler::{derive_seed, ChoiceKind, Event, HostId, Observation, Scheduler, Shape};
 use crate::task::{Id, JoinError};
 
 /// Settings fixed when the runtime is built.
@@ -59,7 +60,8 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     pub(crate) max_steps: u64,
     pub(crate) max_time: Duration,
-    pub(crate) unhandled_panic: UnhandledPanic,
+    /// `None`: to the `JoinHandle` when one is held, else a failure.
+    pub(crate) unhandled_panic: Option<UnhandledPanic>,
     pub(crate) start_paused: bool,
     pub(crate) flavor: super::RuntimeFlavor,
     pub(crate) net: sim_net::NetConfig,
@@ -81,7 +83,35 @@ pub(crate) struct Config {
     pub(crate) heal_at: u64,
     /// [`Builder::record_story`](super::Builder::record_story).
     pub(crate) record_story: bool,
+    /// [`Builder::on_thread_park`](super::Builder::on_thread_park) and
+    /// [`on_thread_unpark`](super::Builder::on_thread_unpark).
+    pub(crate) park_hooks: ParkHooks,
 }
+
+/// The builder's `on_thread_park` and `on_thread_unpark`.
+#[derive(Clone, Default)]
+pub(crate) struct ParkHooks {
+    pub(crate) park: Option<Hook>,
+    pub(crate) unpark: Option<Hook>,
+}
+
+impl std::fmt::Debug for ParkHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParkHooks")
+            .field("park", &self.park.is_some())
+            .field("unpark", &self.unpark.is_some())
+            .finish()
+    }
+}
+
+impl ParkHooks {
+    fn is_empty(&self) -> bool {
+        self.park.is_none() && self.unpark.is_none()
+    }
+}
+
+/// A callback of the runtime's builder (`on_thread_park`...).
+pub(crate) type Hook = Arc<dyn Fn() + Send + Sync>;
 
 /// What a task slot was created for (for messages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,21 +214,6 @@ struct Cold {
     join_waker: Option<Waker>,
 }
 
-/// A runnable task's slab key, or [`MAIN_KEY`] for the main future, in 32
-/// bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Runnable(u32);
-
-impl Runnable {
-    fn new(key: usize) -> Runnable {
-        Runnable(u32::try_from(key).expect("fewer than 4 billion tasks alive at once"))
-    }
-
-    fn key(self) -> usize {
-        self.0 as usize
-    }
-}
-
 struct Main {
     id: Id,
     /// [`TaskSlot::queued`], for the main future.
@@ -238,11 +253,17 @@ pub(crate) struct Core {
     spans: FxHashMap<usize, tracing::Span>,
     next_id: u64,
     /// The runnable tasks (woken and not yet polled), in the order of
-    /// their `Poll` events, by slab key ([`Runnable`]). Four bytes each:
-    /// the default scheduler picks one at random, and the keys of 100,000
-    /// runnable tasks still fit in the second-level cache; the task's id
-    /// is read from its slot, which its poll reads anyway.
-    enabled: Vec<Runnable>,
+    /// their `Poll` events: tokio's current-thread order
+    /// ([`RunQueue`]). Four bytes each, so the keys of 100,000 runnable
+    /// tasks still fit in the second-level cache; the task's id is read
+    /// from its slot, which its poll reads anyway.
+    enabled: RunQueue,
+    /// The first step at which a task was polled out of tokio's
+    /// current-thread order, for failure reports.
+    unlike_tokio: Option<u64>,
+    /// The first task panic handed to a `JoinHandle` (the task, its
+    /// message), for failure reports.
+    earlier_panic: Option<(String, String)>,
     /// The enabled events as a list, for a scheduler that picks from one
     /// ([`Scheduler::pick_count`] returns `None`): remade at each step.
     events: Vec<Event>,
@@ -269,6 +290,9 @@ pub(crate) struct World {
     /// Whether the fault injector is configured (fixed at build time), so
     /// the steps of a run without one skip asking it.
     injecting: bool,
+    /// [`Config::park_hooks`], kept outside the core so the step loop reads
+    /// them without a borrow (`None` when there are none).
+    park_hooks: Option<ParkHooks>,
     wakes: Arc<WakeQueue>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
@@ -330,6 +354,7 @@ impl World {
         let fs = super::fs::FsState::new(config.fs.clone());
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let injecting = injector.is_some() || config.heal_at != u64::MAX;
+        let park_hooks = Some(config.park_hooks.clone()).filter(|h| !h.is_empty());
         let time_limit = start.saturating_add(config.max_time);
         let liveness = RefCell::new(super::liveness::Props {
             every: config.liveness_every.max(1),
@@ -356,11 +381,13 @@ impl World {
                 cold: Vec::new(),
                 spans: FxHashMap::default(),
                 next_id: 0,
-                enabled: Vec::new(),
+                enabled: RunQueue::default(),
+                unlike_tokio: None,
+                earlier_panic: None,
                 events: Vec::new(),
                 wake_buf: Vec::new(),
                 fire_buf: Vec::new(),
-                timers: Timers::default(),
+                timers: Timers::starting_at(start),
                 hosts: Vec::new(),
                 current: None,
                 main: None,
@@ -372,6 +399,7 @@ impl World {
             }),
             observing: scheduler.observes(),
             injecting,
+            park_hooks,
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
             net: RefCell::new(net),
@@ -621,10 +649,11 @@ impl World {
         core.tasks.get_mut(key).filter(|s| s.id == id)
     }
 
-    pub(crate) fn poll_join<T: 'static>(
+    pub(crate) fn poll_join<T>(
         &self,
         key: usize,
         id: Id,
+        take: crate::task::join_handle::TakeOutput<T>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, JoinError>> {
         let mut guard = self.core.borrow_mut();
@@ -644,9 +673,7 @@ impl World {
             // The runtime shut down and dropped the output with the task.
             return Poll::Ready(Err(JoinError::cancelled(id)));
         };
-        let mut out: Option<Result<T, JoinError>> = None;
-        cell.as_mut().take_output(&mut out);
-        match out {
+        match take(cell.as_mut()) {
             Some(result) => Poll::Ready(result),
             None => panic!("JoinHandle polled after it returned Poll::Ready"),
         }
@@ -662,6 +689,19 @@ impl World {
             slot.has_handle = false;
             if !slot.finished {
                 return;
+            }
+            // A panic handed to the handle and dropped with it, unobserved:
+            // under the default policy it fails the run.
+            let untaken = slot.cell.as_ref().and_then(|c| c.untaken_panic());
+            let unobserved = core.config.unhandled_panic.is_none() && core.failure.is_none();
+            if let Some(message) = untaken.filter(|_| unobserved) {
+                let message = format!(
+                    "{message}\n  note: the panic was handed to the task's JoinHandle, which was \
+                     dropped without awaiting it"
+                );
+                let task = self.task_info(&core, key);
+                let failure = self.failure_in(&core, Cause::TaskPanic { message, task });
+                core.failure = Some(failure);
             }
             Self::remove_task(&mut core, key).cell
         };
@@ -679,9 +719,18 @@ impl World {
         self.wake(key, id);
     }
 
+    /// Wakes `waker` for `yield_now`: a wake of a task of this world is a
+    /// yield, runnable behind the others ([`Lane::Yielded`]).
+    pub(crate) fn wake_yielding(&self, waker: &Waker) {
+        self.wakes.yielding.store(true, Ordering::Relaxed);
+        waker.wake_by_ref();
+        self.wakes.yielding.store(false, Ordering::Relaxed);
+    }
+
     /// Wakes task `id` at `key` as its waker would.
     fn wake(&self, key: usize, id: Id) {
         self.wakes.push(WakeRecord {
+            yielded: false,
             key,
             id,
             by: self.wakes.running(),
@@ -723,6 +772,26 @@ impl World {
 
     // ----- the step loop ---------------------------------------------------
 
+    /// Calls `on_thread_park`, then `on_thread_unpark`, where tokio's
+    /// current-thread scheduler parks its thread: no task is runnable, so
+    /// the next step moves time or delivers a packet. The hooks run with
+    /// this world current and may wake or spawn tasks; the step then polls
+    /// them instead, as tokio does not park then.
+    fn park_hooks(&self) {
+        let Some(hooks) = &self.park_hooks else {
+            return;
+        };
+        if self.wakes.any_queued() || self.core.borrow().enabled.len() > 0 {
+            return;
+        }
+        if let Some(park) = &hooks.park {
+            park();
+        }
+        if let Some(unpark) = &hooks.unpark {
+            unpark();
+        }
+    }
+
     /// Runs `fut` as the main task until it completes, driving every other
     /// task meanwhile. Panics with a report if the simulation fails.
     pub(crate) fn block_on<F: Future>(self: &Rc<Self>, fut: F) -> F::Output {
@@ -746,6 +815,7 @@ impl World {
             if self.injecting {
                 self.inject_fault();
             }
+            self.park_hooks();
             let next = match self.next_event() {
                 Ok(next) => next,
                 Err(failure) => return Err(self.fail(*failure)),
@@ -992,6 +1062,7 @@ impl World {
             return Err(Box::new(core.failure.take().expect("checked")));
         }
         self.drain_wakes(core);
+        core.enabled.park_if_due();
         let polls = core.enabled.len();
         let now = core.now;
         let mut net = self.net.borrow_mut();
@@ -1047,9 +1118,15 @@ impl World {
             ));
         }
         let n = polls + delivers + usize::from(advance);
+        let shape = Shape {
+            polls,
+            queued: core.enabled.before_drivers(),
+            deliveries: delivers,
+            advance,
+        };
         let index = {
             let mut scheduler = self.scheduler.borrow_mut();
-            match scheduler.pick_count(n) {
+            match scheduler.pick_shape(shape) {
                 Some(index) => index,
                 None => {
                     let events = &mut core.events;
@@ -1057,7 +1134,7 @@ impl World {
                     events.extend(
                         core.enabled
                             .iter()
-                            .map(|r| Event::Poll(Self::runnable_id(&core.tasks, &core.main, *r))),
+                            .map(|r| Event::Poll(Self::runnable_id(&core.tasks, &core.main, r))),
                     );
                     events.extend(deliverable.iter().map(Event::Deliver));
                     if advance {
@@ -1075,7 +1152,7 @@ impl World {
             Event::Poll(Self::runnable_id(
                 &core.tasks,
                 &core.main,
-                core.enabled[index],
+                core.enabled.get(index),
             ))
         } else if index < polls + delivers {
             Event::Deliver(
@@ -1088,7 +1165,10 @@ impl World {
         };
         drop(net);
         let key = if index < polls {
-            core.enabled.swap_remove(index).key()
+            if index != 0 && core.unlike_tokio.is_none() {
+                core.unlike_tokio = Some(core.step);
+            }
+            core.enabled.take(index).key()
         } else {
             MAIN_KEY // unused: only a `Poll` has a key
         };
@@ -1145,7 +1225,12 @@ impl World {
                 }
             };
             if live {
-                core.enabled.push(Runnable::new(w.key));
+                let lane = if w.yielded {
+                    Lane::Yielded
+                } else {
+                    Lane::Woken
+                };
+                core.enabled.push(w.key, lane);
                 if let (Some(story), Some((step, point, at))) = (&self.story, told_at) {
                     if w.by.is_none() && w.key != MAIN_KEY {
                         let host = core.tasks[w.key].host;
@@ -1218,9 +1303,23 @@ impl World {
                 self.apply_host_ops();
             }
             Err(payload) => {
-                let policy = self.core.borrow().config.unhandled_panic;
+                let policy = {
+                    let core = self.core.borrow();
+                    match core.config.unhandled_panic {
+                        Some(policy) => policy,
+                        // Someone can observe it: the handle's holder.
+                        None if core.tasks[key].has_handle => UnhandledPanic::Ignore,
+                        None => UnhandledPanic::ShutdownRuntime,
+                    }
+                };
                 match policy {
                     UnhandledPanic::Ignore => {
+                        let mut core = self.core.borrow_mut();
+                        if core.earlier_panic.is_none() {
+                            let task = self.task_info(&core, key).to_string();
+                            core.earlier_panic = Some((task, panic_message(&*payload)));
+                        }
+                        drop(core);
                         cell.as_mut().finish_with(JoinError::panic(id, payload));
                         self.finish(key, cell);
                     }
@@ -1393,15 +1492,8 @@ impl World {
                 }
             }
             let tasks = &core.tasks;
-            let mut i = 0;
-            while i < core.enabled.len() {
-                let key = core.enabled[i].key();
-                if key != MAIN_KEY && tasks[key].finished {
-                    core.enabled.swap_remove(i);
-                } else {
-                    i += 1;
-                }
-            }
+            core.enabled
+                .retain(|r| r.key() == MAIN_KEY || !tasks[r.key()].finished);
             (net_id, cells)
         };
         self.net_op(|net, now| net.stop_host(net_id, now));
@@ -1470,25 +1562,24 @@ impl World {
             h.paused = paused;
             if paused {
                 // Runnable tasks of the host wait too.
-                let mut i = 0;
-                while i < core.enabled.len() {
-                    let key = core.enabled[i].key();
-                    let slot = (key != MAIN_KEY).then(|| &mut core.tasks[key]);
-                    match slot {
+                let (tasks, hosts) = (&mut core.tasks, &mut core.hosts);
+                core.enabled.retain(|r| {
+                    let key = r.key();
+                    match (key != MAIN_KEY).then(|| &mut tasks[key]) {
                         Some(s) if s.host == host => {
                             // Held back: enabled again when the host resumes.
                             s.queued = false;
-                            let id = s.id;
-                            core.hosts[host.index()].deferred.push(WakeRecord {
+                            hosts[host.index()].deferred.push(WakeRecord {
                                 key,
-                                id,
+                                id: s.id,
                                 by: None,
+                                yielded: false,
                             });
-                            core.enabled.swap_remove(i);
+                            false
                         }
-                        _ => i += 1,
+                        _ => true,
                     }
-                }
+                });
                 Vec::new()
             } else {
                 std::mem::take(&mut h.deferred)
@@ -1530,7 +1621,24 @@ impl World {
         self.core.borrow().now
     }
 
+    /// Arms a tokio timer: it fires at `deadline` rounded up to tokio's
+    /// millisecond tick ([`Timers::tick`]).
     pub(crate) fn timer_insert(&self, deadline: Duration, waker: &Waker) -> TimerKey {
+        let tick = self.core.borrow().timers.tick(deadline);
+        self.timer_insert_exact(tick, waker)
+    }
+
+    /// Moves a tokio timer to `deadline` (rounded as by
+    /// [`timer_insert`](Self::timer_insert)).
+    pub(crate) fn timer_reset(&self, key: TimerKey, deadline: Duration) {
+        let mut core = self.core.borrow_mut();
+        let tick = core.timers.tick(deadline);
+        core.timers.reset(key, tick);
+    }
+
+    /// Arms a timer that fires at exactly `deadline`: a delay of the
+    /// simulated devices, which have no tick.
+    pub(crate) fn timer_insert_exact(&self, deadline: Duration, waker: &Waker) -> TimerKey {
         let (key, task) = {
             let mut core = self.core.borrow_mut();
             let key = core.timers.insert(deadline, waker.clone());
@@ -1553,6 +1661,8 @@ impl World {
             elapsed: core.now - core.start,
             step: core.step,
             seed: core.config.seed,
+            unlike_tokio: core.unlike_tokio,
+            earlier_panic: core.earlier_panic.clone(),
         }
     }
 

@@ -51,6 +51,17 @@ impl JoinError {
         matches!(self.repr, Repr::Panic(_))
     }
 
+    /// The panic's message, for a failure report, when this is a panic.
+    pub(crate) fn panic_message(&self) -> Option<String> {
+        match &self.repr {
+            Repr::Panic(p) => {
+                let payload = p.lock().unwrap_or_else(|e| e.into_inner());
+                Some(crate::runtime::failure::panic_message(&**payload))
+            }
+            _ => None,
+        }
+    }
+
     /// The panic payload, to resume it with [`std::panic::resume_unwind`].
     ///
     /// # Panics

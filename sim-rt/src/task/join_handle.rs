@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 
 use super::{Id, JoinError};
 use crate::runtime::context;
+use crate::runtime::task::TaskCell;
 use crate::runtime::world::{Origin, World};
 use crate::scheduler::HostId;
 
@@ -37,8 +38,22 @@ pub struct JoinHandle<T> {
     runtime: u64,
     key: usize,
     id: Id,
+    /// Moves the finished task's output out of its cell. Made where `T` is
+    /// known to be `'static` (at spawn, where the cell's type is erased),
+    /// so that awaiting the handle needs no `'static` bound, as in tokio.
+    take: TakeOutput<T>,
     // `Mutex<T>` gives tokio's auto traits: Send + Sync exactly when T: Send.
     _output: PhantomData<Mutex<T>>,
+}
+
+/// Takes a finished task's output from its type-erased cell.
+pub(crate) type TakeOutput<T> = fn(Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>>;
+
+/// The [`TakeOutput`] of tasks whose output is `T`.
+fn take_output<T: 'static>(cell: Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>> {
+    let mut out: Option<Result<T, JoinError>> = None;
+    cell.take_output(&mut out);
+    out
 }
 
 impl<T> Unpin for JoinHandle<T> {}
@@ -58,6 +73,7 @@ impl<T: 'static> JoinHandle<T> {
             runtime: world.id,
             key,
             id,
+            take: take_output::<T>,
             _output: PhantomData,
         }
     }
@@ -98,7 +114,7 @@ impl<T> JoinHandle<T> {
     }
 }
 
-impl<T: 'static> Future for JoinHandle<T> {
+impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -108,7 +124,7 @@ impl<T: 'static> Future for JoinHandle<T> {
                  runtime, or after the runtime was dropped)"
             );
         };
-        world.poll_join(self.key, self.id, cx)
+        world.poll_join(self.key, self.id, self.take, cx)
     }
 }
 

@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 
 pub mod coop;
 mod error;
-mod join_handle;
+pub(crate) mod join_handle;
 mod join_set;
 mod local;
 mod task_local;
@@ -179,10 +179,15 @@ where
 /// Simulated [`tokio::task::yield_now`](https://docs.rs/tokio/1/tokio/task/yield_now/index.html): gives the scheduler a chance to run
 /// another task before this one continues.
 ///
+/// As in tokio, the task goes behind every task that is runnable when the
+/// runtime next parks (its run queue empty, or 61 polls since it last
+/// parked), those woken in the meantime included: with the default
+/// scheduler a task that spawns another and yields finds it has run.
+///
 /// # Differences from tokio
 ///
-/// None in effect: the task becomes runnable again at once, and which
-/// runnable task goes next is the scheduler's choice.
+/// None with the default scheduler. The task is runnable at once: an
+/// explorer may run it before the others (a multi-thread runtime might).
 pub async fn yield_now() {
     YieldNow { yielded: false }.await
 }
@@ -199,7 +204,10 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        cx.waker().wake_by_ref();
+        match context::try_current_quiet() {
+            Some(world) => world.wake_yielding(cx.waker()),
+            None => cx.waker().wake_by_ref(),
+        }
         Poll::Pending
     }
 }

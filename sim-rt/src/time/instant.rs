@@ -12,22 +12,36 @@ use crate::runtime::context;
 /// # Differences from tokio
 ///
 /// It is a duration since the simulation's epoch, not a wrapper of
-/// [`std::time::Instant`]. The clock starts at a seed-derived point between
-/// one day and one year after the epoch and moves only when the simulation
-/// advances it. [`Instant::now`] panics outside a simulation (there is no
-/// simulated clock to read). [`from_std`](Instant::from_std) and
-/// [`into_std`](Instant::into_std) map through a fixed, arbitrary
-/// correspondence (the first real instant this process converted is the
-/// epoch): they exist for interoperability, and reading real time inside a
-/// simulation breaks determinism.
+/// [`std::time::Instant`]. Inside a simulation the clock starts at a
+/// seed-derived point between one day and one year after the epoch and
+/// moves only when the simulation advances it; std's clock reads the same
+/// simulated clock there (see the crate's "No escape" notes), and
+/// [`from_std`](Instant::from_std) and [`into_std`](Instant::into_std)
+/// convert between the two exactly: `Instant::from(std::time::Instant::now())`
+/// is `Instant::now()`. Outside a simulation it reads the real monotonic
+/// clock, as tokio's does, through a fixed correspondence (a year after the
+/// epoch is the first real instant this process read outside one).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Instant {
     since_epoch: Duration,
 }
 
+/// Where the first real instant read outside a simulation sits on the
+/// epoch's scale: far enough from zero that instants read before it still
+/// convert.
+const REAL_ANCHOR: Duration = Duration::from_secs(365 * 86_400);
+
 fn std_anchor() -> std::time::Instant {
     static ANCHOR: OnceLock<std::time::Instant> = OnceLock::new();
     *ANCHOR.get_or_init(std::time::Instant::now)
+}
+
+/// `base` moved by the signed distance from `from` to `to`.
+fn shifted(base: Duration, from: std::time::Instant, to: std::time::Instant) -> Duration {
+    match to.checked_duration_since(from) {
+        Some(ahead) => base.saturating_add(ahead),
+        None => base.saturating_sub(from.duration_since(to)),
+    }
 }
 
 impl Instant {
@@ -39,24 +53,34 @@ impl Instant {
         self.since_epoch
     }
 
-    /// The current simulated time.
-    ///
-    /// # Panics
-    ///
-    /// Outside a simulation.
-    #[track_caller]
+    /// The current simulated time; outside a simulation, the real
+    /// monotonic clock's (as tokio's `Instant::now` reads it anywhere).
     pub fn now() -> Instant {
-        Instant::from_epoch(context::with(|w| w.now()))
+        match context::try_with(|w| w.now()) {
+            Some(now) => Instant::from_epoch(now),
+            None => Instant::from_std(std::time::Instant::now()),
+        }
     }
 
-    /// Converts a [`std::time::Instant`] (see the type's differences).
+    /// Converts a [`std::time::Instant`] (see the type's differences):
+    /// inside a simulation, on the simulated clock std reads there.
     pub fn from_std(std: std::time::Instant) -> Instant {
-        Instant::from_epoch(std.saturating_duration_since(std_anchor()))
+        Instant::from_epoch(match context::try_with(|w| w.now()) {
+            Some(now) => shifted(now, std::time::Instant::now(), std),
+            None => shifted(REAL_ANCHOR, std_anchor(), std),
+        })
     }
 
     /// Converts to a [`std::time::Instant`] (see the type's differences).
     pub fn into_std(self) -> std::time::Instant {
-        std_anchor() + self.since_epoch
+        let (std_now, now) = match context::try_with(|w| w.now()) {
+            Some(now) => (std::time::Instant::now(), now),
+            None => (std_anchor(), REAL_ANCHOR),
+        };
+        match self.since_epoch.checked_sub(now) {
+            Some(ahead) => std_now + ahead,
+            None => std_now - (now - self.since_epoch),
+        }
     }
 
     /// The time elapsed from `earlier` to `self`, or zero if `earlier` is

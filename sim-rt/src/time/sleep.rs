@@ -124,10 +124,7 @@ impl Sleep {
         if let Some((runtime, key)) = *this.timer {
             context::try_with(|w| {
                 if w.id == runtime {
-                    w.core
-                        .borrow_mut()
-                        .timers
-                        .reset(key, deadline.since_epoch());
+                    w.timer_reset(key, deadline.since_epoch());
                 }
             });
         }

@@ -42,7 +42,7 @@ pub fn reset_db_after_set_up<F, Fut>(
     builder.build().unwrap().block_on(async move {
         sim::host("db").start(entry);
         set_up.notified().await;
-        sim_rt::time::sleep(crash_at).await;
+        sim::sleep_exact(crash_at).await;
         sim::reset("db");
         rebooted.notified().await;
     });
