@@ -273,3 +273,41 @@ fn notify_replaced_and_removed_wakers_may_notify() {
         assert!(notified.as_mut().poll(&mut noop()).is_ready());
     });
 }
+
+/// tokio's `drop_from_waker_drop`: a timer's waker that owns another timer
+/// drops it while the runtime removes the first one.
+#[sim_rt::test]
+async fn a_sleeps_waker_may_drop_another_sleep() {
+    /// Owns a sleep, dropped with the waker.
+    struct Holder {
+        _sleep: std::sync::Mutex<std::pin::Pin<Box<sim_rt::time::Sleep>>>,
+    }
+    impl Wake for Holder {
+        fn wake(self: Arc<Self>) {}
+    }
+    let mut secondary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+    assert!(secondary.as_mut().poll(&mut noop()).is_pending());
+    let waker = Waker::from(Arc::new(Holder {
+        _sleep: std::sync::Mutex::new(secondary),
+    }));
+    let mut primary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+    assert!(primary
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    drop(waker);
+    drop(primary);
+    // And replaced by a second poll.
+    let mut secondary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+    assert!(secondary.as_mut().poll(&mut noop()).is_pending());
+    let waker = Waker::from(Arc::new(Holder {
+        _sleep: std::sync::Mutex::new(secondary),
+    }));
+    let mut primary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+    assert!(primary
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    drop(waker);
+    assert!(primary.as_mut().poll(&mut noop()).is_pending());
+}

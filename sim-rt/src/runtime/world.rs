@@ -627,6 +627,9 @@ impl World {
         id: Id,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, JoinError>> {
+        // A unit of the cooperative budget, as tokio's JoinHandle takes
+        // (given back when the task is not finished).
+        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let mut guard = self.core.borrow_mut();
         let core = &mut *guard;
         let slot =
@@ -640,6 +643,7 @@ impl World {
             }
             return Poll::Pending;
         }
+        coop.made_progress();
         let Some(cell) = slot.cell.as_mut() else {
             // The runtime shut down and dropped the output with the task.
             return Poll::Ready(Err(JoinError::cancelled(id)));

@@ -60,6 +60,28 @@ pub(crate) fn poll_exhausted_budget() -> bool {
     EXHAUSTED.with(Cell::get)
 }
 
+/// Runs `f` without a budget (restoring the task's after): for a resource
+/// that must be checked even when the budget is spent (a timeout's timer
+/// when its future spent the budget) or for a call that cannot yield.
+pub(crate) fn with_unconstrained<R>(f: impl FnOnce() -> R) -> R {
+    with_budget(None, f)
+}
+
+/// `Ready` when the running task has budget left, without taking any;
+/// otherwise wakes the task and returns `Pending` (as
+/// [`poll_proceed`] does when the budget is spent). `select!` checks it
+/// before polling its branches.
+#[inline]
+pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    if has_budget_remaining() {
+        Poll::Ready(())
+    } else {
+        EXHAUSTED.with(|e| e.set(true));
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
 /// Runs `f` with the budget set to `budget`, restoring the previous value
 /// after (also on unwind).
 fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {
