@@ -737,3 +737,23 @@ fn huge_durations_saturate_without_panicking() {
         assert_eq!(out, Ok(8));
     });
 }
+
+/// tokio's `tickspace`: a sleep armed in one runtime and reset inside
+/// another's `block_on` moves its timer in the runtime that armed it.
+#[test]
+fn a_sleep_reset_inside_another_runtime_moves_its_own_timer() {
+    let rt_a = Builder::new_current_thread().seed(43).build().unwrap();
+    let rt_b = Builder::new_current_thread().seed(44).build().unwrap();
+    let (mut s, start) = rt_a.block_on(async {
+        let start = Instant::now();
+        let mut s = Box::pin(sleep(ms(1)));
+        assert!(poll!(s.as_mut()).is_pending());
+        (s, start)
+    });
+    let deadline = s.deadline();
+    rt_b.block_on(async { s.as_mut().reset(deadline + ms(1)) });
+    rt_a.block_on(async {
+        s.as_mut().await;
+        assert_eq!(start.elapsed(), ms(2));
+    });
+}

@@ -92,13 +92,9 @@ pin_project! {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             if let Some((runtime, key)) = this.timer.take() {
-                let waker = context::try_with(|w| {
-                    if w.id == runtime {
-                        w.core.borrow_mut().timers.remove(key)
-                    } else {
-                        None
-                    }
-                });
+                // In the simulation that armed it, current or not.
+                let waker = context::world_of(runtime)
+                    .and_then(|w| w.core.borrow_mut().timers.remove(key));
                 // Outside the world's borrow: the waker's `Drop` may drop
                 // another `Sleep`.
                 drop(waker);
@@ -141,10 +137,10 @@ impl Sleep {
         *this.armed = true;
         if let Some((runtime, key)) = *this.timer {
             let beyond = deadline.since_epoch() >= TIMER_HORIZON;
-            let removed = context::try_with(|w| {
-                if w.id != runtime {
-                    return None;
-                }
+            // The timer lives in the simulation that armed it, which need
+            // not be the current one (a sleep reset inside another
+            // runtime's `block_on`, as tokio allows).
+            let removed = context::world_of(runtime).and_then(|w| {
                 let mut core = w.core.borrow_mut();
                 if beyond {
                     core.timers.remove(key)
