@@ -848,8 +848,13 @@ impl World {
     /// extends the streak (counting from its second spin in it); else the
     /// streak ends.
     fn pending_poll(&self, core: &mut Core, self_woken: bool, key: Option<usize>) {
-        // A poll that yielded because its coop budget ran out did work.
-        if !self_woken || crate::task::coop::poll_exhausted_budget() {
+        // A poll that yielded because its coop budget ran out did work,
+        // unless a timer waits meanwhile: time moves only when no task can
+        // run, so a loop that never waits starves the clock (as on tokio
+        // with a paused clock) and spins.
+        if !self_woken
+            || (crate::task::coop::poll_exhausted_budget() && core.timers.next_deadline().is_none())
+        {
             return Self::progress(core);
         }
         let epoch = core.spin_epoch;
