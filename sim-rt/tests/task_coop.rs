@@ -340,3 +340,22 @@ fn a_timeout_fires_when_its_future_spends_the_budget() {
         assert!(sim_rt::time::timeout_at(deadline, spin).await.is_err());
     });
 }
+
+/// Socket operations that complete take a unit each, as tokio's readiness
+/// polls do: 200 datagrams waiting, 128 received in one poll.
+#[sim_rt::test]
+async fn socket_receives_take_budget() {
+    let sock = sim_rt::net::UdpSocket::bind("127.0.0.1:9000")
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        sock.send_to(b"x", "127.0.0.1:9000").await.unwrap();
+    }
+    sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+    let mut buf = [0u8; 1];
+    let n = ready_in_one_poll!(200, sock.recv(&mut buf));
+    assert_eq!(n, BUDGET);
+    // And the readiness polls.
+    let n = ready_in_one_poll!(200, std::future::poll_fn(|cx| sock.poll_recv_ready(cx)));
+    assert_eq!(n, BUDGET);
+}
