@@ -628,8 +628,8 @@ impl World {
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, JoinError>> {
         // A unit of the cooperative budget, as tokio's JoinHandle takes
-        // (given back when the task is not finished).
-        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        // (only when the task is finished; see `coop::spend`).
+        std::task::ready!(crate::task::coop::poll_budget_available(cx));
         let mut guard = self.core.borrow_mut();
         let core = &mut *guard;
         let slot =
@@ -643,7 +643,7 @@ impl World {
             }
             return Poll::Pending;
         }
-        coop.made_progress();
+        crate::task::coop::spend();
         let Some(cell) = slot.cell.as_mut() else {
             // The runtime shut down and dropped the output with the task.
             return Poll::Ready(Err(JoinError::cancelled(id)));

@@ -82,6 +82,21 @@ pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
     }
 }
 
+/// Takes one unit, after [`poll_budget_available`] returned `Ready`: with
+/// it, a resource on the executor's hot path (a `Sleep`, a `JoinHandle`)
+/// behaves as [`poll_proceed`] followed by `made_progress` when it
+/// completes and by the unit's restoration when it stays pending, with one
+/// access to the budget on the pending path instead of two.
+#[inline]
+pub(crate) fn spend() {
+    BUDGET.with(|b| {
+        if let Some(n) = b.get() {
+            debug_assert!(n > 0, "spend() follows a Ready poll_budget_available");
+            b.set(Some(n.saturating_sub(1)));
+        }
+    })
+}
+
 /// Runs `f` with the budget set to `budget`, restoring the previous value
 /// after (also on unwind).
 fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {

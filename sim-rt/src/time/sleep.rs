@@ -163,11 +163,13 @@ impl Future for Sleep {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
         let world = context::current();
-        let coop = ready!(coop::poll_proceed(cx));
+        // tokio's poll_proceed, kept when elapsed and given back otherwise,
+        // in its cheaper form (see `coop::spend`).
+        ready!(coop::poll_budget_available(cx));
         *this.armed = true;
         let deadline = this.deadline.since_epoch();
         if world.now() >= deadline {
-            coop.made_progress();
+            coop::spend();
             return Poll::Ready(());
         }
         if deadline >= TIMER_HORIZON {
