@@ -193,7 +193,10 @@ impl Future for SleepExact {
             return std::task::Poll::Ready(());
         }
         match timer {
-            Some(key) => world.core.borrow_mut().timers.set_waker(*key, cx.waker()),
+            Some(key) => {
+                let old = world.core.borrow_mut().timers.set_waker(*key, cx.waker());
+                drop(old); // outside the world's borrow
+            }
             None => *timer = Some(world.timer_insert_exact(*deadline, cx.waker())),
         }
         std::task::Poll::Pending
@@ -203,11 +206,11 @@ impl Future for SleepExact {
 impl Drop for SleepExact {
     fn drop(&mut self) {
         if let Some((runtime, _, Some(key))) = self.armed.take() {
-            context::try_with(|w| {
-                if w.id == runtime {
-                    w.core.borrow_mut().timers.remove(key);
-                }
+            let removed = context::world_of(runtime).and_then(|w| {
+                let mut core = w.core.borrow_mut();
+                core.timers.remove(key)
             });
+            drop(removed); // outside the world's borrow
         }
     }
 }

@@ -153,3 +153,37 @@ fn yields_forced_by_the_coop_budget_are_work() {
     });
     assert_eq!(drained, 100_000);
 }
+
+/// tokio's `timeout_is_not_exhausted_by_future`: a loop that never waits
+/// (reads of `io::empty()`) inside a timeout. It yields only because its
+/// coop budget runs out, so some task can always run and the clock never
+/// reaches the timeout's deadline (on tokio only real time passing ends
+/// it; with a paused clock it hangs). The run ends with a livelock report
+/// that names the budget, not with a hang: each poll is a budget-forced
+/// yield while a timer waits.
+#[test]
+fn budget_yields_that_starve_a_timer_are_a_livelock() {
+    let rt = Builder::new_current_thread()
+        .livelock_steps(200)
+        .build()
+        .unwrap();
+    let failure = rt
+        .try_block_on(async {
+            let busy = async {
+                let mut buffer = [0u8; 1];
+                loop {
+                    use sim_rt::io::AsyncReadExt;
+                    let _ = sim_rt::io::empty().read(&mut buffer).await;
+                }
+            };
+            sim_rt::time::timeout(Duration::from_millis(1), busy).await
+        })
+        .unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Livelock);
+    let text = failure.to_string();
+    assert!(text.contains("for 200 steps"), "{text}");
+    assert!(
+        text.contains("runs out of its cooperative budget"),
+        "{text}"
+    );
+}

@@ -283,7 +283,11 @@ async fn send_timeout_uses_simulated_time() {
     assert_eq!(start.elapsed(), Duration::from_secs(3));
     sim_rt::spawn(async move {
         sim_rt::time::sleep(Duration::from_secs(1)).await;
-        rx.recv().await
+        let got = rx.recv().await;
+        // Keep the channel open until the sender has run: a reservation
+        // fails once the receiver is gone, even one assigned its slot.
+        sim_rt::time::sleep(Duration::from_secs(10)).await;
+        got
     });
     tx.send_timeout(3, Duration::from_secs(3)).await.unwrap();
     assert_eq!(start.elapsed(), Duration::from_secs(4));
@@ -326,4 +330,42 @@ fn blocking_outside_a_simulation() {
     let got: Vec<u8> = std::iter::from_fn(|| rx.blocking_recv()).collect();
     h.join().unwrap();
     assert_eq!(got, [0, 1, 2]);
+}
+
+both! {
+    /// A reservation already assigned its slot when the receiver closes
+    /// fails at its next poll (the channel is closed), gives the slot back,
+    /// and that wakes the receiver, which sees the end (tokio's
+    /// `failed_reserve_wakes_closed_receiver`).
+    fn assigned_reservation_fails_after_close_and_wakes_the_receiver(s) {
+        let (tx, mut rx) = s::mpsc::channel::<()>(1);
+        let permit = tx.try_reserve().unwrap();
+        let t = Task::new();
+        let mut reserve = pin!(tx.reserve());
+        assert!(t.poll(reserve.as_mut()).is_pending());
+        drop(permit);
+        assert_eq!(t.wakes(), 1, "the queued reservation was assigned the slot");
+        rx.close();
+        let r_task = Task::new();
+        let mut recv = pin!(rx.recv());
+        assert!(r_task.poll(recv.as_mut()).is_pending());
+        assert!(ready(t.poll(reserve.as_mut())).is_err());
+        assert_eq!(r_task.wakes(), 1);
+        assert_eq!(ready(r_task.poll(recv.as_mut())), None);
+    }
+}
+
+both! {
+    /// After `close`, `reserve`, `reserve_many`, `reserve_owned` and `send`
+    /// fail at once, even with free capacity.
+    fn reserve_after_close_fails(s) {
+        let (tx, mut rx) = s::mpsc::channel::<u8>(4);
+        rx.close();
+        let t = Task::new();
+        assert!(ready(t.poll(pin!(tx.reserve()))).is_err());
+        assert!(ready(t.poll(pin!(tx.reserve_many(2)))).is_err());
+        assert!(ready(t.poll(pin!(tx.clone().reserve_owned()))).is_err());
+        assert!(ready(t.poll(pin!(tx.send(1)))).is_err());
+        assert_eq!(tx.capacity(), 4);
+    }
 }

@@ -165,3 +165,197 @@ fn block_in_place_panics_on_a_current_thread_runtime() {
         .unwrap();
     rt.block_on(async { sim_rt::task::block_in_place(|| ()) });
 }
+
+// ----- What takes budget, as in tokio -----------------------------------------
+
+/// After a yield (so the task starts a poll with tokio's 128 units), how
+/// many futures made by `$make` in a row complete on their first poll before
+/// one returns `Pending`, stopping at `$max`: 128 for a resource that takes
+/// budget and is always ready, `$max` for one that takes none.
+macro_rules! ready_in_one_poll {
+    ($max:expr, $make:expr) => {{
+        sim_rt::task::yield_now().await;
+        std::future::poll_fn(|cx| {
+            let mut n = 0usize;
+            while n < $max {
+                let fut = std::pin::pin!($make);
+                if fut.poll(cx).is_pending() {
+                    break;
+                }
+                n += 1;
+            }
+            Poll::Ready(n)
+        })
+        .await
+    }};
+}
+
+const BUDGET: usize = 128;
+
+#[sim_rt::test]
+async fn watch_changed_takes_budget_on_a_closed_channel() {
+    let (tx, mut rx) = sim_rt::sync::watch::channel(());
+    drop(tx);
+    let n = ready_in_one_poll!(1000, async { assert!(rx.changed().await.is_err()) });
+    assert_eq!(n, BUDGET);
+}
+
+#[sim_rt::test]
+async fn watch_changed_takes_budget_when_a_value_is_waiting() {
+    let (tx, mut rx) = sim_rt::sync::watch::channel(0);
+    let n = ready_in_one_poll!(1000, async {
+        tx.send(1).unwrap();
+        rx.changed().await.unwrap()
+    });
+    assert_eq!(n, BUDGET);
+}
+
+#[sim_rt::test]
+async fn watch_wait_for_takes_budget() {
+    let (tx, mut rx) = sim_rt::sync::watch::channel(1);
+    let n = ready_in_one_poll!(1000, async {
+        assert_eq!(*rx.wait_for(|v| *v == 1).await.unwrap(), 1);
+    });
+    assert_eq!(n, BUDGET);
+    drop(tx);
+}
+
+#[sim_rt::test]
+async fn watch_sender_closed_takes_budget() {
+    let (tx, rx) = sim_rt::sync::watch::channel(());
+    drop(rx);
+    let n = ready_in_one_poll!(1000, tx.closed());
+    assert_eq!(n, BUDGET);
+}
+
+#[sim_rt::test]
+async fn an_elapsed_sleep_takes_budget() {
+    let n = ready_in_one_poll!(1000, sim_rt::time::sleep(std::time::Duration::ZERO));
+    assert_eq!(n, BUDGET);
+}
+
+/// tokio's `select!` first checks the budget: once it is spent, even a
+/// branch that is always ready (`ready(())`, which takes none) waits for
+/// the next poll.
+#[sim_rt::test]
+async fn select_returns_pending_once_the_budget_is_spent() {
+    let n = ready_in_one_poll!(1000, async {
+        sim_rt::select! {
+            biased;
+            () = coop::consume_budget() => {}
+            () = std::future::ready(()) => {}
+        }
+    });
+    assert_eq!(n, BUDGET);
+}
+
+/// A select over branches that take no budget still never gets past a
+/// spent budget, and takes none itself.
+#[sim_rt::test]
+async fn select_takes_no_budget_itself() {
+    let n = ready_in_one_poll!(1000, async {
+        sim_rt::select! {
+            () = std::future::ready(()) => {}
+            () = std::future::pending::<()>() => {}
+        }
+    });
+    assert_eq!(n, 1000);
+}
+
+/// A finished task's `JoinHandle` takes a unit when it hands over the
+/// output (as tokio's).
+#[sim_rt::test]
+async fn join_handles_take_budget() {
+    let mut handles: Vec<_> = (0..200).map(|i| sim_rt::spawn(async move { i })).collect();
+    // Every task runs (and finishes) before the clock moves.
+    sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    let mut next = handles.iter_mut();
+    let n = ready_in_one_poll!(200, async {
+        next.next().unwrap().await.unwrap();
+    });
+    assert_eq!(n, BUDGET);
+}
+
+/// tokio's `join_set_coop`: a set of finished tasks cannot be drained in
+/// one poll; `join_next` returns `Pending` once the budget is spent (and
+/// the task is woken), and every output still arrives exactly once.
+#[sim_rt::test]
+async fn join_set_join_next_yields_when_the_budget_is_spent() {
+    use futures::FutureExt;
+
+    const TASKS: u32 = 1000;
+    let mut set = sim_rt::task::JoinSet::new();
+    for i in 0..TASKS {
+        set.spawn(async move { i });
+    }
+    sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    let mut seen = Vec::new();
+    let mut yields = 0;
+    loop {
+        match set.join_next().now_or_never() {
+            Some(Some(out)) => seen.push(out.unwrap()),
+            Some(None) => break,
+            None => {
+                yields += 1;
+                sim_rt::task::yield_now().await;
+            }
+        }
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (0..TASKS).collect::<Vec<_>>());
+    // 1000 outputs at 128 per poll (the first poll's budget shared with the
+    // sleep that woke it): at least 7 forced yields.
+    assert!(yields >= 7, "{yields} yields");
+    // try_join_next cannot yield, so it takes no budget.
+    let mut set = sim_rt::task::JoinSet::new();
+    for i in 0..TASKS {
+        set.spawn(async move { i });
+    }
+    sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    let mut n = 0;
+    while set.try_join_next().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, TASKS);
+}
+
+/// tokio's `timeout_is_not_exhausted_by_future`, with a deadline already
+/// due: the future spends the whole budget at every poll, and the timeout
+/// still checks its timer (without a budget) and elapses. Without that the
+/// timer's poll would find no budget left, every time, and the run would
+/// never end (here: the step limit).
+#[test]
+fn a_timeout_fires_when_its_future_spends_the_budget() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .max_steps(1_000)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let deadline = sim_rt::time::Instant::now();
+        let spin = async {
+            loop {
+                coop::consume_budget().await;
+            }
+        };
+        assert!(sim_rt::time::timeout_at(deadline, spin).await.is_err());
+    });
+}
+
+/// Socket operations that complete take a unit each, as tokio's readiness
+/// polls do: 200 datagrams waiting, 128 received in one poll.
+#[sim_rt::test]
+async fn socket_receives_take_budget() {
+    let sock = sim_rt::net::UdpSocket::bind("127.0.0.1:9000")
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        sock.send_to(b"x", "127.0.0.1:9000").await.unwrap();
+    }
+    sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
+    let mut buf = [0u8; 1];
+    let n = ready_in_one_poll!(200, sock.recv(&mut buf));
+    assert_eq!(n, BUDGET);
+    // And the readiness polls.
+    let n = ready_in_one_poll!(200, std::future::poll_fn(|cx| sock.poll_recv_ready(cx)));
+    assert_eq!(n, BUDGET);
+}

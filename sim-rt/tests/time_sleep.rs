@@ -56,8 +56,10 @@ fn a_zero_sleep_is_ready_at_once() {
     sim(5, async {
         let start = Instant::now();
         let mut s = pin!(sleep(Duration::ZERO));
-        assert!(s.is_elapsed());
+        // As in tokio: not elapsed until polled.
+        assert!(!s.is_elapsed());
         assert_eq!(poll!(s.as_mut()), Poll::Ready(()));
+        assert!(s.is_elapsed());
         assert_eq!(Instant::now(), start);
     });
 }
@@ -702,4 +704,93 @@ fn a_dropped_sleep_no_longer_holds_a_timer() {
     let message = payload.downcast_ref::<String>().expect("a String report");
     assert!(message.contains("deadlock"), "{message}");
     assert!(message.contains("at simulated time 0ns"), "{message}");
+}
+
+// ----- Long and huge durations (tokio saturates; the run has no time limit) ---
+
+/// tokio's `immediate_sleep`: a sleep until now has not elapsed before its
+/// first poll (tokio's timer entry does not exist yet), and has after it.
+#[test]
+fn a_sleep_until_now_is_not_elapsed_before_its_first_poll() {
+    sim(40, async {
+        let now = Instant::now();
+        let mut s = pin!(sleep_until(now));
+        assert!(!s.is_elapsed());
+        (&mut s).await;
+        assert!(s.is_elapsed());
+        assert_eq!(Instant::now(), now);
+        // A reset hands the deadline to the timer too.
+        let mut r = pin!(sleep_until(now + ms(5)));
+        r.as_mut().reset(now);
+        assert!(r.is_elapsed());
+    });
+}
+
+/// A test may sleep past the first simulated day, as on tokio with its
+/// clock paused: the default runtime sets no time limit.
+#[test]
+fn sleeps_of_days_and_of_thirty_years_complete() {
+    sim(41, async {
+        let start = Instant::now();
+        sleep(Duration::from_secs(2 * 86_400)).await;
+        assert_eq!(start.elapsed(), Duration::from_secs(2 * 86_400));
+        // tokio's `exactly_max`: `Duration::MAX` sleeps about 30 years.
+        let start = Instant::now();
+        sleep(Duration::MAX).await;
+        assert_eq!(start.elapsed(), FAR_FUTURE);
+        sleep(Duration::MAX - ms(1)).await;
+        assert_eq!(start.elapsed(), 2 * FAR_FUTURE);
+    });
+}
+
+/// tokio's `issue_5183` and `very_large_timeout`: durations far beyond any
+/// clock neither panic nor fire.
+#[test]
+fn huge_durations_saturate_without_panicking() {
+    sim(42, async {
+        let big = Duration::from_secs(u64::MAX / 10);
+        let start = Instant::now();
+        sim_rt::select! {
+            biased;
+            _ = sleep(big) => panic!("a 58-billion-year sleep completed"),
+            _ = sleep(Duration::from_nanos(1)) => {}
+        }
+        assert_eq!(start.elapsed(), ms(1), "a 1 ns sleep fires on tokio's tick");
+        // A deadline beyond the timer's range is never armed: the other
+        // branch wins.
+        let start = Instant::now();
+        sim_rt::select! {
+            biased;
+            _ = sleep_until(start + big) => panic!("a deadline beyond the clock fired"),
+            _ = sleep(ms(1)) => {}
+        }
+        // A timeout so long that its deadline overflows has none.
+        let (tx, rx) = oneshot::channel();
+        let out = sim_rt::spawn(timeout(Duration::MAX, rx));
+        sleep(Duration::from_secs(86_400 * 365 * 10)).await;
+        tx.send(7).unwrap();
+        assert_eq!(out.await.unwrap().unwrap().unwrap(), 7);
+        let out = timeout(big, async { 8 }).await;
+        assert_eq!(out, Ok(8));
+    });
+}
+
+/// tokio's `tickspace`: a sleep armed in one runtime and reset inside
+/// another's `block_on` moves its timer in the runtime that armed it.
+#[test]
+fn a_sleep_reset_inside_another_runtime_moves_its_own_timer() {
+    let rt_a = Builder::new_current_thread().seed(43).build().unwrap();
+    let rt_b = Builder::new_current_thread().seed(44).build().unwrap();
+    let (mut s, start) = rt_a.block_on(async {
+        let start = Instant::now();
+        let mut s = Box::pin(sleep(ms(1)));
+        assert!(poll!(s.as_mut()).is_pending());
+        (s, start)
+    });
+    let deadline = s.deadline();
+    rt_b.block_on(async { s.as_mut().reset(deadline + ms(1)) });
+    rt_a.block_on(async {
+        s.as_mut().await;
+        assert_eq!(start.elapsed(), ms(2));
+    });
 }

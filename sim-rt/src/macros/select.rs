@@ -64,6 +64,11 @@
 ///    without `else`, `select!` panics with "all branches are disabled and
 ///    there is no else branch".
 ///
+/// Each poll of the `select!` first checks the task's cooperative budget
+/// ([`task::coop`](crate::task::coop)): when it is spent, the `select!`
+/// returns `Pending` (and the task is woken to run again) without polling
+/// any branch, as tokio's does.
+///
 /// Without `biased;`, each poll of the `select!` starts at a branch chosen
 /// by the simulation's scheduler and goes round from there; with `biased;`,
 /// branches are polled in the order they are written.
@@ -115,7 +120,6 @@
 ///   the branches not yet disabled, uniformly by default, and not asked at
 ///   all when at most one branch is enabled; outside a simulation the first
 ///   enabled branch is polled first.
-/// - No cooperative budget is consulted before polling.
 ///
 /// [`tokio::select!`]: https://docs.rs/tokio/1/tokio/macro.select.html
 /// [`IntoFuture`]: core::future::IntoFuture
@@ -186,6 +190,12 @@ macro_rules! select {
             let futures = &mut futures;
 
             $crate::macros::support::poll_fn(|cx| {
+                // A spent budget: yield before polling anything (tokio's
+                // rule; budget-aware branches would yield anyway).
+                $crate::macros::support::ready!(
+                    $crate::macros::support::poll_budget_available(cx)
+                );
+
                 // Whether some enabled branch is still pending; if none is
                 // and none completed, every branch is disabled.
                 let mut is_pending = false;

@@ -20,6 +20,14 @@ use pin_project_lite::pin_project;
 
 use crate::scheduler::ChoiceKind;
 
+/// `select!`'s first step, as in tokio: `Pending` (and a wake) when the
+/// task's cooperative budget is spent, since budget-aware branches would
+/// yield anyway and the others would not, without taking a unit.
+#[inline]
+pub fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    crate::task::coop::poll_budget_available(cx)
+}
+
 /// The index, in `0..branches`, of the branch a fair `select!` polls first:
 /// a [`ChoiceKind::Select`] choice of the current simulation's scheduler, or
 /// 0 outside a simulation (and whenever `branches <= 1`).

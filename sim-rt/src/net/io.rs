@@ -9,7 +9,7 @@
 use std::future::poll_fn;
 use std::io;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use sim_net::{Endpoint, Net, Readiness};
@@ -63,7 +63,8 @@ impl NetIo {
     /// Runs a non-blocking operation on `endpoint`; on `WouldBlock`,
     /// registers the task for `interest` and returns `Pending`. An endpoint
     /// the model no longer knows (its host was stopped) gives
-    /// `NotConnected`.
+    /// `NotConnected`. A completed operation takes a unit of the task's
+    /// cooperative budget, as tokio's readiness polls do.
     pub(crate) fn poll_op<R>(
         &self,
         cx: &mut Context<'_>,
@@ -71,6 +72,7 @@ impl NetIo {
         interest: Readiness,
         op: impl FnOnce(&mut Net, Duration) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
+        let coop = ready!(crate::task::coop::poll_proceed(cx));
         let world = self.world()?;
         match world.net_op(|net, now| {
             if exists(net, endpoint) {
@@ -83,7 +85,10 @@ impl NetIo {
                 world.net_register(endpoint, interest, cx.waker());
                 Poll::Pending
             }
-            r => Poll::Ready(r),
+            r => {
+                coop.made_progress();
+                Poll::Ready(r)
+            }
         }
     }
 
@@ -121,18 +126,21 @@ impl NetIo {
 
     /// `Ready` once `endpoint` is ready for any kind in `interest` (or is
     /// gone, so the next operation reports the error); else registers the
-    /// task and returns `Pending`.
+    /// task and returns `Pending`. Ready takes a unit of the task's
+    /// cooperative budget, as in tokio.
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
         endpoint: Endpoint,
         interest: Readiness,
     ) -> Poll<io::Result<()>> {
+        let coop = ready!(crate::task::coop::poll_proceed(cx));
         let world = self.world()?;
         let ready = world.net_ref(|net| net.readiness(endpoint));
         let hit = (interest.is_readable() && ready.is_readable())
             || (interest.is_writable() && ready.is_writable());
         if hit {
+            coop.made_progress();
             Poll::Ready(Ok(()))
         } else {
             world.net_register(endpoint, interest, cx.waker());
@@ -149,6 +157,8 @@ impl NetIo {
         endpoint: Endpoint,
         interest: Interest,
     ) -> Poll<io::Result<Ready>> {
+        // No budget here, as tokio's `readiness` future takes none (its
+        // `async_io` takes a unit per call of `f`).
         let world = self.world()?;
         let ready = world.net_ref(|net| ready_of(net, endpoint)) & interest_mask(interest);
         if ready.is_empty() {

@@ -320,10 +320,13 @@ impl fmt::Display for Failure {
                     f,
                     "simulation failed: livelock: for {steps} steps only the tasks below ran, \
                      each waking itself again at every poll (a busy wait: yield_now in a loop, or \
-                     a retry without a sleep), and nothing else happened: no other task ran, no \
-                     timer fired, no packet was delivered. What they wait for cannot happen \
-                     while they spin; wait on it (a Notify, a channel, a sleep) instead, or, if \
-                     the loop is real work, raise Builder::livelock_steps"
+                     a retry without a sleep, or a loop that never waits and runs out of its \
+                     cooperative budget at every poll while a timer is pending: simulated time \
+                     moves only when no task can run, so that timer cannot fire), and nothing \
+                     else happened: no other task ran, no timer fired, no packet was delivered. \
+                     What they wait for cannot happen while they spin; wait on it (a Notify, a \
+                     channel, a sleep) instead, or, if the loop is real work, raise \
+                     Builder::livelock_steps"
                 )?;
                 at(f)?;
                 list(f, "spinning tasks", tasks)?;

@@ -98,8 +98,12 @@ pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 /// such a test raises it.
 pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
 
-/// Default [`Builder::max_time`]: one simulated day.
-pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
+/// Default [`Builder::max_time`]: no limit. As on tokio with its clock
+/// paused, a run may sleep as long as it likes (two simulated days, or the
+/// thirty years of `sleep(Duration::MAX)`); a run that never ends stops at
+/// the step limit ([`DEFAULT_MAX_STEPS`]) or at livelock detection, each
+/// with a message that names the likely cause.
+pub const DEFAULT_MAX_TIME: Duration = Duration::MAX;
 
 /// What to do when a spawned task panics: simulated
 /// [`tokio::runtime::UnhandledPanic`](https://docs.rs/tokio/1/tokio/runtime/enum.UnhandledPanic.html)
@@ -454,7 +458,8 @@ impl Builder {
     }
 
     /// Stop with a failure when the next event lies more than this much
-    /// simulated time after the start (default [`DEFAULT_MAX_TIME`]).
+    /// simulated time after the start (default [`DEFAULT_MAX_TIME`]: no
+    /// limit).
     pub fn max_time(&mut self, max_time: Duration) -> &mut Self {
         self.max_time = max_time;
         self

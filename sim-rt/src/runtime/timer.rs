@@ -126,15 +126,17 @@ impl Timers {
         TimerKey(key)
     }
 
-    /// Replaces the waker to wake, unless it would wake the same task.
-    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) {
+    /// Replaces the waker to wake, unless it would wake the same task;
+    /// returns the one replaced, for the caller to drop outside its borrow.
+    #[must_use = "drop the replaced waker outside the world's borrow"]
+    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) -> Option<Waker> {
         let e = self
             .entries
             .get_mut(key.0)
             .expect("a timer key is removed only by its owner");
         match &mut e.waker {
-            Some(w) if w.will_wake(waker) => {}
-            slot => *slot = Some(waker.clone()),
+            Some(w) if w.will_wake(waker) => None,
+            slot => slot.replace(waker.clone()),
         }
     }
 
@@ -152,9 +154,13 @@ impl Timers {
         self.compact_if_needed();
     }
 
-    pub(crate) fn remove(&mut self, key: TimerKey) {
-        self.entries.remove(key.0);
+    /// Removes the entry; returns its waker, for the caller to drop outside
+    /// its borrow (a waker's `Drop` may drop another timer).
+    #[must_use = "drop the waker outside the world's borrow"]
+    pub(crate) fn remove(&mut self, key: TimerKey) -> Option<Waker> {
+        let entry = self.entries.remove(key.0);
         self.compact_if_needed();
+        entry.waker
     }
 
     /// The earliest deadline of an armed entry, discarding stale items.
@@ -263,7 +269,7 @@ mod tests {
         let b = t.insert(ms(10), noop_waker());
         let c = t.insert(ms(20), noop_waker());
         assert_eq!(t.next_deadline(), Some(ms(10)));
-        t.remove(b);
+        drop(t.remove(b));
         assert_eq!(t.next_deadline(), Some(ms(20)));
         t.reset(c, ms(40));
         assert_eq!(t.next_deadline(), Some(ms(30)));

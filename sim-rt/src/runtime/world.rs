@@ -656,6 +656,9 @@ impl World {
         take: crate::task::join_handle::TakeOutput<T>,
         cx: &mut Context<'_>,
     ) -> Poll<Result<T, JoinError>> {
+        // A unit of the cooperative budget, as tokio's JoinHandle takes
+        // (only when the task is finished; see `coop::spend`).
+        std::task::ready!(crate::task::coop::poll_budget_available(cx));
         let mut guard = self.core.borrow_mut();
         let core = &mut *guard;
         let slot =
@@ -669,6 +672,7 @@ impl World {
             }
             return Poll::Pending;
         }
+        crate::task::coop::spend();
         let Some(cell) = slot.cell.as_mut() else {
             // The runtime shut down and dropped the output with the task.
             return Poll::Ready(Err(JoinError::cancelled(id)));
@@ -914,8 +918,13 @@ impl World {
     /// extends the streak (counting from its second spin in it); else the
     /// streak ends.
     fn pending_poll(&self, core: &mut Core, self_woken: bool, key: Option<usize>) {
-        // A poll that yielded because its coop budget ran out did work.
-        if !self_woken || crate::task::coop::poll_exhausted_budget() {
+        // A poll that yielded because its coop budget ran out did work,
+        // unless a timer waits meanwhile: time moves only when no task can
+        // run, so a loop that never waits starves the clock (as on tokio
+        // with a paused clock) and spins.
+        if !self_woken
+            || (crate::task::coop::poll_exhausted_budget() && core.timers.next_deadline().is_none())
+        {
             return Self::progress(core);
         }
         let epoch = core.spin_epoch;
@@ -1626,14 +1635,6 @@ impl World {
     pub(crate) fn timer_insert(&self, deadline: Duration, waker: &Waker) -> TimerKey {
         let tick = self.core.borrow().timers.tick(deadline);
         self.timer_insert_exact(tick, waker)
-    }
-
-    /// Moves a tokio timer to `deadline` (rounded as by
-    /// [`timer_insert`](Self::timer_insert)).
-    pub(crate) fn timer_reset(&self, key: TimerKey, deadline: Duration) {
-        let mut core = self.core.borrow_mut();
-        let tick = core.timers.tick(deadline);
-        core.timers.reset(key, tick);
     }
 
     /// Arms a timer that fires at exactly `deadline`: a delay of the

@@ -245,12 +245,31 @@ impl Sem {
         cx: &mut Context<'_>,
     ) -> Poll<Result<(), AcquireError>> {
         let mut st = lock(&self.st);
+        if st.closed {
+            // As tokio: a closed semaphore fails every poll, even of an
+            // acquisition that was already assigned its permits (queued and
+            // granted, or held back by a spent budget); they are given back.
+            let (back, removed) = match *state {
+                AcqState::Init => (0, None),
+                AcqState::Queued(id) => match st.waiters.remove(&id) {
+                    Some(w) => (n - w.needed, Some(w)),
+                    None => {
+                        let was = st.granted.remove(&id);
+                        debug_assert!(was, "a queued acquire is queued or granted");
+                        (n, None)
+                    }
+                },
+                AcqState::Held => (n, None),
+                AcqState::Done => panic!("`Acquire` polled after completion"),
+            };
+            st.permits += back;
+            *state = AcqState::Done;
+            drop(st);
+            drop(removed); // its waker, outside the lock
+            return Poll::Ready(Err(AcquireError::closed()));
+        }
         match *state {
             AcqState::Init => {
-                if st.closed {
-                    *state = AcqState::Done;
-                    return Poll::Ready(Err(AcquireError::closed()));
-                }
                 if st.waiters.is_empty() && st.permits >= n {
                     st.permits -= n;
                     *state = AcqState::Held;
@@ -273,15 +292,11 @@ impl Sem {
             AcqState::Queued(id) => {
                 if st.granted.remove(&id) {
                     *state = AcqState::Held;
-                } else if st.closed {
-                    let w = st.waiters.remove(&id).expect("a queued acquire is queued");
-                    // Closed: give back what was assigned so far.
-                    st.permits += n - w.needed;
-                    *state = AcqState::Done;
-                    return Poll::Ready(Err(AcquireError::closed()));
                 } else {
                     let w = st.waiters.get_mut(&id).expect("a queued acquire is queued");
-                    register(&mut w.waker, cx);
+                    let replaced = register(&mut w.waker, cx);
+                    drop(st);
+                    drop(replaced);
                     return Poll::Pending;
                 }
             }
@@ -304,7 +319,8 @@ impl Sem {
             AcqState::Held => n,
             AcqState::Queued(id) => {
                 let mut st = lock(&self.st);
-                let back = match st.waiters.remove(&id) {
+                let removed = st.waiters.remove(&id);
+                let back = match &removed {
                     Some(w) => n - w.needed,
                     None => {
                         let was = st.granted.remove(&id);
@@ -313,6 +329,7 @@ impl Sem {
                     }
                 };
                 drop(st);
+                drop(removed); // its waker, outside the lock
                 back
             }
         };

@@ -16,7 +16,8 @@
 //!   `tail.pos - capacity` are gone.
 //! - `slot.rem` counts the receivers that have not read `slot.pos` yet;
 //!   the value is dropped when it reaches 0.
-//! - No value is dropped while `tail` is locked.
+//! - No value and no waker is dropped while `tail` is locked (a `Drop` may
+//!   use the channel).
 //!
 //! # Determinism
 //!
@@ -526,14 +527,8 @@ enum Read<T> {
 }
 
 impl<T> Receiver<T> {
-    /// Reads position `self.next` under the lock; registers `waiter` when
-    /// there is nothing to read yet.
-    fn read(
-        &mut self,
-        tail: &mut Tail<T>,
-        clone: Option<fn(&T) -> T>,
-        waiter: Option<(&mut Option<u64>, &Waker)>,
-    ) -> Read<T> {
+    /// Reads position `self.next` under the lock.
+    fn read(&mut self, tail: &mut Tail<T>, clone: Option<fn(&T) -> T>) -> Read<T> {
         let cap = tail.buffer.len() as u64;
         let idx = (self.next & self.shared.mask as u64) as usize;
         if tail.buffer[idx].pos != self.next {
@@ -541,19 +536,6 @@ impl<T> Receiver<T> {
                 // Nothing new for this receiver.
                 if tail.closed {
                     return Read::Closed;
-                }
-                if let Some((id, waker)) = waiter {
-                    let id = *id.get_or_insert_with(|| {
-                        let id = tail.next_waiter;
-                        tail.next_waiter += 1;
-                        id
-                    });
-                    match tail.waiters.get(&id) {
-                        Some(w) if w.will_wake(waker) => {}
-                        _ => {
-                            tail.waiters.insert(id, waker.clone());
-                        }
-                    }
                 }
                 return Read::Empty;
             }
@@ -564,7 +546,7 @@ impl<T> Receiver<T> {
             if missed != 0 {
                 return Read::Lagged(missed);
             }
-            return self.read(tail, clone, None);
+            return self.read(tail, clone);
         }
         self.next = self.next.wrapping_add(1);
         let slot = &mut tail.buffer[idx];
@@ -686,7 +668,7 @@ impl<T: Clone> Receiver<T> {
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let shared = self.shared.clone();
         let mut tail = lock(&shared.tail);
-        let read = self.read(&mut tail, Some(T::clone), None);
+        let read = self.read(&mut tail, Some(T::clone));
         drop(tail);
         match read {
             Read::Value(v, last) => {
@@ -730,7 +712,7 @@ impl<T> Drop for Receiver<T> {
         // Mark the values this receiver never read as read by it.
         let mut dropped = Vec::new();
         while self.next < until {
-            match self.read(&mut tail, None, None) {
+            match self.read(&mut tail, None) {
                 Read::Value(_, last) => dropped.extend(last),
                 Read::Closed => break,
                 Read::Lagged(_) => {}
@@ -759,17 +741,25 @@ impl<T: Clone> Future for Recv<'_, T> {
         let me = self.get_mut();
         let shared = me.receiver.shared.clone();
         let mut tail = lock(&shared.tail);
-        let read = me.receiver.read(
-            &mut tail,
-            Some(T::clone),
-            Some((&mut me.waiter, cx.waker())),
-        );
-        if !matches!(read, Read::Empty) {
-            if let Some(id) = me.waiter.take() {
-                tail.waiters.remove(&id);
+        let read = me.receiver.read(&mut tail, Some(T::clone));
+        // A waker this replaces or removes is dropped after the lock is
+        // released: its `Drop` may use this channel (send, for one).
+        let replaced = match read {
+            Read::Empty => {
+                let id = *me.waiter.get_or_insert_with(|| {
+                    let id = tail.next_waiter;
+                    tail.next_waiter += 1;
+                    id
+                });
+                match tail.waiters.get(&id) {
+                    Some(w) if w.will_wake(cx.waker()) => None,
+                    _ => tail.waiters.insert(id, cx.waker().clone()),
+                }
             }
-        }
+            _ => me.waiter.take().and_then(|id| tail.waiters.remove(&id)),
+        };
         drop(tail);
+        drop(replaced);
         Poll::Ready(match read {
             Read::Value(v, last) => {
                 drop(last);
@@ -785,7 +775,9 @@ impl<T: Clone> Future for Recv<'_, T> {
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
         if let Some(id) = self.waiter.take() {
-            lock(&self.receiver.shared.tail).waiters.remove(&id);
+            // Bound to a variable so that the waker drops after the lock.
+            let waker = lock(&self.receiver.shared.tail).waiters.remove(&id);
+            drop(waker);
         }
     }
 }

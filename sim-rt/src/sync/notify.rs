@@ -301,9 +301,9 @@ impl<N: Deref<Target = Notify>> Waiter<N> {
                     .waiters
                     .get_mut(&id)
                     .expect("a waiting Notified is either queued or notified");
-                if let Some(cx) = cx {
-                    register(slot, cx);
-                }
+                let replaced = cx.and_then(|cx| register(slot, cx));
+                drop(st);
+                drop(replaced);
                 Poll::Pending
             }
             WaitState::Done => Poll::Ready(()),
@@ -318,13 +318,16 @@ impl<N: Deref<Target = Notify>> Drop for Waiter<N> {
         };
         let mut st = lock(&self.notify.state);
         let mut waker = None;
-        if st.waiters.remove(&id).is_none() {
+        // A waiter's own waker is dropped after the lock, too.
+        let removed = st.waiters.remove(&id);
+        if removed.is_none() {
             match st.delivered.remove(&id) {
                 Some(kind @ (Kind::One | Kind::Last)) => waker = st.notify_locked(kind),
                 Some(Kind::All) | None => {}
             }
         }
         drop(st);
+        drop(removed);
         if let Some(w) = waker {
             w.wake();
         }

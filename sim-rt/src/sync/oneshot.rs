@@ -226,7 +226,9 @@ impl<T> Sender<T> {
             coop.made_progress();
             return Poll::Ready(());
         }
-        register(&mut st.tx_waker, cx);
+        let replaced = register(&mut st.tx_waker, cx);
+        drop(st);
+        drop(replaced);
         Poll::Pending
     }
 }
@@ -370,7 +372,9 @@ impl<T> Future for Receiver<T> {
         } else if st.closed {
             Err(RecvError(()))
         } else {
-            register(&mut st.rx_waker, cx);
+            let replaced = register(&mut st.rx_waker, cx);
+            drop(st);
+            drop(replaced);
             return Poll::Pending;
         };
         drop(st);

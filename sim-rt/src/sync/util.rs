@@ -4,10 +4,12 @@
 //!
 //! # Invariants
 //!
-//! - No waker is woken while a primitive's state lock is held: wakers are
-//!   collected into a [`WakeList`] and woken, in the order they were
-//!   pushed, after the guard is dropped. A waker may run arbitrary code
-//!   (another executor's, outside a simulation).
+//! - No waker is woken or dropped while a primitive's state lock is held:
+//!   wakers are collected into a [`WakeList`] and woken, in the order they
+//!   were pushed, after the guard is dropped, and a waker that [`register`]
+//!   replaces or a waiter removes is dropped after the guard too. A waker
+//!   may run arbitrary code (another executor's, outside a simulation; a
+//!   `Drop` that sends on the very channel).
 
 use std::future::Future;
 
@@ -45,11 +47,14 @@ impl WakeList {
 }
 
 /// Stores `cx`'s waker in `slot` unless the one there already wakes the same
-/// task.
-pub(crate) fn register(slot: &mut Option<Waker>, cx: &Context<'_>) {
+/// task, and returns the waker it replaced. The caller drops that one after
+/// releasing its lock: a waker's `Drop` may run arbitrary code, this
+/// primitive included (tokio drops replaced wakers outside its locks too).
+#[must_use = "drop the replaced waker after releasing the lock"]
+pub(crate) fn register(slot: &mut Option<Waker>, cx: &Context<'_>) -> Option<Waker> {
     match slot {
-        Some(w) if w.will_wake(cx.waker()) => {}
-        _ => *slot = Some(cx.waker().clone()),
+        Some(w) if w.will_wake(cx.waker()) => None,
+        _ => slot.replace(cx.waker().clone()),
     }
 }
 

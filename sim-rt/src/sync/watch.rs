@@ -76,6 +76,7 @@ use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Arc;
 
 use super::Notify;
+use crate::task::coop::cooperative;
 
 use self::state::{AtomicState, Version};
 
@@ -89,9 +90,7 @@ use self::state::{AtomicState, Version};
 /// # Differences from tokio
 ///
 /// Waiters are woken in the order they started waiting, not spread over
-/// notifiers at random. Not subject to tokio's cooperative budget (sim-rt
-/// has none): a loop awaiting [`changed`](Receiver::changed) on a closed
-/// channel does not yield by itself.
+/// notifiers at random. Otherwise none.
 #[derive(Debug)]
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
@@ -475,6 +474,10 @@ impl<T> Receiver<T> {
     /// [`RecvError`](error::RecvError) if every sender has dropped **and**
     /// the current value is seen.
     ///
+    /// Takes a unit of the task's cooperative budget when it completes, as
+    /// in tokio, so a loop over a channel that is always ready (or closed)
+    /// yields now and then.
+    ///
     /// # Cancel safety
     ///
     /// Cancel safe: if it loses a `select!`, no value was marked seen.
@@ -482,10 +485,9 @@ impl<T> Receiver<T> {
     /// # Differences from tokio
     ///
     /// Waiters are woken in the order they started waiting, not spread over
-    /// notifiers at random. Not subject to tokio's cooperative budget (sim-rt
-    /// has none).
+    /// notifiers at random. Otherwise none.
     pub async fn changed(&mut self) -> Result<(), error::RecvError> {
-        changed_impl(&self.shared, &mut self.version).await
+        cooperative(changed_impl(&self.shared, &mut self.version)).await
     }
 
     /// Simulated/own version of
@@ -515,6 +517,13 @@ impl<T> Receiver<T> {
     ///
     /// As for [`changed`](Receiver::changed).
     pub async fn wait_for(
+        &mut self,
+        f: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, error::RecvError> {
+        cooperative(self.wait_for_inner(f)).await
+    }
+
+    async fn wait_for_inner(
         &mut self,
         mut f: impl FnMut(&T) -> bool,
     ) -> Result<Ref<'_, T>, error::RecvError> {
@@ -756,24 +765,29 @@ impl<T> Sender<T> {
     /// [`subscribe`](Sender::subscribe) reopens it before this is polled), it
     /// may not notice.
     ///
+    /// Takes a unit of the task's cooperative budget, as in tokio.
+    ///
     /// # Cancel safety
     ///
     /// Cancel safe.
     ///
     /// # Differences from tokio
     ///
-    /// Not subject to tokio's cooperative budget (sim-rt has none).
-    /// Otherwise none.
+    /// None.
     pub async fn closed(&self) {
-        while self.receiver_count() > 0 {
-            // Ask first, then check, as in `changed_impl`.
-            let notified = self.shared.notify_tx.notified();
-            if self.receiver_count() == 0 {
-                return;
+        cooperative(async {
+            while self.receiver_count() > 0 {
+                // Ask first, then check, as in `changed_impl`.
+                let notified = self.shared.notify_tx.notified();
+                if self.receiver_count() == 0 {
+                    return;
+                }
+                notified.await;
+                // `subscribe` may have reopened the channel since: check
+                // again.
             }
-            notified.await;
-            // `subscribe` may have reopened the channel since: check again.
-        }
+        })
+        .await
     }
 
     /// Simulated/own version of

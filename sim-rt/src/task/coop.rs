@@ -60,6 +60,43 @@ pub(crate) fn poll_exhausted_budget() -> bool {
     EXHAUSTED.with(Cell::get)
 }
 
+/// Runs `f` without a budget (restoring the task's after): for a resource
+/// that must be checked even when the budget is spent (a timeout's timer
+/// when its future spent the budget) or for a call that cannot yield.
+pub(crate) fn with_unconstrained<R>(f: impl FnOnce() -> R) -> R {
+    with_budget(None, f)
+}
+
+/// `Ready` when the running task has budget left, without taking any;
+/// otherwise wakes the task and returns `Pending` (as
+/// [`poll_proceed`] does when the budget is spent). `select!` checks it
+/// before polling its branches.
+#[inline]
+pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    if has_budget_remaining() {
+        Poll::Ready(())
+    } else {
+        EXHAUSTED.with(|e| e.set(true));
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Takes one unit, after [`poll_budget_available`] returned `Ready`: with
+/// it, a resource on the executor's hot path (a `Sleep`, a `JoinHandle`)
+/// behaves as [`poll_proceed`] followed by `made_progress` when it
+/// completes and by the unit's restoration when it stays pending, with one
+/// access to the budget on the pending path instead of two.
+#[inline]
+pub(crate) fn spend() {
+    BUDGET.with(|b| {
+        if let Some(n) = b.get() {
+            debug_assert!(n > 0, "spend() follows a Ready poll_budget_available");
+            b.set(Some(n.saturating_sub(1)));
+        }
+    })
+}
+
 /// Runs `f` with the budget set to `budget`, restoring the previous value
 /// after (also on unwind).
 fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {

@@ -40,7 +40,7 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use slab::Slab;
 
-use super::{AbortHandle, Id, JoinError, JoinHandle, LocalSet};
+use super::{coop, AbortHandle, Id, JoinError, JoinHandle, LocalSet};
 use crate::runtime::Handle;
 
 /// State shared between a set and its entries' wakers. A `Mutex` because
@@ -448,8 +448,8 @@ impl<T: 'static> JoinSet<T> {
     ///
     /// # Differences from tokio
     ///
-    /// None (there is no cooperative budget, so it never returns `Pending`
-    /// while a completed task is waiting).
+    /// None: like tokio's, it may return `Pending` while a task has
+    /// completed, when the task's cooperative budget is spent.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
         self.poll_join_next_with_id(cx)
             .map(|res| res.map(|res| res.map(|(_, out)| out)))
@@ -470,25 +470,34 @@ impl<T: 'static> JoinSet<T> {
 
     /// Polls the entries on the ready queue until one is finished. When the
     /// queue runs dry, registers `waiter` (if any) and returns `Pending`.
+    ///
+    /// With a `waiter` (`poll_join_next`), each handle's poll takes a unit of
+    /// the task's cooperative budget, as in tokio: once it is spent, the
+    /// handle stays pending, and the set wakes `waiter` and returns `Pending`
+    /// so the task yields. Without one (`try_join_next`, which cannot
+    /// yield), the handles are polled without a budget.
     fn poll_ready(&mut self, waiter: Option<&Waker>) -> Poll<Option<Result<(Id, T), JoinError>>> {
         loop {
             if self.entries.is_empty() {
                 lock(&self.shared).ready.clear();
                 return Poll::Ready(None);
             }
-            let next = {
+            let (next, replaced) = {
                 let mut shared = lock(&self.shared);
                 let next = shared.ready.pop_front();
-                if next.is_none() {
-                    if let Some(w) = waiter {
-                        match &shared.waiter {
-                            Some(old) if old.will_wake(w) => {}
-                            _ => shared.waiter = Some(w.clone()),
-                        }
-                    }
-                }
-                next
+                let replaced = match (next, waiter) {
+                    (None, Some(w)) => match &shared.waiter {
+                        Some(old) if old.will_wake(w) => None,
+                        _ => shared.waiter.replace(w.clone()),
+                    },
+                    _ => None,
+                };
+                (next, replaced)
             };
+            // The waker a new one replaced may run anything when it drops
+            // (even drive a runtime that completes a task of this set): drop
+            // it after the lock.
+            drop(replaced);
             let Some((key, token)) = next else {
                 return Poll::Pending;
             };
@@ -501,9 +510,25 @@ impl<T: 'static> JoinSet<T> {
                 self.handle_polls += 1;
             }
             let mut cx = Context::from_waker(&entry.waker);
-            if let Poll::Ready(res) = Pin::new(&mut entry.handle).poll(&mut cx) {
+            let handle = Pin::new(&mut entry.handle);
+            let polled = match waiter {
+                Some(_) => handle.poll(&mut cx),
+                None => coop::with_unconstrained(|| handle.poll(&mut cx)),
+            };
+            if let Poll::Ready(res) = polled {
                 let entry = self.entries.remove(key);
                 return Poll::Ready(Some(res.map(|out| (entry.handle.id(), out))));
+            }
+            match waiter {
+                // The handle ran out of budget (and woke its entry to be
+                // polled again): yield, as tokio's set does.
+                Some(w) if !coop::has_budget_remaining() => {
+                    w.wake_by_ref();
+                    return Poll::Pending;
+                }
+                // A new entry (queued once so that its first poll registers
+                // its waker) whose task is still running.
+                _ => {}
             }
         }
     }

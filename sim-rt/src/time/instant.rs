@@ -124,12 +124,6 @@ impl Instant {
             .checked_sub(duration)
             .map(Instant::from_epoch)
     }
-
-    /// A deadline far enough in the future to never fire (about 30 years), as
-    /// tokio uses for "no deadline".
-    pub(crate) fn far_future(self) -> Instant {
-        self + Duration::from_secs(86_400 * 365 * 30)
-    }
 }
 
 impl From<std::time::Instant> for Instant {

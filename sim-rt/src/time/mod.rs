@@ -27,6 +27,13 @@ pub use std::time::Duration;
 
 use crate::runtime::context;
 
+/// `duration`, capped at about 30 years: how long tokio's `sleep` (and
+/// `interval`'s period) may be, so that a huge duration sleeps "forever"
+/// instead of overflowing the clock.
+fn safe_delay(duration: StdDuration) -> StdDuration {
+    duration.min(StdDuration::from_secs(86_400 * 365 * 30))
+}
+
 /// Simulated
 /// [`tokio::time::pause`](https://docs.rs/tokio/1/tokio/time/fn.pause.html): freezes the clock.
 ///

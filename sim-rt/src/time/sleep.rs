@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::marker::PhantomPinned;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
 use pin_project_lite::pin_project;
@@ -11,6 +11,12 @@ use pin_project_lite::pin_project;
 use super::Instant;
 use crate::runtime::context;
 use crate::runtime::timer::TimerKey;
+use crate::task::coop;
+
+/// Deadlines (since the simulation's epoch) from here on are beyond what
+/// the timer queue counts (u64 nanoseconds, about 584 years): a sleep until
+/// then never fires, as tokio's deadlines saturate at its wheel's end.
+const TIMER_HORIZON: Duration = Duration::from_nanos(u64::MAX);
 
 /// Simulated [`tokio::time::sleep_until`](https://docs.rs/tokio/1/tokio/time/fn.sleep_until.html): waits until `deadline`.
 ///
@@ -21,7 +27,8 @@ use crate::runtime::timer::TimerKey;
 /// # Differences from tokio
 ///
 /// Deadlines are exact to the nanosecond (tokio rounds up to its 1 ms timer
-/// tick).
+/// tick). A deadline beyond the timer's range (about 584 years after the
+/// simulation's epoch) never fires, as tokio's saturated deadlines do not.
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep::new(deadline)
 }
@@ -52,20 +59,19 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// # Differences from tokio
 ///
 /// Deadlines are exact to the nanosecond (tokio rounds up to its 1 ms timer
-/// tick). A duration too large to represent sleeps for about 30 years, as in
-/// tokio.
+/// tick). As in tokio, a duration longer than about 30 years sleeps for
+/// about 30 years (no panic).
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    let now = Instant::now();
-    let deadline = now
-        .checked_add(duration)
-        .unwrap_or_else(|| now.far_future());
-    Sleep::new(deadline)
+    Sleep::new(Instant::now() + super::safe_delay(duration))
 }
 
 pin_project! {
     /// Simulated [`tokio::time::Sleep`](https://docs.rs/tokio/1/tokio/time/struct.Sleep.html): the future returned by [`sleep`] and
     /// [`sleep_until`].
+    ///
+    /// Each poll takes a unit of the task's cooperative budget (kept when
+    /// the deadline has passed), as in tokio.
     ///
     /// # Differences from tokio
     ///
@@ -75,6 +81,9 @@ pin_project! {
     pub struct Sleep {
         deadline: Instant,
         timer: Option<(u64, TimerKey)>,
+        // Whether the deadline was handed to the timer: by a poll or a
+        // `reset` (tokio's timer entry exists). Only then can it elapse.
+        armed: bool,
         #[pin]
         _pin: PhantomPinned,
     }
@@ -83,11 +92,12 @@ pin_project! {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             if let Some((runtime, key)) = this.timer.take() {
-                context::try_with(|w| {
-                    if w.id == runtime {
-                        w.core.borrow_mut().timers.remove(key);
-                    }
-                });
+                // In the simulation that armed it, current or not.
+                let waker = context::world_of(runtime)
+                    .and_then(|w| w.core.borrow_mut().timers.remove(key));
+                // Outside the world's borrow: the waker's `Drop` may drop
+                // another `Sleep`.
+                drop(waker);
             }
         }
     }
@@ -98,6 +108,7 @@ impl Sleep {
         Sleep {
             deadline,
             timer: None,
+            armed: false,
             _pin: PhantomPinned,
         }
     }
@@ -107,13 +118,15 @@ impl Sleep {
         self.deadline
     }
 
-    /// Whether the deadline has passed.
+    /// Whether the sleep has elapsed: it was polled (or [`reset`](Self::reset))
+    /// and its deadline has passed. As in tokio, a sleep never polled has
+    /// not elapsed, even when its deadline is now or in the past.
     ///
     /// # Panics
     ///
-    /// Outside a simulation.
+    /// Outside a simulation, once polled or reset.
     pub fn is_elapsed(&self) -> bool {
-        Instant::now() >= self.deadline
+        self.armed && Instant::now() >= self.deadline
     }
 
     /// Moves the deadline to `deadline`, whether or not it elapsed; the
@@ -121,12 +134,26 @@ impl Sleep {
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
         let this = self.project();
         *this.deadline = deadline;
+        *this.armed = true;
         if let Some((runtime, key)) = *this.timer {
-            context::try_with(|w| {
-                if w.id == runtime {
-                    w.timer_reset(key, deadline.since_epoch());
+            let beyond = deadline.since_epoch() >= TIMER_HORIZON;
+            // The timer lives in the simulation that armed it, which need
+            // not be the current one (a sleep reset inside another
+            // runtime's `block_on`, as tokio allows).
+            let removed = context::world_of(runtime).and_then(|w| {
+                let mut core = w.core.borrow_mut();
+                if beyond {
+                    core.timers.remove(key)
+                } else {
+                    let tick = core.timers.tick(deadline.since_epoch());
+                    core.timers.reset(key, tick);
+                    None
                 }
             });
+            drop(removed); // outside the world's borrow
+            if beyond {
+                *this.timer = None;
+            }
         }
     }
 }
@@ -137,13 +164,24 @@ impl Future for Sleep {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
         let world = context::current();
+        // tokio's poll_proceed, kept when elapsed and given back otherwise,
+        // in its cheaper form (see `coop::spend`).
+        ready!(coop::poll_budget_available(cx));
+        *this.armed = true;
         let deadline = this.deadline.since_epoch();
         if world.now() >= deadline {
+            coop::spend();
             return Poll::Ready(());
+        }
+        if deadline >= TIMER_HORIZON {
+            // The clock can never get there: nothing to arm.
+            return Poll::Pending;
         }
         match *this.timer {
             Some((runtime, key)) if runtime == world.id => {
-                world.core.borrow_mut().timers.set_waker(key, cx.waker());
+                let replaced = world.core.borrow_mut().timers.set_waker(key, cx.waker());
+                // Dropped outside the borrow: a waker's `Drop` may use time.
+                drop(replaced);
             }
             _ => {
                 let key = world.timer_insert(deadline, cx.waker());

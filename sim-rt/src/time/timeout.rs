@@ -9,6 +9,7 @@ use pin_project_lite::pin_project;
 
 use super::error::Elapsed;
 use super::{sleep_until, Instant, Sleep};
+use crate::task::coop;
 
 /// Simulated [`tokio::time::timeout`](https://docs.rs/tokio/1/tokio/time/timeout/index.html): requires `future` to complete before
 /// `duration` has elapsed.
@@ -37,17 +38,15 @@ use super::{sleep_until, Instant, Sleep};
 ///
 /// # Differences from tokio
 ///
-/// None.
+/// None. As in tokio, a `duration` so large that the deadline overflows the
+/// clock never times out.
 #[track_caller]
 pub fn timeout<F>(duration: Duration, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,
 {
-    let now = Instant::now();
-    let deadline = now
-        .checked_add(duration)
-        .unwrap_or_else(|| now.far_future());
-    Timeout::new(future.into_future(), sleep_until(deadline))
+    let delay = Instant::now().checked_add(duration).map(sleep_until);
+    Timeout::new(future.into_future(), delay)
 }
 
 /// Simulated [`tokio::time::timeout_at`](https://docs.rs/tokio/1/tokio/time/fn.timeout_at.html): requires `future` to complete
@@ -60,7 +59,7 @@ pub fn timeout_at<F>(deadline: Instant, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,
 {
-    Timeout::new(future.into_future(), sleep_until(deadline))
+    Timeout::new(future.into_future(), Some(sleep_until(deadline)))
 }
 
 pin_project! {
@@ -71,13 +70,14 @@ pin_project! {
     pub struct Timeout<T> {
         #[pin]
         value: T,
+        // `None`: no deadline (it would overflow the clock).
         #[pin]
-        delay: Sleep,
+        delay: Option<Sleep>,
     }
 }
 
 impl<T> Timeout<T> {
-    fn new(value: T, delay: Sleep) -> Timeout<T> {
+    fn new(value: T, delay: Option<Sleep>) -> Timeout<T> {
         Timeout { value, delay }
     }
 
@@ -102,12 +102,21 @@ impl<T: Future> Future for Timeout<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
+        let had_budget_before = coop::has_budget_remaining();
         if let Poll::Ready(v) = this.value.poll(cx) {
             return Poll::Ready(Ok(v));
         }
-        match this.delay.poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(Elapsed::new())),
-            Poll::Pending => Poll::Pending,
-        }
+        let Some(delay) = this.delay.as_pin_mut() else {
+            return Poll::Pending;
+        };
+        // As in tokio: when the future itself spent the budget, the timer is
+        // still checked (without one), or a future that always spends it
+        // could never time out.
+        let polled = if had_budget_before && !coop::has_budget_remaining() {
+            coop::with_unconstrained(|| delay.poll(cx))
+        } else {
+            delay.poll(cx)
+        };
+        polled.map(|()| Err(Elapsed::new()))
     }
 }

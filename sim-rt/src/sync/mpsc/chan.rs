@@ -8,8 +8,8 @@
 //!   (no message can still arrive through a permit) exactly when all
 //!   `bound` permits are available.
 //! - Unbounded: there is no semaphore; `rx_closed` alone refuses sends.
-//! - No message is dropped while `st` is locked (a message's `Drop` may use
-//!   this channel).
+//! - No message and no waker is dropped while `st` is locked (a message's
+//!   or a waker's `Drop` may use this channel).
 //!
 //! # Determinism
 //!
@@ -251,7 +251,9 @@ impl<T> Chan<T> {
             coop.made_progress();
             return Poll::Ready(None);
         }
-        register(&mut st.rx_waker, cx);
+        let replaced = register(&mut st.rx_waker, cx);
+        drop(st);
+        drop(replaced);
         Poll::Pending
     }
 
@@ -279,7 +281,9 @@ impl<T> Chan<T> {
             coop.made_progress();
             return Poll::Ready(0);
         }
-        register(&mut st.rx_waker, cx);
+        let replaced = register(&mut st.rx_waker, cx);
+        drop(st);
+        drop(replaced);
         Poll::Pending
     }
 
@@ -304,12 +308,19 @@ impl<T> Chan<T> {
         lock(&self.st).queue.len()
     }
 
-    /// The receiver is dropped: close, and drop the queued messages (outside
-    /// the lock), giving their permits back.
+    /// The receiver is dropped: close, release its waker (as tokio does, so
+    /// that whatever the waker keeps alive is freed now, not with the last
+    /// sender), and drop the queued messages, giving their permits back;
+    /// the waker and the messages are dropped outside the lock.
     pub(super) fn drop_rx(&self) {
         self.close();
-        let drained: Vec<T> = lock(&self.st).queue.drain(..).collect();
+        let (drained, waker) = {
+            let mut st = lock(&self.st);
+            let drained: Vec<T> = st.queue.drain(..).collect();
+            (drained, st.rx_waker.take())
+        };
         self.received(drained.len());
+        drop(waker);
         drop(drained);
     }
 }
