@@ -224,7 +224,8 @@ impl NetIo {
 /// `WRITABLE` as the model reports them (an operation of that kind would
 /// not block), and for a stream `READ_CLOSED`, `WRITE_CLOSED` and `ERROR`
 /// as Linux's `poll` reports them through mio (see
-/// [`sim_net::TcpHangup`]). An endpoint the model no longer knows (its
+/// [`sim_net::TcpHangup`]), and for a datagram socket with a pending error
+/// (an ICMP port unreachable) `ERROR` and `WRITE_CLOSED`. An endpoint the model no longer knows (its
 /// host was stopped) is ready for everything, so that the next operation
 /// reports the error; a stream is then closed both ways, as a socket whose
 /// connection is gone.
@@ -236,6 +237,13 @@ fn ready_of(net: &Net, endpoint: Endpoint) -> Ready {
     }
     if base.is_writable() {
         ready |= Ready::WRITABLE;
+    }
+    // A pending socket error: Linux polls it as `EPOLLERR` with the
+    // socket still writable, which mio reports as write-closed too.
+    if let Endpoint::Socket(socket) = endpoint {
+        if net.exists(endpoint) && net.udp_has_error(socket) {
+            ready |= Ready::ERROR | Ready::WRITE_CLOSED;
+        }
     }
     if let Endpoint::Conn(conn) = endpoint {
         let hangup = net.tcp_hangup(conn).unwrap_or(sim_net::TcpHangup {
