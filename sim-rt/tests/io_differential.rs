@@ -375,6 +375,19 @@ both!(read_to_end_initialized, |t| {
         }
     }
     let mut log = Vec::new();
+    // Through a `Take`: what it lends the inner reader is not initialized
+    // for it.
+    for limit in [3u64, 40] {
+        let o = Observer {
+            calls: 0,
+            seen: Vec::new(),
+        };
+        let mut t = o.take(limit);
+        let mut v = Vec::with_capacity(33);
+        let n = t.read_to_end(&mut v).await.unwrap();
+        log.push(format!("take {limit}: {n} -> {}", v.capacity()));
+        log.extend(t.into_inner().seen);
+    }
     for cap in [0, 8, 33, 64] {
         let mut o = Observer {
             calls: 0,

@@ -85,7 +85,13 @@ pub(super) fn poll_read_buf<R: AsyncRead + ?Sized, B: BufMut + ?Sized>(
         // SAFETY: `ReadBuf` never writes an uninitialized byte, so nothing
         // in `chunk` is de-initialized.
         let mut read_buf = ReadBuf::uninit(unsafe { chunk.as_uninit_slice_mut() });
+        let ptr = read_buf.filled().as_ptr();
         ready!(reader.poll_read(cx, &mut read_buf))?;
+        assert_eq!(
+            read_buf.filled().as_ptr(),
+            ptr,
+            "a reader replaced the ReadBuf it was given by another buffer"
+        );
         read_buf.filled().len()
     };
     // SAFETY: `ReadBuf` counts as filled only bytes it initialized (or that
