@@ -725,11 +725,17 @@ impl UdpSocket {
     /// `Unsupported`, with a message saying to bind the socket inside the
     /// simulation ([`UdpSocket::bind`]). The std socket is closed.
     ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    ///
     /// # Differences from tokio
     ///
     /// Tokio registers the socket with its reactor; a real socket cannot
     /// join the simulated network.
+    #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        crate::net::fd::require_simulation();
         drop(socket);
         Err(fd::from_std_unsupported("UdpSocket::from_std"))
     }
@@ -1145,6 +1151,7 @@ impl TryFrom<std::net::UdpSocket> for UdpSocket {
     type Error = io::Error;
 
     /// As [`UdpSocket::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(socket: std::net::UdpSocket) -> Result<Self, Self::Error> {
         Self::from_std(socket)
     }

@@ -898,11 +898,17 @@ impl TcpStream {
     /// [`TcpSocket`](crate::net::TcpSocket) for a socket2 socket). The std
     /// stream is closed.
     ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    ///
     /// # Differences from tokio
     ///
     /// Tokio registers the socket with its reactor; a real socket cannot
     /// join the simulated network.
+    #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        crate::net::fd::require_simulation();
         drop(stream);
         Err(fd::from_std_unsupported("TcpStream::from_std"))
     }
@@ -1090,6 +1096,7 @@ impl TryFrom<std::net::TcpStream> for TcpStream {
     type Error = io::Error;
 
     /// As [`TcpStream::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(stream: std::net::TcpStream) -> Result<Self, Self::Error> {
         Self::from_std(stream)
     }
