@@ -231,7 +231,10 @@ impl TcpListener {
                 // Like Linux, the new socket starts with the listener's
                 // options.
                 let ttl = self.ttl().unwrap_or(DEFAULT_TTL);
-                (TcpStream::new(self.io, conn, ttl), peer)
+                (
+                    TcpStream::new(self.io, conn, ttl, crate::net::io::Assumed::new(true, true)),
+                    peer,
+                )
             })
     }
 
