@@ -9,9 +9,18 @@
 //! receiving host a datagram goes to the bound socket that matches best
 //! (exact address over wildcard, connected over unconnected; a connected
 //! socket only takes datagrams from its peer), and is dropped if none
-//! matches or the socket's receive buffer is full. The ICMP error a real
-//! kernel would return to the sender is not modelled: a send never fails
-//! because of the receiver.
+//! matches or the socket's receive buffer is full.
+//!
+//! A datagram that finds no socket is answered, as Linux answers it, with
+//! an ICMP "port unreachable" packet back to its source (over the same
+//! links, with their latency, loss and partitions). Where it arrives, the
+//! socket that would receive a datagram from the unreachable address
+//! takes it if that socket is connected: its pending error
+//! (`SO_ERROR`) becomes `ConnectionRefused`, which the next receive, peek
+//! or send reports once (before any queued datagram), or
+//! [`Net::udp_take_error`] takes. An unconnected socket ignores it, as
+//! Linux does without `IP_RECVERR`. Linux rate-limits ICMP errors to other
+//! hosts (not over loopback); the model does not.
 
 use std::collections::VecDeque;
 use std::io;
@@ -40,6 +49,9 @@ pub(crate) struct Socket {
     pub(crate) peer: Option<SocketAddr>,
     /// Received datagrams with their source, oldest first.
     pub(crate) queue: VecDeque<(SocketAddr, Bytes)>,
+    /// The pending socket error (`SO_ERROR`): set by an ICMP error on a
+    /// connected socket, cleared when an operation reports it.
+    pub(crate) error: Option<io::ErrorKind>,
     /// Payload bytes in `queue`.
     pub(crate) queued: usize,
 }
@@ -67,6 +79,7 @@ impl Net {
                 local: SocketAddr::new(addr.ip(), port),
                 peer: None,
                 queue: VecDeque::new(),
+                error: None,
                 queued: 0,
             },
         );
@@ -91,7 +104,8 @@ impl Net {
     /// `InvalidInput` for a payload over [`MAX_DATAGRAM`] bytes, port 0, or
     /// an address the socket cannot reach (family mismatch, loopback-bound
     /// socket sending off-host); `AddrNotAvailable` if the host has no
-    /// address of `dst`'s family.
+    /// address of `dst`'s family; then the pending error (see the module
+    /// docs), which is cleared, and nothing is sent.
     pub fn udp_send_to(
         &mut self,
         socket: SocketId,
@@ -113,6 +127,7 @@ impl Net {
         }
         let dst = SocketAddr::new(effective_dst(dst.ip()), dst.port());
         let src = SocketAddr::new(self.source_ip(host, local.ip(), dst.ip())?, local.port());
+        self.take_pending_error(socket)?;
         if let Some(dst_host) = self.route(host, dst.ip()) {
             self.send_datagram(
                 now,
@@ -144,12 +159,14 @@ impl Net {
     ///
     /// # Errors
     ///
-    /// `WouldBlock` if none is queued.
+    /// The pending error, which is cleared (see the module docs), even if
+    /// datagrams are queued; otherwise `WouldBlock` if none is queued.
     pub fn udp_recv_from(
         &mut self,
         socket: SocketId,
         buf: &mut [u8],
     ) -> io::Result<(usize, SocketAddr)> {
+        self.take_pending_error(socket)?;
         let s = self.socket_mut(socket);
         let (from, data) = s.queue.pop_front().ok_or_else(error::would_block)?;
         s.queued -= data.len();
@@ -158,12 +175,14 @@ impl Net {
         Ok((n, from))
     }
 
-    /// Like [`Net::udp_recv_from`] but leaves the datagram queued.
+    /// Like [`Net::udp_recv_from`] but leaves the datagram queued (a
+    /// pending error is reported and cleared all the same, as by Linux).
     pub fn udp_peek_from(
-        &self,
+        &mut self,
         socket: SocketId,
         buf: &mut [u8],
     ) -> io::Result<(usize, SocketAddr)> {
+        self.take_pending_error(socket)?;
         let (from, data) = self
             .socket(socket)
             .queue
@@ -172,6 +191,24 @@ impl Net {
         let n = buf.len().min(data.len());
         buf[..n].copy_from_slice(&data[..n]);
         Ok((n, *from))
+    }
+
+    /// Takes the socket's pending error (`SO_ERROR`, as
+    /// `UdpSocket::take_error`), clearing it.
+    pub fn udp_take_error(&mut self, socket: SocketId) -> Option<io::Error> {
+        self.socket_mut(socket).error.take().map(error::kind)
+    }
+
+    /// Whether the socket has a pending error (readiness `ERROR`).
+    pub fn udp_has_error(&self, socket: SocketId) -> bool {
+        self.socket(socket).error.is_some()
+    }
+
+    fn take_pending_error(&mut self, socket: SocketId) -> io::Result<()> {
+        match self.udp_take_error(socket) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// The socket's local address (with the port actually bound).
@@ -218,15 +255,11 @@ impl Net {
             .unwrap_or_else(|| panic!("{socket} used after udp_close or after its host stopped"))
     }
 
-    /// The receiving kernel processes datagram `id`.
-    pub(crate) fn on_datagram(
-        &mut self,
-        id: PacketId,
-        src: SocketAddr,
-        dst: SocketAddr,
-        host: HostId,
-        data: Bytes,
-    ) {
+    /// The socket of `host` that takes a datagram from `src` to `dst`:
+    /// exact address over wildcard, connected over unconnected (a
+    /// connected socket only takes its peer's datagrams); the lowest id
+    /// among equals.
+    fn receiving_socket(&self, host: HostId, src: SocketAddr, dst: SocketAddr) -> Option<SocketId> {
         let mut best: Option<(u8, SocketId)> = None;
         let mut consider = |sid: SocketId, s: &Socket| {
             let matches =
@@ -251,11 +284,25 @@ impl Net {
                 consider(*sid, &self.sockets[sid]);
             }
         }
-        let Some((_, sid)) = best else {
+        best.map(|(_, sid)| sid)
+    }
+
+    /// The receiving kernel processes datagram `id`; without a socket for
+    /// it, it answers with ICMP port unreachable.
+    pub(crate) fn on_datagram(
+        &mut self,
+        now: Duration,
+        id: PacketId,
+        (src_host, src): (HostId, SocketAddr),
+        (host, dst): (HostId, SocketAddr),
+        data: Bytes,
+    ) {
+        let Some(sid) = self.receiving_socket(host, src, dst) else {
             self.events.push(Event::Discarded {
                 packet: id,
                 reason: Discard::NoSocket,
             });
+            self.send_port_unreachable(now, (host, dst), (src_host, src));
             return;
         };
         let limit = self.config.udp_recv_buffer;
@@ -270,6 +317,26 @@ impl Net {
         s.queued += data.len();
         s.queue.push_back((src, data));
         self.wake(Endpoint::Socket(sid), Readiness::READABLE);
+    }
+
+    /// The ICMP port unreachable about a datagram from `src` (a socket of
+    /// `host`) to `unreachable` arrives at `host`: the socket that would
+    /// take a datagram from `unreachable` gets the error if it is
+    /// connected (to `unreachable`, then), and is woken.
+    pub(crate) fn on_port_unreachable(
+        &mut self,
+        host: HostId,
+        src: SocketAddr,
+        unreachable: SocketAddr,
+    ) {
+        let Some(sid) = self.receiving_socket(host, unreachable, src) else {
+            return;
+        };
+        let s = self.sockets.get_mut(&sid).expect("found above");
+        if s.peer.is_some() {
+            s.error = Some(io::ErrorKind::ConnectionRefused);
+            self.wake(Endpoint::Socket(sid), Readiness::BOTH);
+        }
     }
 }
 
@@ -438,6 +505,123 @@ mod tests {
         assert!(net.udp_recv_from(sb, &mut buf).is_err());
         assert_eq!(net.udp_recv_from(sa, &mut buf).unwrap().0, 4);
         let _ = c;
+    }
+
+    /// A datagram to a port nobody holds comes back as ICMP port
+    /// unreachable, one link latency later each way; a connected sender
+    /// reports `ConnectionRefused` once, on its next receive (before any
+    /// queued datagram) or send; an unconnected one, or one connected
+    /// elsewhere, ignores it.
+    #[test]
+    fn port_unreachable_refuses_a_connected_sender_once() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        let latency = Duration::from_millis(5);
+        net.set_link(
+            a,
+            b,
+            LinkConfig::default().with_latency(latency, latency),
+            T0,
+        );
+        net.set_link(
+            b,
+            a,
+            LinkConfig::default().with_latency(latency, latency),
+            T0,
+        );
+        let connected = net.udp_bind(a, addr("0.0.0.0:1000")).unwrap();
+        let unconnected = net.udp_bind(a, addr("0.0.0.0:1001")).unwrap();
+        let elsewhere = net.udp_bind(a, addr("0.0.0.0:1002")).unwrap();
+        net.udp_connect(connected, addr("10.0.0.2:9")).unwrap();
+        net.udp_connect(elsewhere, addr("10.0.0.2:3000")).unwrap();
+        net.udp_send(connected, b"x", T0).unwrap();
+        net.udp_send_to(unconnected, addr("10.0.0.2:9"), b"x", T0)
+            .unwrap();
+        net.udp_send_to(elsewhere, addr("10.0.0.2:9"), b"x", T0)
+            .unwrap();
+        // The three arrive where nothing is bound; then a socket binds the
+        // port and sends to the connected one, which gets that datagram
+        // with the ICMP error: the error is still reported first.
+        for id in net.deliverable(latency) {
+            net.deliver(id, latency);
+        }
+        let peer = net.udp_bind(b, addr("0.0.0.0:9")).unwrap();
+        net.udp_send_to(peer, addr("10.0.0.1:1000"), b"late", latency)
+            .unwrap();
+        let mut buf = [0u8; 8];
+        let end = settle(&mut net, latency);
+        assert_eq!(end, 2 * latency, "the error takes a round trip");
+        let sent = net
+            .drain_events()
+            .filter(|e| matches!(e, Event::Sent { .. }))
+            .count();
+        assert_eq!(sent, 7, "4 datagrams and 3 ICMP errors");
+        assert!(net.udp_has_error(connected));
+        assert!(!net.udp_has_error(unconnected));
+        assert!(!net.udp_has_error(elsewhere));
+        assert_eq!(
+            net.udp_recv_from(connected, &mut buf).unwrap_err().kind(),
+            io::ErrorKind::ConnectionRefused
+        );
+        assert!(!net.udp_has_error(connected));
+        assert_eq!(
+            net.udp_recv_from(connected, &mut buf).unwrap(),
+            (4, addr("10.0.0.2:9"))
+        );
+        // Once more; this time a send reports it, and sends nothing.
+        net.udp_close(peer);
+        net.udp_send(connected, b"y", end).unwrap();
+        let end = settle(&mut net, end);
+        net.drain_events().count();
+        assert_eq!(
+            net.udp_send(connected, b"z", end).unwrap_err().kind(),
+            io::ErrorKind::ConnectionRefused
+        );
+        assert_eq!(net.drain_events().count(), 0, "nothing was sent");
+        assert_eq!(net.udp_send(connected, b"z", end).unwrap(), 1);
+        // And `take_error` takes it.
+        let end = settle(&mut net, end);
+        assert_eq!(
+            net.udp_take_error(connected).map(|e| e.kind()),
+            Some(io::ErrorKind::ConnectionRefused)
+        );
+        assert!(net.udp_take_error(connected).is_none());
+        assert_eq!(
+            net.udp_peek_from(connected, &mut buf).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        for s in [unconnected, elsewhere] {
+            assert_eq!(
+                net.udp_recv_from(s, &mut buf).unwrap_err().kind(),
+                io::ErrorKind::WouldBlock
+            );
+        }
+        let _ = end;
+        net.check_invariants();
+    }
+
+    /// The ICMP error crosses links like any packet: a partition back to
+    /// the sender loses it.
+    #[test]
+    fn port_unreachable_is_lost_across_a_partition() {
+        let mut net = Net::default();
+        let a = net.add_host("a", []);
+        let b = net.add_host("b", []);
+        let s = net.udp_bind(a, addr("0.0.0.0:1000")).unwrap();
+        net.udp_connect(s, addr("10.0.0.2:9")).unwrap();
+        net.set_partitioned(b, a, true, T0);
+        net.udp_send(s, b"x", T0).unwrap();
+        settle(&mut net, T0);
+        assert!(!net.udp_has_error(s));
+        let reasons: Vec<Discard> = net
+            .drain_events()
+            .filter_map(|e| match e {
+                Event::Discarded { reason, .. } => Some(reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasons, vec![Discard::NoSocket, Discard::Partitioned]);
     }
 
     #[test]

@@ -98,8 +98,8 @@ pub enum Discard {
     /// A datagram sent to, or in flight to, a stopped host; or a segment
     /// held in the retransmission queue of a host that stopped.
     HostDown,
-    /// A datagram that arrived where no socket is bound (the kernel would
-    /// answer with ICMP port unreachable, which the model does not carry).
+    /// A datagram that arrived where no socket is bound (the kernel answers
+    /// with an ICMP port unreachable packet, which is sent in its turn).
     NoSocket,
     /// A datagram that arrived at a socket whose receive buffer is full.
     ReceiveBufferFull,

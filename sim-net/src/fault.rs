@@ -49,19 +49,30 @@ impl Net {
         let link = self.link(p.src_host(), p.dst_host());
         Faults {
             loss: link.loss,
-            duplicate: link.duplicate,
+            // A duplicated ICMP error would report one refusal twice.
+            duplicate: if p.kind() == PacketKind::PortUnreachable {
+                0.0
+            } else {
+                link.duplicate
+            },
         }
     }
 
-    /// Loses datagram `id` (the runtime chose loss). No event is queued:
-    /// the runtime made the decision and records it itself.
+    /// Loses datagram (or ICMP error) `id` (the runtime chose loss). No
+    /// event is queued: the runtime made the decision and records it
+    /// itself.
     ///
     /// # Panics
     ///
-    /// If the packet is not a datagram in the network: streams never lose
-    /// segments (a lossy link delays them instead).
+    /// If the packet is not a datagram or ICMP error in the network:
+    /// streams never lose segments (a lossy link delays them instead).
     pub fn drop_packet(&mut self, id: PacketId) {
-        self.datagram(id, "drop_packet");
+        let p = self
+            .packet(id)
+            .unwrap_or_else(|| panic!("drop_packet({id}): not in the network"));
+        if p.kind() != PacketKind::PortUnreachable {
+            self.datagram(id, "drop_packet");
+        }
         self.remove_packet(id);
     }
 

@@ -129,7 +129,9 @@
 //! - *Errors are the kernel's*, reported once as `SO_ERROR` is (see
 //!   `error.rs` for the table).
 //! - *Connect to an address no host owns fails at once* with
-//!   `ConnectionRefused`; a datagram to it vanishes.
+//!   `ConnectionRefused`; a datagram to it vanishes. A datagram to a port
+//!   nobody holds is answered with ICMP port unreachable, which a
+//!   connected UDP socket reports as `ConnectionRefused` (`datagram.rs`).
 //!
 //! # Invariants
 //!

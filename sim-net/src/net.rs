@@ -254,7 +254,10 @@ impl Net {
             "packets to a stopped host are never in flight"
         );
         match p.body {
-            Body::Datagram(data) => self.on_datagram(id, p.src, p.dst, p.dst_host, data),
+            Body::Datagram(data) => {
+                self.on_datagram(now, id, (p.src_host, p.src), (p.dst_host, p.dst), data)
+            }
+            Body::PortUnreachable => self.on_port_unreachable(p.dst_host, p.dst, p.src),
             Body::Segment { from, to, seg } => {
                 self.on_segment(now, (p.src_host, p.src), (p.dst_host, p.dst), from, to, seg)
             }
@@ -446,6 +449,17 @@ impl Net {
         data: Bytes,
     ) -> PacketId {
         self.send(now, src, dst, Body::Datagram(data))
+    }
+
+    /// Sends an ICMP port unreachable from `src` (the address a datagram
+    /// found no socket at) back to `dst` (the datagram's source).
+    pub(crate) fn send_port_unreachable(
+        &mut self,
+        now: Duration,
+        src: (HostId, SocketAddr),
+        dst: (HostId, SocketAddr),
+    ) -> PacketId {
+        self.send(now, src, dst, Body::PortUnreachable)
     }
 
     /// Puts a new packet into the network at `now`.

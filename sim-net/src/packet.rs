@@ -1,7 +1,8 @@
 //! Packets: what travels over a link, with its arrival window.
 //!
-//! A packet is either a datagram or a stream segment (SYN, SYN-ACK, data,
-//! FIN, RST). Stream segments belong to a *flow*: the direction from one
+//! A packet is a datagram, a stream segment (SYN, SYN-ACK, data, FIN,
+//! RST), or the ICMP "port unreachable" a kernel returns for a datagram
+//! that found no socket. Stream segments belong to a *flow*: the direction from one
 //! stream endpoint (the sender's [`ConnId`]) to its peer. The flow outlives
 //! its sending endpoint, so segments sent before a `close` or a crash still
 //! arrive, in order, after it.
@@ -70,13 +71,16 @@ pub enum PacketKind {
     Rst,
     /// A datagram.
     Datagram,
+    /// ICMP "port unreachable": a receiving kernel's answer to a datagram
+    /// that found no socket, sent back to the datagram's source.
+    PortUnreachable,
 }
 
 impl PacketKind {
     /// Whether the packet belongs to an ordered stream (never lost,
     /// duplicated or reordered).
     pub fn is_stream(self) -> bool {
-        self != PacketKind::Datagram
+        !matches!(self, PacketKind::Datagram | PacketKind::PortUnreachable)
     }
 }
 
@@ -146,6 +150,9 @@ impl std::fmt::Debug for Payload {
 #[derive(Clone, Debug)]
 pub(crate) enum Body {
     Datagram(Bytes),
+    /// ICMP port unreachable about a datagram from this packet's `dst` to
+    /// its `src` (the packet travels back, so the addresses are swapped).
+    PortUnreachable,
     Segment {
         /// The sending endpoint: the flow this segment belongs to. For a
         /// kernel's reply with no endpoint (RST to an unknown port), a fresh
@@ -204,6 +211,7 @@ impl Packet {
     pub fn kind(&self) -> PacketKind {
         match &self.body {
             Body::Datagram(_) => PacketKind::Datagram,
+            Body::PortUnreachable => PacketKind::PortUnreachable,
             Body::Segment { seg, .. } => match seg {
                 Segment::Syn => PacketKind::Syn,
                 Segment::SynAck => PacketKind::SynAck,
@@ -223,7 +231,7 @@ impl Packet {
                 seg: Segment::Data(b),
                 ..
             } => b.as_slice(),
-            Body::Segment { .. } => &[],
+            Body::Segment { .. } | Body::PortUnreachable => &[],
         }
     }
 
@@ -237,7 +245,7 @@ impl Packet {
     pub fn flow(&self) -> Option<ConnId> {
         match self.body {
             Body::Segment { from, .. } => Some(from),
-            Body::Datagram(_) => None,
+            Body::Datagram(_) | Body::PortUnreachable => None,
         }
     }
 }

@@ -293,6 +293,114 @@ both!(read_to_end_and_string, |t| {
     log
 });
 
+// How `read_to_end` and `read_to_string` grow their vector: the capacity
+// after reading `len` bytes (in one or two reads) into a vector of
+// capacity `cap`, for lengths and capacities around the 32-byte minimum
+// room and the small read into a stack buffer.
+both!(read_to_end_capacity, |t| {
+    use t::io::AsyncReadExt;
+    script_type!(t);
+    let data: &'static [u8] = Box::leak((0..120u8).collect::<Vec<_>>().into_boxed_slice());
+    let mut log = Vec::new();
+    for len in [0usize, 1, 20, 31, 32, 33, 40, 63, 64, 65, 99, 120] {
+        for split in [0, 1, len / 2, len.saturating_sub(1)] {
+            for cap in [0, 1, 16, 31, 32, 33, 40, 63, 64, 65, 100, 128] {
+                let steps = if split == 0 || split >= len {
+                    vec![Step::Data(&data[..len])]
+                } else {
+                    vec![Step::Data(&data[..split]), Step::Data(&data[split..len])]
+                };
+                let mut r = Script::new(usize::MAX, steps.clone());
+                let mut v = Vec::with_capacity(cap);
+                let n = r.read_to_end(&mut v).await.unwrap();
+                assert_eq!(&v[..], &data[..len]);
+                let mut r = Script::new(usize::MAX, steps);
+                let mut s = String::with_capacity(cap);
+                let m = r.read_to_string(&mut s).await.unwrap_or(0);
+                log.push(format!(
+                    "len {len} split {split} cap {cap}: {n} -> {}, string {m} -> {}",
+                    v.capacity(),
+                    s.capacity()
+                ));
+            }
+        }
+    }
+    // Appending to a vector that already holds data.
+    for (pre, cap) in [(10, 10), (10, 40), (30, 64), (40, 64), (64, 64)] {
+        let mut r = Script::new(5, vec![Step::Data(&data[..50])]);
+        let mut v = Vec::with_capacity(cap);
+        v.extend_from_slice(&data[..pre]);
+        let n = r.read_to_end(&mut v).await.unwrap();
+        log.push(format!(
+            "pre {pre} cap {cap}: {n} -> {} {}",
+            v.len(),
+            v.capacity()
+        ));
+    }
+    log
+});
+
+// What a reader under `read_to_end` sees of its `ReadBuf`: the filled
+// part (the vector's contents), the initialized part (what earlier reads
+// initialized is remembered, not zeroed again) and the capacity.
+both!(read_to_end_initialized, |t| {
+    use t::io::AsyncReadExt;
+    struct Observer {
+        calls: usize,
+        seen: Vec<String>,
+    }
+    impl t::io::AsyncRead for Observer {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+            buf: &mut t::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            let line = format!(
+                "filled {} initialized {} capacity {}",
+                buf.filled().len(),
+                buf.initialized().len(),
+                buf.capacity()
+            );
+            self.seen.push(line);
+            self.calls += 1;
+            let calls = self.calls;
+            // Initialize more than is filled on some calls, fill one byte
+            // on most, and stop after 40 calls.
+            if calls <= 40 && buf.remaining() > 0 {
+                let want = (calls % 5).min(buf.remaining());
+                buf.initialize_unfilled_to(want.max(1));
+                buf.advance(1);
+            }
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+    let mut log = Vec::new();
+    // Through a `Take`: what it lends the inner reader is not initialized
+    // for it.
+    for limit in [3u64, 40] {
+        let o = Observer {
+            calls: 0,
+            seen: Vec::new(),
+        };
+        let mut t = o.take(limit);
+        let mut v = Vec::with_capacity(33);
+        let n = t.read_to_end(&mut v).await.unwrap();
+        log.push(format!("take {limit}: {n} -> {}", v.capacity()));
+        log.extend(t.into_inner().seen);
+    }
+    for cap in [0, 8, 33, 64] {
+        let mut o = Observer {
+            calls: 0,
+            seen: Vec::new(),
+        };
+        let mut v = Vec::with_capacity(cap);
+        let n = o.read_to_end(&mut v).await.unwrap();
+        log.push(format!("cap {cap}: {n} -> {}", v.capacity()));
+        log.extend(o.seen);
+    }
+    log
+});
+
 both!(buf_read_lines_split_until, |t| {
     use t::io::{AsyncBufReadExt, BufReader};
     script_type!(t);

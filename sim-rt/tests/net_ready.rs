@@ -91,7 +91,16 @@ fn ready_waits_for_the_peer_to_write_then_reports_readable() {
         let mut buf = [0u8; 8];
         assert_eq!(client.try_read(&mut buf).unwrap(), 2);
         assert_eq!(&buf[..2], b"hi");
-        // Read dry: no longer readable.
+        // Read dry, but as in tokio the readiness stays cached until a
+        // read finds nothing; then it is gone.
+        assert_eq!(
+            client.ready(Interest::READABLE).await.unwrap(),
+            Ready::READABLE
+        );
+        assert_eq!(
+            client.try_read(&mut buf).unwrap_err().kind(),
+            ErrorKind::WouldBlock
+        );
         assert!(poll_once(client.ready(Interest::READABLE)).await.is_none());
     });
 }
@@ -346,13 +355,16 @@ fn try_io_calls_f_only_when_ready() {
         assert_eq!(&buf[..n], b"hello");
         assert_eq!(calls.get(), 1);
 
-        // Read dry: not ready, f is not called.
-        let dry = client.try_io(Interest::READABLE, || {
-            calls.set(calls.get() + 1);
-            client.try_read(&mut buf)
-        });
-        assert_eq!(dry.unwrap_err().kind(), ErrorKind::WouldBlock);
-        assert_eq!(calls.get(), 1);
+        // Read dry: still ready as tokio caches it, so f is called, finds
+        // nothing, and that clears the readiness: the next f is not called.
+        for expected_calls in [2, 2] {
+            let dry = client.try_io(Interest::READABLE, || {
+                calls.set(calls.get() + 1);
+                client.try_read(&mut buf)
+            });
+            assert_eq!(dry.unwrap_err().kind(), ErrorKind::WouldBlock);
+            assert_eq!(calls.get(), expected_calls);
+        }
 
         // Writable interest with a write inside.
         let n = client
@@ -564,4 +576,42 @@ fn udp_async_io_waits_for_a_datagram() {
             .unwrap();
         assert_eq!(sent, 1);
     });
+}
+
+/// tokio's cached readiness: an accepted stream starts out readable and
+/// writable (tokio 1.54), a readiness stays after an operation used it
+/// up, and only an operation that finds it would block clears it.
+#[test]
+fn readiness_stays_until_an_operation_would_block() {
+    run_with(
+        NetConfig {
+            send_buffer: 16,
+            ..NetConfig::default()
+        },
+        async {
+            let (client, server) = loopback_pair(80).await;
+            // Accepted, nothing sent yet: assumed readable.
+            assert!(poll_once(server.readable()).await.is_some());
+            let mut buf = [0u8; 64];
+            assert_eq!(
+                server.try_read(&mut buf).unwrap_err().kind(),
+                ErrorKind::WouldBlock
+            );
+            assert!(poll_once(server.readable()).await.is_none());
+            assert!(poll_fn(|cx| Poll::Ready(server.poll_read_ready(cx)))
+                .await
+                .is_pending());
+
+            // Fill the send buffer: still writable after the write that
+            // filled it, until a write would block.
+            assert_eq!(client.try_write(&[1; 16]).unwrap(), 16);
+            assert!(poll_once(client.writable()).await.is_some());
+            assert_eq!(
+                client.try_write(&[1]).unwrap_err().kind(),
+                ErrorKind::WouldBlock
+            );
+            assert!(poll_once(client.writable()).await.is_none());
+            assert!(poll_once(client.ready(Interest::WRITABLE)).await.is_none());
+        },
+    );
 }

@@ -271,6 +271,33 @@ fn from_std_and_into_std_are_unsupported() {
     assert!(errs[0].to_string().contains("TcpSocket::from_std_stream"));
 }
 
+/// Outside a simulation `from_std` panics, as tokio's does outside a
+/// runtime, and the panic names the caller's line.
+#[test]
+fn from_std_outside_a_simulation_panics_at_the_caller() {
+    let std_udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let line = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = line.clone();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let loc = info.location().unwrap();
+        seen.lock()
+            .unwrap()
+            .push((loc.file().to_string(), loc.line()));
+    }));
+    let udp = std::panic::catch_unwind(move || UdpSocket::from_std(std_udp));
+    let here = line!() - 1;
+    let tcp = std::panic::catch_unwind(move || TcpListener::try_from(std_listener));
+    std::panic::set_hook(previous);
+    assert!(udp.is_err() && tcp.is_err());
+    let file = file!().to_string();
+    assert_eq!(
+        *line.lock().unwrap(),
+        vec![(file.clone(), here), (file, here + 2)]
+    );
+}
+
 /// std's resolver (`getaddrinfo`) answers with the simulation's names.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]

@@ -1,7 +1,7 @@
 //! `sim_rt::net::UdpSocket`: binding, sending and receiving between hosts,
 //! connected sockets, and what links do to datagrams (latency reordering,
 //! loss, duplication, partitions). Each test asserts what the receiving
-//! side observed against what a Linux kernel without ICMP would deliver.
+//! side observed against what a Linux kernel would deliver.
 
 use std::collections::BTreeSet;
 use std::future::poll_fn;
@@ -327,8 +327,15 @@ async fn readable_waits_for_a_datagram_and_writable_does_not_wait() {
         .is_err());
 }
 
+/// A datagram to a port nobody holds on a simulated host comes back as
+/// ICMP port unreachable, as on Linux: a connected sender reports
+/// `ConnectionRefused` once (a waiting `recv` wakes with it; `try_recv`
+/// waits for readability, as tokio's does; a `send` or `take_error` reports
+/// it too); an unconnected sender sees nothing, and a datagram to an
+/// address no host owns vanishes.
 #[sim_rt::test]
-async fn datagrams_to_an_unbound_port_or_unknown_address_vanish() {
+async fn a_datagram_to_an_unbound_port_refuses_a_connected_sender() {
+    use sim_rt::io::{Interest, Ready};
     let (report, mut reports) = sim_rt::sync::mpsc::unbounded_channel();
     sim::host("server").start(move || {
         let report = report.clone();
@@ -341,15 +348,70 @@ async fn datagrams_to_an_unbound_port_or_unknown_address_vanish() {
             Ok::<(), std::io::Error>(())
         }
     });
+    let latency = Duration::from_millis(3);
+    sim::set_link(
+        "main",
+        "server",
+        LinkConfig::default().with_latency(latency, latency),
+    );
+    sim::set_link(
+        "server",
+        "main",
+        LinkConfig::default().with_latency(latency, latency),
+    );
+    let mut buf = [0u8; 8];
+
+    // Unconnected: the ICMP error is ignored.
     let s = UdpSocket::bind("0.0.0.0:0").await.unwrap();
-    // No error at the sender: no ICMP comes back.
     assert_eq!(s.send_to(b"void", "server:9999").await.unwrap(), 4);
     assert_eq!(s.send_to(b"void", "10.9.9.9:9").await.unwrap(), 4);
+    sleep(4 * latency).await;
+    assert!(s.take_error().unwrap().is_none());
+    assert_eq!(
+        s.ready(Interest::ERROR | Interest::WRITABLE).await.unwrap(),
+        Ready::WRITABLE
+    );
+
+    // Connected: a waiting recv wakes with the error after a round trip.
     s.connect("server:9999").await.unwrap();
+    let start = Instant::now();
     assert_eq!(s.send(b"void").await.unwrap(), 4);
-    let mut buf = [0u8; 8];
-    let r = timeout(Duration::from_secs(1), s.recv(&mut buf)).await;
-    assert!(r.is_err(), "expected a timeout, got {r:?}");
+    let err = timeout(Duration::from_secs(1), s.recv(&mut buf))
+        .await
+        .expect("the ICMP error wakes the receive")
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConnectionRefused);
+    assert_eq!(start.elapsed(), 2 * latency);
+    // Reported once.
+    assert!(timeout(Duration::from_secs(1), s.recv(&mut buf))
+        .await
+        .is_err());
+
+    // While it is pending the socket is ready for ERROR, not readable:
+    // try_recv would block; the next send reports it and sends nothing.
+    s.send(b"void").await.unwrap();
+    sleep(4 * latency).await;
+    assert_eq!(
+        s.ready(Interest::ERROR | Interest::READABLE | Interest::WRITABLE)
+            .await
+            .unwrap(),
+        Ready::ERROR | Ready::WRITABLE | Ready::WRITE_CLOSED
+    );
+    assert_eq!(
+        s.try_recv(&mut buf).unwrap_err().kind(),
+        ErrorKind::WouldBlock
+    );
+    assert_eq!(
+        s.send(b"void").await.unwrap_err().kind(),
+        ErrorKind::ConnectionRefused
+    );
+    assert_eq!(s.send(b"void").await.unwrap(), 4);
+    // ... and take_error takes the one that send's datagram brings back.
+    sleep(4 * latency).await;
+    assert_eq!(
+        s.take_error().unwrap().map(|e| e.kind()),
+        Some(ErrorKind::ConnectionRefused)
+    );
     assert!(s.take_error().unwrap().is_none());
     assert_eq!(reports.recv().await, Some(true), "port 53 got a datagram");
 }

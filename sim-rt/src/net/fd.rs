@@ -124,6 +124,19 @@ pub(crate) fn domain_of(addr: io::Result<std::net::SocketAddr>) -> Domain {
     }
 }
 
+/// tokio's `from_std` panics outside a runtime (it needs the reactor);
+/// so does the simulated one, at the caller's location, outside a
+/// simulation.
+#[track_caller]
+pub(crate) fn require_simulation() {
+    if crate::runtime::context::try_current().is_none() {
+        panic!(
+            "from_std must be called from inside a sim_rt simulation (tokio: from the context \
+             of a runtime with IO enabled)"
+        );
+    }
+}
+
 /// The error of every `from_std` (and `TryFrom`) of a std socket: a real OS
 /// socket cannot join the simulated network.
 pub(crate) fn from_std_unsupported(item: &str) -> io::Error {

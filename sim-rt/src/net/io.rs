@@ -9,6 +9,7 @@
 use std::future::poll_fn;
 use std::io;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
@@ -19,6 +20,89 @@ use crate::io::{Interest, Ready};
 use crate::runtime::context;
 use crate::runtime::world::World;
 use crate::scheduler::HostId;
+
+/// The readiness tokio's I/O driver would still have cached for a
+/// stream beyond what it can do right now.
+///
+/// tokio keeps a socket's readiness from the last event until an
+/// operation returns `WouldBlock`: after a read that took every queued
+/// byte the stream is still "readable", and `readable()` or
+/// `poll_read_ready` return at once; the next read finds nothing and
+/// clears it. An accepted stream starts out assumed readable and
+/// writable (tokio 1.54). The simulated stream's readiness is the
+/// model's state *or* these bits: a successful operation of a direction
+/// sets its bit (its event would still be cached), one that would block
+/// clears it.
+#[derive(Debug, Default)]
+pub(crate) struct Assumed {
+    read: AtomicBool,
+    write: AtomicBool,
+}
+
+impl Assumed {
+    pub(crate) fn new(read: bool, write: bool) -> Assumed {
+        Assumed {
+            read: AtomicBool::new(read),
+            write: AtomicBool::new(write),
+        }
+    }
+
+    /// The assumed kinds among `interest`'s (as tokio `Ready`).
+    pub(crate) fn ready(&self, interest: Interest) -> Ready {
+        let mut r = Ready::EMPTY;
+        if interest.is_readable() && self.read.load(Ordering::Relaxed) {
+            r |= Ready::READABLE;
+        }
+        if interest.is_writable() && self.write.load(Ordering::Relaxed) {
+            r |= Ready::WRITABLE;
+        }
+        r
+    }
+
+    /// Whether `direction` (`READABLE` or `WRITABLE`) is assumed.
+    pub(crate) fn has(&self, direction: Readiness) -> bool {
+        (direction.is_readable() && self.read.load(Ordering::Relaxed))
+            || (direction.is_writable() && self.write.load(Ordering::Relaxed))
+    }
+
+    /// Records the outcome of an operation of `direction`: done sets the
+    /// bit, `WouldBlock` clears it, another error leaves it.
+    pub(crate) fn note<R>(&self, direction: Readiness, r: &io::Result<R>) {
+        let set = match r {
+            Ok(_) => true,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => false,
+            Err(_) => return,
+        };
+        self.set(direction, set);
+    }
+
+    /// As [`note`](Self::note) for a poll: `Pending` is a `WouldBlock`.
+    pub(crate) fn note_poll<R>(&self, direction: Readiness, p: &Poll<io::Result<R>>) {
+        match p {
+            Poll::Ready(r) => self.note(direction, r),
+            Poll::Pending => self.set(direction, false),
+        }
+    }
+
+    /// Clears the bits of `interest` (its closure found it would block).
+    pub(crate) fn clear(&self, interest: Interest) {
+        if interest.is_readable() {
+            self.read.store(false, Ordering::Relaxed);
+        }
+        if interest.is_writable() {
+            self.write.store(false, Ordering::Relaxed);
+        }
+    }
+
+    fn set(&self, direction: Readiness, on: bool) {
+        if direction.is_readable() {
+            self.read.store(on, Ordering::Relaxed);
+        }
+        if direction.is_writable() {
+            self.write.store(on, Ordering::Relaxed);
+        }
+    }
+}
 
 /// The simulation and host a socket belongs to.
 #[derive(Debug, Clone, Copy)]
@@ -148,6 +232,14 @@ impl NetIo {
         }
     }
 
+    /// The readiness of `endpoint` that `interest` covers, now (no
+    /// waiting, no registration).
+    pub(crate) fn ready_now(&self, endpoint: Endpoint, interest: Interest) -> io::Result<Ready> {
+        let world = self.world()?;
+        let ready = world.net_ref(|net| ready_of(net, endpoint)) & interest_mask(interest);
+        Ok(ready)
+    }
+
     /// tokio's `ready(interest)`: `Ready` with the readiness of `endpoint`
     /// that `interest` covers (see [`ready_of`] and [`interest_mask`]) once
     /// it is not empty; else registers the task and returns `Pending`.
@@ -172,9 +264,8 @@ impl NetIo {
     /// tokio's `try_io`: runs `f` once if `endpoint` is ready for
     /// `interest` now, else `WouldBlock` without calling it. A
     /// `WouldBlock` from `f` becomes a plain `WouldBlock` error, as in
-    /// tokio (which also clears its cached readiness then; here readiness
-    /// is the model's state, read afresh each time, so there is nothing to
-    /// clear).
+    /// tokio. Here readiness is the model's state; a socket that keeps
+    /// tokio's cached readiness ([`Assumed`]) clears it itself.
     pub(crate) fn try_io<R>(
         &self,
         endpoint: Endpoint,
@@ -234,7 +325,8 @@ impl NetIo {
 /// `WRITABLE` as the model reports them (an operation of that kind would
 /// not block), and for a stream `READ_CLOSED`, `WRITE_CLOSED` and `ERROR`
 /// as Linux's `poll` reports them through mio (see
-/// [`sim_net::TcpHangup`]). An endpoint the model no longer knows (its
+/// [`sim_net::TcpHangup`]), and for a datagram socket with a pending error
+/// (an ICMP port unreachable) `ERROR` and `WRITE_CLOSED`. An endpoint the model no longer knows (its
 /// host was stopped) is ready for everything, so that the next operation
 /// reports the error; a stream is then closed both ways, as a socket whose
 /// connection is gone.
@@ -246,6 +338,13 @@ fn ready_of(net: &Net, endpoint: Endpoint) -> Ready {
     }
     if base.is_writable() {
         ready |= Ready::WRITABLE;
+    }
+    // A pending socket error: Linux polls it as `EPOLLERR` with the
+    // socket still writable, which mio reports as write-closed too.
+    if let Endpoint::Socket(socket) = endpoint {
+        if net.exists(endpoint) && net.udp_has_error(socket) {
+            ready |= Ready::ERROR | Ready::WRITE_CLOSED;
+        }
     }
     if let Endpoint::Conn(conn) = endpoint {
         let hangup = net.tcp_hangup(conn).unwrap_or(sim_net::TcpHangup {

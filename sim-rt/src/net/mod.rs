@@ -30,9 +30,12 @@
 //!   window the arrival instant matters only relative to timers and other
 //!   packets, and those orders are explored.
 //! - Readiness (`ready(Interest)`, `readable`, `writable`, `try_io`,
-//!   `async_io`) is the simulated socket's state when it is looked at, not
-//!   an event tokio caches until an operation returns `WouldBlock`: there
-//!   are no false positives. A stream's `READ_CLOSED`, `WRITE_CLOSED` and
+//!   `async_io`) of a `TcpStream` is tokio's: the simulated connection's
+//!   state, or what tokio would still have cached (ready until an
+//!   operation of that direction returns `WouldBlock`; an accepted stream
+//!   starts out readable and writable). For the other sockets it is the
+//!   socket's state when it is looked at, with no false positives (tokio
+//!   caches those too). A stream's `READ_CLOSED`, `WRITE_CLOSED` and
 //!   `ERROR` are what Linux's `poll` would report for the same state. The
 //!   closure given to `try_io`/`async_io` must use the socket's own
 //!   `try_*` methods: raw I/O on its fd does not reach the simulated

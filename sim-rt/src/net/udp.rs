@@ -12,10 +12,12 @@
 //! scheduler's business (`sim_net`'s `datagram.rs`): each one takes its own
 //! time within the link's latency window, so datagrams reorder; a lossy or
 //! duplicating link asks the scheduler a data choice per datagram; a
-//! partition or a stopped host loses it; a datagram to an address or port
-//! nobody holds vanishes without an error, as real UDP does when ICMP is
-//! ignored. A connected socket only receives from its peer, and a datagram
-//! longer than the receive buffer is truncated, both done by the model.
+//! partition or a stopped host loses it; a datagram to an address no host
+//! owns vanishes; one to a port nobody holds is answered with ICMP port
+//! unreachable, which a connected sender reports as `ConnectionRefused`
+//! (Linux's behaviour). A connected socket only receives from its peer,
+//! and a datagram longer than the receive buffer is truncated, all done
+//! by the model.
 //!
 //! # Invariants
 //!
@@ -99,9 +101,13 @@ use crate::io::{Interest, ReadBuf, Ready};
 /// - [`set_ttl`](Self::set_ttl) and [`set_broadcast`](Self::set_broadcast)
 ///   are stored and read back but change nothing: the model has no hop
 ///   count and no broadcast addresses.
-/// - No ICMP errors: a datagram to a port nobody holds vanishes, and a later
-///   receive on a connected socket never fails with `ConnectionRefused`.
-///   [`take_error`](Self::take_error) always finds nothing.
+/// - ICMP errors are Linux's for port unreachable only: a datagram to a
+///   port nobody holds on a simulated host comes back as ICMP port
+///   unreachable (one latency each way), and a *connected* socket then
+///   reports `ConnectionRefused` once, on its next receive, peek or send
+///   (or [`take_error`](Self::take_error)), as on Linux; an unconnected
+///   one ignores it. No ICMP is rate-limited, and a datagram to an
+///   address no host owns vanishes (no "host unreachable").
 /// - [`send`](Self::send) on a socket that is not connected fails with
 ///   `NotConnected` (Linux reports `EDESTADDRREQ`, which std has no
 ///   `ErrorKind` for).
@@ -277,8 +283,10 @@ impl UdpSocket {
     /// and returns the readiness it has of those kinds.
     ///
     /// The socket is always writable (sending never waits in the model)
-    /// and readable while a datagram is queued. It is never read or write
-    /// closed, and never has an error to report (the model has no ICMP).
+    /// and readable while a datagram is queued. It is never read closed;
+    /// while an ICMP error is pending (see the type's docs) it is ready
+    /// for `ERROR` and write closed, as Linux's `poll` reports through
+    /// mio.
     ///
     /// # Cancel safety
     ///
@@ -457,7 +465,8 @@ impl UdpSocket {
     ///
     /// When `addr` resolves to several addresses, only the first is used.
     /// A datagram to an address or port nobody holds is sent all the same
-    /// and vanishes.
+    /// and vanishes (a connected socket may later learn of the port; see
+    /// the type's docs).
     ///
     /// # Errors
     ///
@@ -549,8 +558,10 @@ impl UdpSocket {
     /// `WouldBlock` when none is queued.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let id = self.id;
-        self.io
-            .try_op(self.endpoint(), |net, _| net.udp_recv_from(id, buf))
+        self.io.try_op(self.endpoint(), |net, _| {
+            when_readable(net, id)?;
+            net.udp_recv_from(id, buf)
+        })
     }
 
     /// Simulated [`tokio::net::UdpSocket::peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek): like
@@ -612,8 +623,10 @@ impl UdpSocket {
     /// `WouldBlock` when none is queued.
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let id = self.id;
-        self.io
-            .try_op(self.endpoint(), |net, _| net.udp_peek_from(id, buf))
+        self.io.try_op(self.endpoint(), |net, _| {
+            when_readable(net, id)?;
+            net.udp_peek_from(id, buf)
+        })
     }
 
     /// Simulated [`tokio::net::UdpSocket::peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_sender): waits for a
@@ -712,11 +725,17 @@ impl UdpSocket {
     /// `Unsupported`, with a message saying to bind the socket inside the
     /// simulation ([`UdpSocket::bind`]). The std socket is closed.
     ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    ///
     /// # Differences from tokio
     ///
     /// Tokio registers the socket with its reactor; a real socket cannot
     /// join the simulated network.
+    #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        crate::net::fd::require_simulation();
         drop(socket);
         Err(fd::from_std_unsupported("UdpSocket::from_std"))
     }
@@ -1053,15 +1072,17 @@ impl UdpSocket {
             })
     }
 
-    /// Simulated [`tokio::net::UdpSocket::take_error`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.take_error): the pending
-    /// `SO_ERROR`, which in the model is always none (it carries no ICMP
-    /// errors).
+    /// Simulated [`tokio::net::UdpSocket::take_error`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.take_error): takes the pending
+    /// `SO_ERROR`: `ConnectionRefused` after an ICMP port unreachable
+    /// reached this connected socket (see the type's docs), else none.
     ///
     /// # Errors
     ///
     /// `NotConnected` once the socket's host was stopped.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
-        self.io.query(self.endpoint(), |_| Ok(None))
+        let id = self.id;
+        self.io
+            .try_op(self.endpoint(), |net, _| Ok(net.udp_take_error(id)))
     }
 
     fn endpoint(&self) -> Endpoint {
@@ -1103,6 +1124,18 @@ impl UdpSocket {
     }
 }
 
+/// `WouldBlock` unless a datagram is queued: tokio's `try_*` receives
+/// run only when the socket is readable, so a pending error (which makes
+/// it ready for `ERROR`, not readable) waits for the next `recv`, `send`
+/// or `take_error`.
+fn when_readable(net: &Net, id: SocketId) -> io::Result<()> {
+    if net.readiness(Endpoint::Socket(id)).is_readable() {
+        Ok(())
+    } else {
+        Err(io::ErrorKind::WouldBlock.into())
+    }
+}
+
 /// The error of the multicast membership calls: the model has none.
 fn no_multicast(item: &str, group: std::net::IpAddr) -> io::Error {
     io::Error::new(
@@ -1118,6 +1151,7 @@ impl TryFrom<std::net::UdpSocket> for UdpSocket {
     type Error = io::Error;
 
     /// As [`UdpSocket::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(socket: std::net::UdpSocket) -> Result<Self, Self::Error> {
         Self::from_std(socket)
     }
@@ -1142,8 +1176,8 @@ impl AsFd for UdpSocket {
 }
 
 impl Drop for UdpSocket {
-    /// Closes the socket: queued datagrams are discarded and later ones to
-    /// its address vanish.
+    /// Closes the socket: queued datagrams are discarded, and later ones to
+    /// its address are answered with ICMP port unreachable.
     fn drop(&mut self) {
         let id = self.id;
         self.io

@@ -286,6 +286,7 @@ fn sent_story(packet: PacketId, p: &sim_net::Packet) -> super::story::Happening 
             sim_net::PacketKind::Data => "data",
             sim_net::PacketKind::Fin => "FIN",
             sim_net::PacketKind::Rst => "RST",
+            sim_net::PacketKind::PortUnreachable => "ICMP port unreachable",
         },
         bytes: p.payload().len(),
         text: super::story::preview(p.payload()),

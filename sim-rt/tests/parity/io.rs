@@ -599,3 +599,153 @@ async fn io_copy_yields_on_budget_like_tokio() {
     tokio::spawn(task).await.unwrap();
     assert_eq!(polls.load(Ordering::Relaxed), 2);
 }
+
+/// The auto traits of tokio's io futures and helpers, pinned: each future
+/// of the `*Ext` traits (and of `copy`, `Lines`, `Split`) is `Send + Sync`
+/// and `!Unpin`, the helper types are `Send + Sync + Unpin`. `!Unpin` is
+/// checked with an ambiguous trait: with an `Unpin` type two impls of
+/// `AmbiguousIfUnpin` apply and the call does not compile. As everything
+/// here is compiled against tokio too, it is tokio's answer that is pinned.
+#[allow(
+    dead_code,
+    unreachable_code,
+    unused_variables,
+    clippy::diverging_sub_expression
+)]
+fn io_auto_traits() {
+    use std::io::{Cursor, IoSlice, SeekFrom};
+    use std::pin::Pin;
+    use tokio::io::{
+        AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWrite,
+        AsyncWriteExt, BufReader, BufStream, BufWriter, Chain, DuplexStream, Empty, Join, Lines,
+        ReadHalf, Repeat, SimplexStream, Sink, Split, Stderr, Stdin, Stdout, Take, WriteHalf,
+    };
+
+    type R = Pin<Box<dyn AsyncBufRead + Send + Sync>>;
+    type Sk = Pin<Box<dyn AsyncSeek + Send + Sync>>;
+    type W = Pin<Box<dyn AsyncWrite + Send + Sync>>;
+    type C = Cursor<Vec<u8>>;
+
+    struct Invalid;
+    trait AmbiguousIfUnpin<A> {
+        fn some_item(&self) {}
+    }
+    impl<T: ?Sized> AmbiguousIfUnpin<()> for T {}
+    impl<T: ?Sized + Unpin> AmbiguousIfUnpin<Invalid> for T {}
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send_sync_unpin<T: Send + Sync + Unpin>() {}
+
+    /// Each expression is `Send + Sync + !Unpin`.
+    macro_rules! send_sync_not_unpin {
+        ($($e:expr),* $(,)?) => {$({
+            let f = $e;
+            send_sync(&f);
+            AmbiguousIfUnpin::some_item(&f);
+        })*};
+    }
+
+    let r: &mut R = todo!();
+    let s: &mut Sk = todo!();
+    let w: &mut W = todo!();
+    let buf: &mut [u8] = todo!();
+    let v: &mut Vec<u8> = todo!();
+    let string: &mut String = todo!();
+    let bytes: &mut bytes::Bytes = todo!();
+    let slices: &[IoSlice<'_>] = todo!();
+
+    send_sync_not_unpin!(
+        r.read(buf),
+        r.read_buf(v),
+        r.read_exact(buf),
+        r.read_to_end(v),
+        r.read_to_string(string),
+        r.read_u8(),
+        r.read_i8(),
+        r.read_u16(),
+        r.read_i16(),
+        r.read_u32(),
+        r.read_i32(),
+        r.read_u64(),
+        r.read_i64(),
+        r.read_u128(),
+        r.read_i128(),
+        r.read_f32(),
+        r.read_f64(),
+        r.read_u16_le(),
+        r.read_i16_le(),
+        r.read_u32_le(),
+        r.read_i32_le(),
+        r.read_u64_le(),
+        r.read_i64_le(),
+        r.read_u128_le(),
+        r.read_i128_le(),
+        r.read_f32_le(),
+        r.read_f64_le(),
+        r.read_until(b'\n', v),
+        r.read_line(string),
+        r.fill_buf(),
+        s.seek(SeekFrom::Start(0)),
+        s.rewind(),
+        s.stream_position(),
+        w.write(buf),
+        w.write_vectored(slices),
+        w.write_buf(bytes),
+        w.write_all_buf(bytes),
+        w.write_all(buf),
+        w.write_u8(1),
+        w.write_i8(1),
+        w.write_u16(1),
+        w.write_i16(1),
+        w.write_u32(1),
+        w.write_i32(1),
+        w.write_u64(1),
+        w.write_i64(1),
+        w.write_u128(1),
+        w.write_i128(1),
+        w.write_f32(1.0),
+        w.write_f64(1.0),
+        w.write_u16_le(1),
+        w.write_i16_le(1),
+        w.write_u32_le(1),
+        w.write_i32_le(1),
+        w.write_u64_le(1),
+        w.write_i64_le(1),
+        w.write_u128_le(1),
+        w.write_i128_le(1),
+        w.write_f32_le(1.0),
+        w.write_f64_le(1.0),
+        w.flush(),
+        w.shutdown(),
+    );
+
+    let c: &mut C = todo!();
+    let br: &mut BufReader<C> = todo!();
+    let lines: &mut Lines<BufReader<C>> = todo!();
+    let split: &mut Split<BufReader<C>> = todo!();
+    send_sync_not_unpin!(
+        tokio::io::copy(c, w),
+        tokio::io::copy_buf(br, w),
+        tokio::io::copy_bidirectional(c, c),
+        lines.next_line(),
+        split.next_segment(),
+    );
+
+    send_sync_unpin::<Empty>();
+    send_sync_unpin::<Repeat>();
+    send_sync_unpin::<Sink>();
+    send_sync_unpin::<Stdin>();
+    send_sync_unpin::<Stdout>();
+    send_sync_unpin::<Stderr>();
+    send_sync_unpin::<DuplexStream>();
+    send_sync_unpin::<SimplexStream>();
+    send_sync_unpin::<BufReader<C>>();
+    send_sync_unpin::<BufWriter<C>>();
+    send_sync_unpin::<BufStream<C>>();
+    send_sync_unpin::<Chain<C, C>>();
+    send_sync_unpin::<Take<C>>();
+    send_sync_unpin::<Lines<C>>();
+    send_sync_unpin::<Split<C>>();
+    send_sync_unpin::<ReadHalf<C>>();
+    send_sync_unpin::<WriteHalf<C>>();
+    send_sync_unpin::<Join<C, C>>();
+}

@@ -13,7 +13,7 @@ use crate::io::AsyncBufRead;
 ///
 /// # Differences from tokio
 ///
-/// The returned futures are `Unpin` (tokio's are not); otherwise none.
+/// None.
 pub trait AsyncBufReadExt: AsyncBufRead {
     /// Reads into `buf` up to and including `byte`, or to end of file;
     /// returns the number of bytes appended (0 at end of file).
@@ -26,12 +26,7 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     where
         Self: Unpin,
     {
-        ReadUntil {
-            reader: self,
-            delimiter: byte,
-            buf,
-            read: 0,
-        }
+        ReadUntil::new(self, byte, buf, 0)
     }
 
     /// Reads a line (up to and including `\n`) and appends it to `buf`;
@@ -50,12 +45,7 @@ pub trait AsyncBufReadExt: AsyncBufRead {
         Self: Unpin,
     {
         let bytes = std::mem::take(buf).into_bytes();
-        ReadLine {
-            reader: self,
-            output: buf,
-            buf: bytes,
-            read: 0,
-        }
+        ReadLine::new(self, buf, bytes, 0)
     }
 
     /// The segments of this reader separated by `byte` (without it).
@@ -77,7 +67,7 @@ pub trait AsyncBufReadExt: AsyncBufRead {
     where
         Self: Unpin,
     {
-        FillBuf { reader: Some(self) }
+        FillBuf::new(Some(self))
     }
 
     /// Marks `amt` bytes of the buffer returned by

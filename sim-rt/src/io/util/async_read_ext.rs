@@ -6,6 +6,7 @@ use super::chain::{chain, Chain};
 use super::read_futures::{Read, ReadBufFuture, ReadExact, ReadToEnd, ReadToString};
 use super::read_int::*;
 use super::take::{take, Take};
+use super::vec_buf::VecBuf;
 use crate::io::AsyncRead;
 
 macro_rules! read_int_methods {
@@ -34,7 +35,7 @@ macro_rules! read_int_methods {
 ///
 /// # Differences from tokio
 ///
-/// The returned futures are `Unpin` (tokio's are not); otherwise none.
+/// None.
 pub trait AsyncReadExt: AsyncRead {
     /// Chains this reader with `next`: reads from `next` once this one is at
     /// end of file.
@@ -56,7 +57,7 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
-        Read { reader: self, buf }
+        Read::new(self, buf)
     }
 
     /// Reads some bytes into the spare room of `buf` and advances it;
@@ -70,7 +71,7 @@ pub trait AsyncReadExt: AsyncRead {
         Self: Unpin,
         B: BufMut + ?Sized,
     {
-        ReadBufFuture { reader: self, buf }
+        ReadBufFuture::new(self, buf)
     }
 
     /// Reads exactly `buf.len()` bytes; returns `buf.len()`.
@@ -86,11 +87,7 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
-        ReadExact {
-            reader: self,
-            buf,
-            filled: 0,
-        }
+        ReadExact::new(self, buf, 0)
     }
 
     read_int_methods! {
@@ -124,11 +121,7 @@ pub trait AsyncReadExt: AsyncRead {
     where
         Self: Unpin,
     {
-        ReadToEnd {
-            reader: self,
-            buf,
-            read: 0,
-        }
+        ReadToEnd::new(self, VecBuf::new(buf), 0)
     }
 
     /// Reads to end of file, appending to `dst`; returns the number of
@@ -142,12 +135,7 @@ pub trait AsyncReadExt: AsyncRead {
         Self: Unpin,
     {
         let buf = std::mem::take(dst).into_bytes();
-        ReadToString {
-            reader: self,
-            output: dst,
-            buf,
-            read: 0,
-        }
+        ReadToString::new(self, dst, VecBuf::new(buf), 0)
     }
 
     /// A reader that reads at most `limit` bytes from this one.

@@ -11,17 +11,14 @@ use crate::io::AsyncSeek;
 ///
 /// # Differences from tokio
 ///
-/// The returned futures are `Unpin` (tokio's are not); otherwise none.
+/// None.
 pub trait AsyncSeekExt: AsyncSeek {
     /// Seeks to `pos`; returns the new position from the start.
     fn seek(&mut self, pos: SeekFrom) -> Seek<'_, Self>
     where
         Self: Unpin,
     {
-        Seek {
-            seek: self,
-            pos: Some(pos),
-        }
+        Seek::new(self, Some(pos))
     }
 
     /// Seeks to the start; returns 0.

@@ -32,7 +32,7 @@ macro_rules! write_int_methods {
 ///
 /// # Differences from tokio
 ///
-/// The returned futures are `Unpin` (tokio's are not); otherwise none.
+/// None.
 pub trait AsyncWriteExt: AsyncWrite {
     /// Writes some bytes of `src`; returns how many.
     ///
@@ -43,10 +43,7 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        Write {
-            writer: self,
-            buf: src,
-        }
+        Write::new(self, src)
     }
 
     /// Writes some bytes from a list of buffers; returns how many.
@@ -58,7 +55,7 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        WriteVectored { writer: self, bufs }
+        WriteVectored::new(self, bufs)
     }
 
     /// Writes some bytes of `src` and advances it; returns how many (0 if
@@ -72,10 +69,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         Self: Sized + Unpin,
         B: Buf,
     {
-        WriteBuf {
-            writer: self,
-            buf: src,
-        }
+        WriteBuf::new(self, src)
     }
 
     /// Writes all of `src`, advancing it as bytes are written.
@@ -92,10 +86,7 @@ pub trait AsyncWriteExt: AsyncWrite {
         Self: Sized + Unpin,
         B: Buf,
     {
-        WriteAllBuf {
-            writer: self,
-            buf: src,
-        }
+        WriteAllBuf::new(self, src)
     }
 
     /// Writes all of `src`.
@@ -110,10 +101,7 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        WriteAll {
-            writer: self,
-            buf: src,
-        }
+        WriteAll::new(self, src)
     }
 
     write_int_methods! {
@@ -146,7 +134,7 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        Flush { writer: self }
+        Flush::new(self)
     }
 
     /// Shuts the writer down (flushing first); a TCP stream sends FIN.
@@ -154,7 +142,7 @@ pub trait AsyncWriteExt: AsyncWrite {
     where
         Self: Unpin,
     {
-        Shutdown { writer: self }
+        Shutdown::new(self)
     }
 }
 

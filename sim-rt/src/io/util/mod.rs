@@ -24,6 +24,7 @@ mod repeat;
 mod sink;
 mod split;
 mod take;
+mod vec_buf;
 mod write_futures;
 mod write_int;
 

@@ -5,28 +5,46 @@
 //!
 //! Each holds `&mut` borrows of the reader and the destination and keeps
 //! its progress in plain fields, so it can be polled again after
-//! `Pending` and is `Unpin`.
+//! `Pending`. Each is `!Unpin`, as tokio's are (a `PhantomPinned` field):
+//! code that moves one after polling it, or polls it without pinning,
+//! must not compile under the simulator when it would not on tokio.
 
 // `FillBuf` and `poll_read_buf` need `unsafe` (see there).
 #![allow(unsafe_code)]
 
 use std::future::Future;
 use std::io::{self, SeekFrom};
+use std::marker::PhantomPinned;
 use std::mem;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use bytes::BufMut;
+use pin_project_lite::pin_project;
 
+use super::vec_buf::{poll_read_to_end, VecBuf};
 use crate::io::{AsyncBufRead, AsyncRead, AsyncSeek, ReadBuf};
 
+/// Declares a future struct: `!Unpin` through a pinned `PhantomPinned`,
+/// with a `new` that takes the other fields in order.
 macro_rules! future_struct {
-    ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)* $r:ident $(: $bound:ident)? $(, $extra:ident)?> { $($field:ident: $ty:ty),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        #[must_use = "futures do nothing unless you `.await` or poll them"]
-        pub struct $name<$($lt,)* $r: ?Sized $(, $extra: ?Sized)?> {
-            $(pub(super) $field: $ty,)*
+    ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)* $r:ident $(, $extra:ident)?> { $($field:ident: $ty:ty),* $(,)? }) => {
+        pin_project! {
+            $(#[$doc])*
+            #[derive(Debug)]
+            #[must_use = "futures do nothing unless you `.await` or poll them"]
+            pub struct $name<$($lt,)* $r: ?Sized $(, $extra: ?Sized)?> {
+                $($field: $ty,)*
+                // `!Unpin`, as tokio's futures (for async trait methods).
+                #[pin]
+                _pin: PhantomPinned,
+            }
+        }
+
+        impl<$($lt,)* $r: ?Sized $(, $extra: ?Sized)?> $name<$($lt,)* $r $(, $extra)?> {
+            pub(super) fn new($($field: $ty),*) -> Self {
+                $name { $($field,)* _pin: PhantomPinned }
+            }
         }
     };
 }
@@ -40,9 +58,9 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for Read<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self.project();
         let mut buf = ReadBuf::new(me.buf);
-        ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf))?;
+        ready!(Pin::new(&mut **me.reader).poll_read(cx, &mut buf))?;
         Poll::Ready(Ok(buf.filled().len()))
     }
 }
@@ -67,7 +85,13 @@ pub(super) fn poll_read_buf<R: AsyncRead + ?Sized, B: BufMut + ?Sized>(
         // SAFETY: `ReadBuf` never writes an uninitialized byte, so nothing
         // in `chunk` is de-initialized.
         let mut read_buf = ReadBuf::uninit(unsafe { chunk.as_uninit_slice_mut() });
+        let ptr = read_buf.filled().as_ptr();
         ready!(reader.poll_read(cx, &mut read_buf))?;
+        assert_eq!(
+            read_buf.filled().as_ptr(),
+            ptr,
+            "a reader replaced the ReadBuf it was given by another buffer"
+        );
         read_buf.filled().len()
     };
     // SAFETY: `ReadBuf` counts as filled only bytes it initialized (or that
@@ -84,8 +108,8 @@ where
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        poll_read_buf(Pin::new(&mut *me.reader), cx, me.buf)
+        let me = self.project();
+        poll_read_buf(Pin::new(&mut **me.reader), cx, *me.buf)
     }
 }
 
@@ -102,12 +126,12 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for ReadExact<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        while me.filled < me.buf.len() {
-            let mut buf = ReadBuf::new(&mut me.buf[me.filled..]);
-            match ready!(Pin::new(&mut *me.reader).poll_read(cx, &mut buf)) {
+        let me = self.project();
+        while *me.filled < me.buf.len() {
+            let mut buf = ReadBuf::new(&mut me.buf[*me.filled..]);
+            match ready!(Pin::new(&mut **me.reader).poll_read(cx, &mut buf)) {
                 Ok(()) if buf.filled().is_empty() => return Poll::Ready(Err(early_eof())),
-                Ok(()) => me.filled += buf.filled().len(),
+                Ok(()) => *me.filled += buf.filled().len(),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Poll::Ready(Err(e)),
             }
@@ -116,51 +140,17 @@ impl<R: AsyncRead + ?Sized + Unpin> Future for ReadExact<'_, R> {
     }
 }
 
-/// The size by which `read_to_end` grows a full vector (at least).
-const GROW_BY: usize = 32;
-
-/// Reads into `buf` until EOF, counting in `read` the bytes appended since
-/// the start; returns that count (and resets it) at EOF.
-///
-/// The spare capacity is zeroed before it is read into, so no `unsafe` is
-/// needed; tokio tracks initialized bytes instead.
-pub(super) fn poll_read_to_end<R: AsyncRead + ?Sized>(
-    mut reader: Pin<&mut R>,
-    cx: &mut Context<'_>,
-    buf: &mut Vec<u8>,
-    read: &mut usize,
-) -> Poll<io::Result<usize>> {
-    loop {
-        if buf.len() == buf.capacity() {
-            buf.reserve(GROW_BY);
-        }
-        let len = buf.len();
-        buf.resize(buf.capacity(), 0);
-        let mut read_buf = ReadBuf::new(&mut buf[len..]);
-        let res = reader.as_mut().poll_read(cx, &mut read_buf);
-        let n = read_buf.filled().len();
-        buf.truncate(len + n);
-        match res {
-            Poll::Pending => return Poll::Pending,
-            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Ready(Ok(())) if n == 0 => return Poll::Ready(Ok(mem::take(read))),
-            Poll::Ready(Ok(())) => *read += n,
-        }
-    }
-}
-
 future_struct!(
     /// The future of [`AsyncReadExt::read_to_end`](super::AsyncReadExt::read_to_end).
-    ReadToEnd<'a, R> { reader: &'a mut R, buf: &'a mut Vec<u8>, read: usize }
+    ReadToEnd<'a, R> { reader: &'a mut R, buf: VecBuf<&'a mut Vec<u8>>, read: usize }
 );
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToEnd<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        poll_read_to_end(Pin::new(&mut *me.reader), cx, me.buf, &mut me.read)
+        let me = self.project();
+        poll_read_to_end(me.buf, Pin::new(&mut **me.reader), me.read, cx)
     }
 }
 
@@ -210,28 +200,24 @@ fn finish_string_read(
 
 future_struct!(
     /// The future of [`AsyncReadExt::read_to_string`](super::AsyncReadExt::read_to_string).
-    ReadToString<'a, R> { reader: &'a mut R, output: &'a mut String, buf: Vec<u8>, read: usize }
+    ReadToString<'a, R> { reader: &'a mut R, output: &'a mut String, buf: VecBuf<Vec<u8>>, read: usize }
 );
 
 impl<R: AsyncRead + ?Sized + Unpin> Future for ReadToString<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self.project();
         let res = ready!(poll_read_to_end(
-            Pin::new(&mut *me.reader),
-            cx,
-            &mut me.buf,
-            &mut me.read
+            me.buf,
+            Pin::new(&mut **me.reader),
+            me.read,
+            cx
         ));
-        let read = mem::take(&mut me.read);
-        Poll::Ready(finish_string_read(
-            res,
-            mem::take(&mut me.buf),
-            read,
-            me.output,
-            true,
-        ))
+        let read = mem::take(me.read);
+        let bytes = me.buf.take();
+        debug_assert!(me.buf.is_empty());
+        Poll::Ready(finish_string_read(res, bytes, read, me.output, true))
     }
 }
 
@@ -279,13 +265,13 @@ impl<R: AsyncBufRead + ?Sized + Unpin> Future for ReadUntil<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self.project();
         poll_read_until(
-            Pin::new(&mut *me.reader),
+            Pin::new(&mut **me.reader),
             cx,
-            me.delimiter,
+            *me.delimiter,
             me.buf,
-            &mut me.read,
+            me.read,
         )
     }
 }
@@ -313,14 +299,8 @@ impl<R: AsyncBufRead + ?Sized + Unpin> Future for ReadLine<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        poll_read_line(
-            Pin::new(&mut *me.reader),
-            cx,
-            me.output,
-            &mut me.buf,
-            &mut me.read,
-        )
+        let me = self.project();
+        poll_read_line(Pin::new(&mut **me.reader), cx, me.output, me.buf, me.read)
     }
 }
 
@@ -333,7 +313,7 @@ impl<'a, R: AsyncBufRead + ?Sized + Unpin> Future for FillBuf<'a, R> {
     type Output = io::Result<&'a [u8]>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&'a [u8]>> {
-        let me = self.get_mut();
+        let me = self.project();
         let reader: &'a mut R = me.reader.take().expect("Polled after completion.");
         let ptr: *mut R = reader;
         // SAFETY: `ptr` comes from a unique `&'a mut R` that this future
@@ -345,7 +325,7 @@ impl<'a, R: AsyncBufRead + ?Sized + Unpin> Future for FillBuf<'a, R> {
         // limitation (NLL problem case #3), not a real aliasing.
         match Pin::new(unsafe { &mut *ptr }).poll_fill_buf(cx) {
             Poll::Pending => {
-                me.reader = Some(unsafe { &mut *ptr });
+                *me.reader = Some(unsafe { &mut *ptr });
                 Poll::Pending
             }
             ready => ready,
@@ -362,13 +342,13 @@ impl<S: AsyncSeek + ?Sized + Unpin> Future for Seek<'_, S> {
     type Output = io::Result<u64>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
-        let me = self.get_mut();
-        if let Some(pos) = me.pos {
+        let me = self.project();
+        if let Some(pos) = *me.pos {
             // Finish a seek some earlier, dropped `Seek` left in progress.
-            ready!(Pin::new(&mut *me.seek).poll_complete(cx))?;
-            Pin::new(&mut *me.seek).start_seek(pos)?;
-            me.pos = None;
+            ready!(Pin::new(&mut **me.seek).poll_complete(cx))?;
+            Pin::new(&mut **me.seek).start_seek(pos)?;
+            *me.pos = None;
         }
-        Pin::new(&mut *me.seek).poll_complete(cx)
+        Pin::new(&mut **me.seek).poll_complete(cx)
     }
 }

@@ -4,46 +4,55 @@
 
 use std::future::Future;
 use std::io;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
+
+use pin_project_lite::pin_project;
 
 use crate::io::{AsyncRead, ReadBuf};
 
 macro_rules! read_int {
     ($($name:ident => $ty:ty, $from:ident;)*) => {$(
-        #[doc = concat!("The future of `AsyncReadExt::", stringify!($name), "`: reads a `",
-            stringify!($ty), "` (`", stringify!($from), "`).")]
-        #[derive(Debug)]
-        #[must_use = "futures do nothing unless you `.await` or poll them"]
-        pub struct $name<R> {
-            src: R,
-            buf: [u8; size_of::<$ty>()],
-            read: usize,
+        pin_project! {
+            #[doc = concat!("The future of `AsyncReadExt::", stringify!($name), "`: reads a `",
+                stringify!($ty), "` (`", stringify!($from), "`).")]
+            #[derive(Debug)]
+            #[must_use = "futures do nothing unless you `.await` or poll them"]
+            pub struct $name<R> {
+                #[pin]
+                src: R,
+                buf: [u8; size_of::<$ty>()],
+                read: usize,
+                // `!Unpin`, as tokio's futures (for async trait methods).
+                #[pin]
+                _pin: PhantomPinned,
+            }
         }
 
         impl<R> $name<R> {
             pub(super) fn new(src: R) -> Self {
-                $name { src, buf: [0; size_of::<$ty>()], read: 0 }
+                $name { src, buf: [0; size_of::<$ty>()], read: 0, _pin: PhantomPinned }
             }
         }
 
-        impl<R: AsyncRead + Unpin> Future for $name<R> {
+        impl<R: AsyncRead> Future for $name<R> {
             type Output = io::Result<$ty>;
 
             fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<$ty>> {
-                let me = self.get_mut();
-                while me.read < me.buf.len() {
-                    let mut buf = ReadBuf::new(&mut me.buf[me.read..]);
-                    match ready!(Pin::new(&mut me.src).poll_read(cx, &mut buf)) {
+                let mut me = self.project();
+                while *me.read < me.buf.len() {
+                    let mut buf = ReadBuf::new(&mut me.buf[*me.read..]);
+                    match ready!(me.src.as_mut().poll_read(cx, &mut buf)) {
                         Ok(()) if buf.filled().is_empty() => {
                             return Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()))
                         }
-                        Ok(()) => me.read += buf.filled().len(),
+                        Ok(()) => *me.read += buf.filled().len(),
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                         Err(e) => return Poll::Ready(Err(e)),
                     }
                 }
-                Poll::Ready(Ok(<$ty>::$from(me.buf)))
+                Poll::Ready(Ok(<$ty>::$from(*me.buf)))
             }
         }
     )*};

@@ -1,5 +1,9 @@
 //! [`Take`]: a reader limited to a number of bytes.
 
+// Handing the inner reader the caller's unfilled bytes without
+// initializing them needs one `assume_init` (see `poll_read`).
+#![allow(unsafe_code)]
+
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
@@ -16,8 +20,7 @@ pin_project! {
     ///
     /// # Differences from tokio
     ///
-    /// Reading through a `Take` zero-initializes the part of the caller's
-    /// buffer it lends to the inner reader (tokio passes it uninitialized).
+    /// None.
     #[derive(Debug)]
     #[must_use = "streams do nothing unless you `.await` or poll them"]
     pub struct Take<R> {
@@ -76,12 +79,19 @@ impl<R: AsyncRead> AsyncRead for Take<R> {
             return Poll::Ready(Ok(()));
         }
         let me = self.project();
-        let max = usize::try_from(*me.limit_)
-            .unwrap_or(usize::MAX)
-            .min(buf.remaining());
-        let mut inner = ReadBuf::new(buf.initialize_unfilled_to(max));
+        let mut inner = buf.take(usize::try_from(*me.limit_).unwrap_or(usize::MAX));
+        let ptr = inner.filled().as_ptr();
         ready!(me.inner.poll_read(cx, &mut inner))?;
+        assert_eq!(
+            inner.filled().as_ptr(),
+            ptr,
+            "the inner reader of a Take replaced the ReadBuf it was given by another buffer"
+        );
         let n = inner.filled().len();
+        // SAFETY: the inner reader filled (so initialized) `n` bytes of the
+        // buffer lent to it, which is the start of `buf`'s unfilled part
+        // (the pointer is checked above).
+        unsafe { buf.assume_init(n) };
         buf.advance(n);
         *me.limit_ -= n as u64;
         Poll::Ready(Ok(()))

@@ -1,25 +1,42 @@
 //! The futures of [`AsyncWriteExt`](super::AsyncWriteExt) (except the
 //! integer writes, in `write_int`).
+//!
+//! Each is `!Unpin`, as tokio's are (a `PhantomPinned` field).
 
 use std::future::Future;
 use std::io::{self, IoSlice};
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use bytes::Buf;
+use pin_project_lite::pin_project;
 
 use crate::io::AsyncWrite;
 
 /// tokio's bound on the number of slices `write_buf` gathers.
 const MAX_VECTOR_ELEMENTS: usize = 64;
 
+/// Declares a future struct: `!Unpin` through a pinned `PhantomPinned`,
+/// with a `new` that takes the other fields in order.
 macro_rules! future_struct {
     ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)* $w:ident $(, $extra:ident)?> { $($field:ident: $ty:ty),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        #[must_use = "futures do nothing unless you `.await` or poll them"]
-        pub struct $name<$($lt,)* $w: ?Sized $(, $extra)?> {
-            $(pub(super) $field: $ty,)*
+        pin_project! {
+            $(#[$doc])*
+            #[derive(Debug)]
+            #[must_use = "futures do nothing unless you `.await` or poll them"]
+            pub struct $name<$($lt,)* $w: ?Sized $(, $extra)?> {
+                $($field: $ty,)*
+                // `!Unpin`, as tokio's futures (for async trait methods).
+                #[pin]
+                _pin: PhantomPinned,
+            }
+        }
+
+        impl<$($lt,)* $w: ?Sized $(, $extra)?> $name<$($lt,)* $w $(, $extra)?> {
+            pub(super) fn new($($field: $ty),*) -> Self {
+                $name { $($field,)* _pin: PhantomPinned }
+            }
         }
     };
 }
@@ -33,8 +50,8 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for Write<'_, W> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        Pin::new(&mut *me.writer).poll_write(cx, me.buf)
+        let me = self.project();
+        Pin::new(&mut **me.writer).poll_write(cx, me.buf)
     }
 }
 
@@ -47,8 +64,8 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteVectored<'_, '_, W> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        Pin::new(&mut *me.writer).poll_write_vectored(cx, me.bufs)
+        let me = self.project();
+        Pin::new(&mut **me.writer).poll_write_vectored(cx, me.bufs)
     }
 }
 
@@ -76,11 +93,11 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteBuf<'_, W, B> {
     type Output = io::Result<usize>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
+        let me = self.project();
         if !me.buf.has_remaining() {
             return Poll::Ready(Ok(0));
         }
-        let n = ready!(poll_write_some(&mut *me.writer, cx, &*me.buf))?;
+        let n = ready!(poll_write_some(&mut **me.writer, cx, &**me.buf))?;
         me.buf.advance(n);
         Poll::Ready(Ok(n))
     }
@@ -95,9 +112,9 @@ impl<W: AsyncWrite + Unpin, B: Buf> Future for WriteAllBuf<'_, W, B> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
+        let me = self.project();
         while me.buf.has_remaining() {
-            match ready!(poll_write_some(&mut *me.writer, cx, &*me.buf)) {
+            match ready!(poll_write_some(&mut **me.writer, cx, &**me.buf)) {
                 Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 Ok(n) => me.buf.advance(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -117,11 +134,11 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for WriteAll<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
+        let me = self.project();
         while !me.buf.is_empty() {
-            match ready!(Pin::new(&mut *me.writer).poll_write(cx, me.buf)) {
+            match ready!(Pin::new(&mut **me.writer).poll_write(cx, me.buf)) {
                 Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-                Ok(n) => me.buf = &me.buf[n..],
+                Ok(n) => *me.buf = &me.buf[n..],
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Poll::Ready(Err(e)),
             }
@@ -139,7 +156,7 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for Flush<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().writer).poll_flush(cx)
+        Pin::new(&mut **self.project().writer).poll_flush(cx)
     }
 }
 
@@ -152,6 +169,6 @@ impl<W: AsyncWrite + ?Sized + Unpin> Future for Shutdown<'_, W> {
     type Output = io::Result<()>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().writer).poll_shutdown(cx)
+        Pin::new(&mut **self.project().writer).poll_shutdown(cx)
     }
 }

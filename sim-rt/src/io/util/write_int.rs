@@ -4,38 +4,47 @@
 
 use std::future::Future;
 use std::io;
+use std::marker::PhantomPinned;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
+
+use pin_project_lite::pin_project;
 
 use crate::io::AsyncWrite;
 
 macro_rules! write_int {
     ($($name:ident => $ty:ty, $to:ident;)*) => {$(
-        #[doc = concat!("The future of `AsyncWriteExt::", stringify!($name), "`: writes a `",
-            stringify!($ty), "` (`", stringify!($to), "`).")]
-        #[derive(Debug)]
-        #[must_use = "futures do nothing unless you `.await` or poll them"]
-        pub struct $name<W> {
-            dst: W,
-            buf: [u8; size_of::<$ty>()],
-            written: usize,
+        pin_project! {
+            #[doc = concat!("The future of `AsyncWriteExt::", stringify!($name), "`: writes a `",
+                stringify!($ty), "` (`", stringify!($to), "`).")]
+            #[derive(Debug)]
+            #[must_use = "futures do nothing unless you `.await` or poll them"]
+            pub struct $name<W> {
+                #[pin]
+                dst: W,
+                buf: [u8; size_of::<$ty>()],
+                written: usize,
+                // `!Unpin`, as tokio's futures (for async trait methods).
+                #[pin]
+                _pin: PhantomPinned,
+            }
         }
 
         impl<W> $name<W> {
             pub(super) fn new(dst: W, n: $ty) -> Self {
-                $name { dst, buf: n.$to(), written: 0 }
+                $name { dst, buf: n.$to(), written: 0, _pin: PhantomPinned }
             }
         }
 
-        impl<W: AsyncWrite + Unpin> Future for $name<W> {
+        impl<W: AsyncWrite> Future for $name<W> {
             type Output = io::Result<()>;
 
             fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let me = self.get_mut();
-                while me.written < me.buf.len() {
-                    match ready!(Pin::new(&mut me.dst).poll_write(cx, &me.buf[me.written..])) {
+                let mut me = self.project();
+                while *me.written < me.buf.len() {
+                    match ready!(me.dst.as_mut().poll_write(cx, &me.buf[*me.written..])) {
                         Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-                        Ok(n) => me.written += n,
+                        Ok(n) => *me.written += n,
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                         Err(e) => return Poll::Ready(Err(e)),
                     }

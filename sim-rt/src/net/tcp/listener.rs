@@ -140,11 +140,17 @@ impl TcpListener {
     /// [`TcpSocket::listen`](crate::net::TcpSocket::listen)). The std
     /// listener is closed.
     ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    ///
     /// # Differences from tokio
     ///
     /// Tokio registers the socket with its reactor; a real socket cannot
     /// join the simulated network.
+    #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        crate::net::fd::require_simulation();
         drop(listener);
         Err(fd::from_std_unsupported("TcpListener::from_std"))
     }
@@ -225,7 +231,10 @@ impl TcpListener {
                 // Like Linux, the new socket starts with the listener's
                 // options.
                 let ttl = self.ttl().unwrap_or(DEFAULT_TTL);
-                (TcpStream::new(self.io, conn, ttl), peer)
+                (
+                    TcpStream::new(self.io, conn, ttl, crate::net::io::Assumed::new(true, true)),
+                    peer,
+                )
             })
     }
 
@@ -286,6 +295,7 @@ impl TryFrom<std::net::TcpListener> for TcpListener {
     type Error = io::Error;
 
     /// As [`TcpListener::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(listener: std::net::TcpListener) -> Result<Self, Self::Error> {
         Self::from_std(listener)
     }

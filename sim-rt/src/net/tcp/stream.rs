@@ -34,7 +34,7 @@ use super::split::{split, ReadHalf, WriteHalf};
 use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
 use crate::net::addr::each_addr;
 use crate::net::fd::{self, Kind, Placeholder};
-use crate::net::io::NetIo;
+use crate::net::io::{Assumed, NetIo};
 use crate::net::ToSocketAddrs;
 use crate::net::{checked_ttl, DEFAULT_TTL};
 
@@ -104,13 +104,18 @@ pub struct TcpStream {
     /// The raw fd. Once it exists, it holds the three options above (the
     /// fields are then stale and unused).
     fd: Placeholder,
+    /// The readiness tokio would still have cached (shared by the halves).
+    assumed: Assumed,
 }
 
 impl TcpStream {
     /// A handle for `conn`, a connection endpoint of `io`'s host, created
-    /// by a connect or an accept, with `IP_TTL` set to `ttl`.
-    pub(super) fn new(io: NetIo, conn: ConnId, ttl: u32) -> TcpStream {
+    /// by a connect or an accept, with `IP_TTL` set to `ttl` and tokio's
+    /// initial cached readiness `assumed` (an accepted stream: both; a
+    /// connected one: writable, the event its connect waited for).
+    pub(super) fn new(io: NetIo, conn: ConnId, ttl: u32, assumed: Assumed) -> TcpStream {
         TcpStream {
+            assumed,
             io,
             conn,
             nodelay: AtomicBool::new(false),
@@ -204,7 +209,12 @@ impl TcpStream {
     fn start_connect(addr: SocketAddr) -> io::Result<TcpStream> {
         let (world, io, host) = NetIo::current();
         let conn = world.net_op(|net, now| net.tcp_connect(host, addr, now))?;
-        Ok(TcpStream::new(io, conn, DEFAULT_TTL))
+        Ok(TcpStream::new(
+            io,
+            conn,
+            DEFAULT_TTL,
+            Assumed::new(false, true),
+        ))
     }
 
     fn endpoint(&self) -> Endpoint {
@@ -267,11 +277,13 @@ impl TcpStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
         let conn = self.conn;
-        let n = ready!(self
+        let polled = self
             .io
             .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
                 net.tcp_peek(conn, buf.initialize_unfilled())
-            }))?;
+            });
+        self.assumed.note_poll(Readiness::READABLE, &polled);
+        let n = ready!(polled)?;
         buf.advance(n);
         Poll::Ready(Ok(n))
     }
@@ -335,16 +347,27 @@ impl TcpStream {
     /// ready for everything (readable, writable, both closed), and the next
     /// operation reports `NotConnected`.
     ///
+    /// As in tokio, a readiness stays once an operation used it up (a read
+    /// took every byte, a write filled the send buffer) until an
+    /// operation of that direction finds it would block; an accepted
+    /// stream starts out readable and writable.
+    ///
     /// # Differences from tokio
     ///
-    /// - The readiness is the simulated connection's state when the method
-    ///   looks, not an event cached since the last `WouldBlock`: it never
-    ///   reports a kind the stream does not have (no false positives, no
-    ///   empty set), and a readiness that a `try_*` call consumed is gone
-    ///   at once.
-    /// - See the type's docs about wakers.
+    /// See the type's docs about wakers.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        poll_fn(|cx| self.io.poll_ready_set(cx, self.endpoint(), interest)).await
+        poll_fn(|cx| self.poll_ready_set(cx, interest)).await
+    }
+
+    /// `ready`'s poll: the model's readiness plus what tokio would still
+    /// have cached.
+    fn poll_ready_set(&self, cx: &mut Context<'_>, interest: Interest) -> Poll<io::Result<Ready>> {
+        let assumed = self.assumed.ready(interest);
+        if assumed.is_empty() {
+            self.io.poll_ready_set(cx, self.endpoint(), interest)
+        } else {
+            Poll::Ready(Ok(self.io.ready_now(self.endpoint(), interest)? | assumed))
+        }
     }
 
     /// Simulated [`tokio::net::TcpStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.readable): waits until the
@@ -399,6 +422,9 @@ impl TcpStream {
     ///
     /// See the type's docs about wakers.
     pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.assumed.has(Readiness::READABLE) {
+            return Poll::Ready(Ok(()));
+        }
         self.io.poll_ready(cx, self.endpoint(), Readiness::READABLE)
     }
 
@@ -419,8 +445,11 @@ impl TcpStream {
     /// None.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
         let conn = self.conn;
-        self.io
-            .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now))
+        let r = self
+            .io
+            .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now));
+        self.assumed.note(Readiness::READABLE, &r);
+        r
     }
 
     /// Simulated [`tokio::net::TcpStream::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_read_vectored): like
@@ -480,6 +509,9 @@ impl TcpStream {
     ///
     /// See the type's docs about wakers.
     pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.assumed.has(Readiness::WRITABLE) {
+            return Poll::Ready(Ok(()));
+        }
         self.io.poll_ready(cx, self.endpoint(), Readiness::WRITABLE)
     }
 
@@ -499,8 +531,11 @@ impl TcpStream {
     /// None.
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
         let conn = self.conn;
-        self.io
-            .try_op(self.endpoint(), |net, now| net.tcp_write(conn, buf, now))
+        let r = self
+            .io
+            .try_op(self.endpoint(), |net, now| net.tcp_write(conn, buf, now));
+        self.assumed.note(Readiness::WRITABLE, &r);
+        r
     }
 
     /// Simulated [`tokio::net::TcpStream::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.try_write_vectored): like
@@ -511,9 +546,11 @@ impl TcpStream {
     /// None.
     pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
         let conn = self.conn;
-        self.io.try_op(self.endpoint(), |net, now| {
+        let r = self.io.try_op(self.endpoint(), |net, now| {
             net.tcp_write(conn, &gather(net, bufs), now)
-        })
+        });
+        self.assumed.note(Readiness::WRITABLE, &r);
+        r
     }
 
     /// Simulated/own version of
@@ -562,21 +599,25 @@ impl TcpStream {
     ///   non-blocking methods ([`try_read`](Self::try_read),
     ///   [`try_write`](Self::try_write) and their vectored and buffer
     ///   forms) instead. Raw I/O on the fd fails (it is not connected).
-    /// - tokio clears its cached readiness when `f` returns `WouldBlock`, so
-    ///   that the next [`ready`](Self::ready) waits for a new event. Here
-    ///   readiness is the simulated connection's state, read afresh each
-    ///   time: after `f` returned `WouldBlock` because the stream's
-    ///   readiness was consumed (by `f` itself or by another task), the
-    ///   state no longer reports it, and the next `ready` waits until the
-    ///   network makes the stream ready again. The one case that differs:
-    ///   an `f` that returns `WouldBlock` without having done the
-    ///   operation leaves the stream ready, and `ready` returns at once.
+    /// - As in tokio, a `WouldBlock` from `f` clears the readiness it
+    ///   assumed (see [`ready`](Self::ready)); one that the network still
+    ///   gives (bytes queued) stays, since it is the simulated
+    ///   connection's state.
     pub fn try_io<R>(
         &self,
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.try_io(self.endpoint(), interest, f)
+        if self.assumed.ready(interest).is_empty() {
+            return self.io.try_io(self.endpoint(), interest, f);
+        }
+        match f() {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.assumed.clear(interest);
+                Err(io::ErrorKind::WouldBlock.into())
+            }
+            r => r,
+        }
     }
 
     /// Simulated/own version of
@@ -632,7 +673,18 @@ impl TcpStream {
         interest: Interest,
         f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.async_io(self.endpoint(), interest, f).await
+        let mut f = f;
+        loop {
+            self.ready(interest).await?;
+            let coop = poll_fn(crate::task::coop::poll_proceed).await;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.assumed.clear(interest),
+                r => {
+                    coop.made_progress();
+                    return r;
+                }
+            }
+        }
     }
 
     /// Simulated [`tokio::net::TcpStream::peek`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.peek): waits for received bytes
@@ -898,11 +950,17 @@ impl TcpStream {
     /// [`TcpSocket`](crate::net::TcpSocket) for a socket2 socket). The std
     /// stream is closed.
     ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    ///
     /// # Differences from tokio
     ///
     /// Tokio registers the socket with its reactor; a real socket cannot
     /// join the simulated network.
+    #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
+        crate::net::fd::require_simulation();
         drop(stream);
         Err(fd::from_std_unsupported("TcpStream::from_std"))
     }
@@ -996,11 +1054,13 @@ impl TcpStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let conn = self.conn;
-        let n = ready!(self
+        let polled = self
             .io
             .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, now| {
                 net.tcp_read(conn, buf.initialize_unfilled(), now)
-            }))?;
+            });
+        self.assumed.note_poll(Readiness::READABLE, &polled);
+        let n = ready!(polled)?;
         buf.advance(n);
         Poll::Ready(Ok(()))
     }
@@ -1011,10 +1071,13 @@ impl TcpStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let conn = self.conn;
-        self.io
+        let polled = self
+            .io
             .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
                 net.tcp_write(conn, buf, now)
-            })
+            });
+        self.assumed.note_poll(Readiness::WRITABLE, &polled);
+        polled
     }
 
     pub(super) fn poll_write_vectored_priv(
@@ -1023,10 +1086,13 @@ impl TcpStream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let conn = self.conn;
-        self.io
+        let polled = self
+            .io
             .poll_op(cx, self.endpoint(), Readiness::WRITABLE, |net, now| {
                 net.tcp_write(conn, &gather(net, bufs), now)
-            })
+            });
+        self.assumed.note_poll(Readiness::WRITABLE, &polled);
+        polled
     }
 }
 
@@ -1090,6 +1156,7 @@ impl TryFrom<std::net::TcpStream> for TcpStream {
     type Error = io::Error;
 
     /// As [`TcpStream::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(stream: std::net::TcpStream) -> Result<Self, Self::Error> {
         Self::from_std(stream)
     }

@@ -72,7 +72,13 @@ impl UnixDatagram {
     ///
     /// Always `Unsupported` (see the type's docs); the std socket is
     /// closed.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    #[track_caller]
     pub fn from_std(datagram: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
+        crate::net::fd::require_simulation();
         drop(datagram);
         Err(unsupported("UnixDatagram::from_std"))
     }
@@ -314,6 +320,7 @@ impl TryFrom<std::os::unix::net::UnixDatagram> for UnixDatagram {
     type Error = io::Error;
 
     /// As [`UnixDatagram::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(stream: std::os::unix::net::UnixDatagram) -> io::Result<Self> {
         Self::from_std(stream)
     }

@@ -59,7 +59,13 @@ impl UnixListener {
     ///
     /// Always `Unsupported` (see the type's docs); the std listener is
     /// closed.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        crate::net::fd::require_simulation();
         drop(listener);
         Err(unsupported("UnixListener::from_std"))
     }
@@ -100,6 +106,7 @@ impl TryFrom<std::os::unix::net::UnixListener> for UnixListener {
     type Error = io::Error;
 
     /// As [`UnixListener::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(listener: std::os::unix::net::UnixListener) -> io::Result<Self> {
         Self::from_std(listener)
     }

@@ -75,7 +75,13 @@ impl UnixStream {
     ///
     /// Always `Unsupported` (see the type's docs); the std stream is
     /// closed.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation, as tokio's panics outside a runtime.
+    #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        crate::net::fd::require_simulation();
         drop(stream);
         Err(unsupported("UnixStream::from_std"))
     }
@@ -225,6 +231,7 @@ impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
     type Error = io::Error;
 
     /// As [`UnixStream::from_std`]: always `Unsupported`.
+    #[track_caller]
     fn try_from(stream: std::os::unix::net::UnixStream) -> io::Result<Self> {
         Self::from_std(stream)
     }
