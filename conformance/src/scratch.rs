@@ -133,16 +133,25 @@ pub fn names_crate(source: &str, krate: &str) -> bool {
     })
 }
 
-/// The `[dev-dependencies]` tables: tokio's own, for the crates the test
-/// sources name, whose target cfg holds on the host.
+/// The `[dev-dependencies]` tables: the crates the test sources name, as
+/// tokio declares them, whose target cfg holds on the host. Integration
+/// tests see the package's dependencies as well as its dev-dependencies
+/// (tokio's tests use `bytes` and `pin-project-lite`), so both count; a
+/// crate declared twice takes its dev-dependency entry.
 pub fn dev_dependencies(
     tokio: &TokioPackage,
     sources: &str,
     host: &CfgSet,
 ) -> Result<String, String> {
     let mut out = String::new();
-    for dep in tokio.dependencies.iter().filter(|d| d.kind == "dev") {
-        if dep.name == "tokio" || !names_crate(sources, &dep.name) {
+    let mut taken = std::collections::BTreeSet::new();
+    let dev_first = tokio
+        .dependencies
+        .iter()
+        .filter(|d| d.kind == "dev")
+        .chain(tokio.dependencies.iter().filter(|d| d.kind == "normal"));
+    for dep in dev_first {
+        if dep.name == "tokio" || taken.contains(&dep.name) || !names_crate(sources, &dep.name) {
             continue;
         }
         if let Some(target) = &dep.target {
@@ -150,6 +159,7 @@ pub fn dev_dependencies(
                 continue;
             }
         }
+        taken.insert(dep.name.clone());
         let features: Vec<String> = dep.features.iter().map(|f| format!("{f:?}")).collect();
         let _ = writeln!(
             out,
@@ -263,10 +273,10 @@ mod tests {
             ("time", vec![]),
             ("io-uring", vec!["mio/os-poll"]),
         ];
-        let dev = |name: &str, target: Option<&str>| Dependency {
+        let dep = |name: &str, kind: &str, target: Option<&str>| Dependency {
             name: name.to_owned(),
-            req: "^0.4".to_owned(),
-            kind: "dev".to_owned(),
+            req: format!("^0.4-{kind}"),
+            kind: kind.to_owned(),
             features: vec!["async-await".to_owned()],
             default_features: true,
             target: target.map(str::to_owned),
@@ -280,10 +290,13 @@ mod tests {
                 .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
                 .collect(),
             dependencies: vec![
-                dev("tokio-test", None),
-                dev("mockall", None),
-                dev("libc", Some("cfg(unix)")),
-                dev("windows-sys", Some("cfg(windows)")),
+                dep("bytes", "normal", None),
+                dep("libc", "normal", Some("cfg(target_os = \"wasi\")")),
+                dep("tokio-test", "dev", None),
+                dep("mockall", "dev", None),
+                dep("libc", "dev", Some("cfg(unix)")),
+                dep("windows-sys", "dev", Some("cfg(windows)")),
+                dep("tokio-macros", "normal", None),
             ],
         }
     }
@@ -298,12 +311,18 @@ mod tests {
     }
 
     #[test]
-    fn only_named_crates_on_this_host_become_dev_dependencies() {
+    fn named_crates_on_this_host_become_dev_dependencies() {
         let host = CfgSet::parse("unix\ntarget_os=\"linux\"\n");
-        let src = "use tokio_test::task;\nlet x = libc::getpid();\nwindows_sys::Foo;\n";
+        let src = "use tokio_test::task;\nlet x = libc::getpid();\nwindows_sys::Foo;\nuse bytes::Bytes;\ntokio_macros::x";
         let deps = dev_dependencies(&package(), src, &host).unwrap();
-        assert!(deps.contains("[dev-dependencies.\"tokio-test\"]"));
-        assert!(deps.contains("[dev-dependencies.\"libc\"]"));
+        assert!(deps.contains("[dev-dependencies.\"tokio-test\"]\nversion = \"^0.4-dev\""));
+        assert!(deps.contains("[dev-dependencies.\"bytes\"]\nversion = \"^0.4-normal\""));
+        assert!(deps.contains("[dev-dependencies.\"libc\"]\nversion = \"^0.4-dev\""));
+        assert_eq!(deps.matches("\"libc\"").count(), 1, "one entry per crate");
+        assert!(
+            deps.contains("tokio-macros"),
+            "a named normal dependency counts"
+        );
         assert!(!deps.contains("mockall"), "not named by any test");
         assert!(!deps.contains("windows"), "cfg(windows) is false here");
     }
