@@ -534,7 +534,6 @@ fn run_all(
     eprintln!("conformance: {} runs, {} at a time", jobs.len(), o.jobs);
     let next = AtomicUsize::new(0);
     let done = Mutex::new(Vec::with_capacity(jobs.len()));
-    let error = Mutex::new(None);
     thread::scope(|s| {
         for _ in 0..o.jobs {
             s.spawn(|| loop {
@@ -554,26 +553,20 @@ fn run_all(
                     .join("logs")
                     .join(file)
                     .join(format!("{}.log", test.replace("::", "__")));
-                match run::run_one(exe, test, dir, &log, o.timeout) {
-                    Ok(outcome) => {
-                        let mut d = done.lock().expect("a runner thread panicked");
-                        d.push((fi, ti, mode, outcome));
-                        if d.len() % 100 == 0 {
-                            eprintln!("conformance: {} of {} runs done", d.len(), jobs.len());
-                        }
-                    }
-                    Err(e) => {
-                        *error.lock().expect("a runner thread panicked") =
-                            Some(format!("running {file}::{test}: {e}"));
-                        break;
-                    }
+                // A test the harness could not run (no process, no log:
+                // out of disk space, say) is that test's crash, not the
+                // end of the run.
+                let outcome = run::run_one(exe, test, dir, &log, o.timeout).unwrap_or_else(|e| {
+                    Outcome::Crash(format!("the harness could not run it: {e}"))
+                });
+                let mut d = done.lock().expect("a runner thread panicked");
+                d.push((fi, ti, mode, outcome));
+                if d.len() % 100 == 0 {
+                    eprintln!("conformance: {} of {} runs done", d.len(), jobs.len());
                 }
             });
         }
     });
-    if let Some(e) = error.into_inner().expect("a runner thread panicked") {
-        return Err(e);
-    }
     for (fi, ti, mode, outcome) in done.into_inner().expect("a runner thread panicked") {
         let t = &mut results[fi].tests[ti];
         match mode {
