@@ -380,6 +380,13 @@ fn prepare(
         b"//! Generated: tokio's test files are this crate's test targets.\n",
     )
     .map_err(|e| io("writing lib.rs", e))?;
+    // Where the tests run: tokio's package root as its tests see it (one
+    // reads `Cargo.toml` from the current directory).
+    scratch::write_if_changed(
+        &dir.join("package/Cargo.toml"),
+        &fs::read(tokio.dir.join("Cargo.toml")).map_err(|e| io("reading tokio's Cargo.toml", e))?,
+    )
+    .map_err(|e| io("writing package/Cargo.toml", e))?;
     let lock = dir.join("Cargo.lock");
     if mode == Mode::Sim {
         scratch::write_if_changed(
@@ -556,9 +563,11 @@ fn run_all(
                 // A test the harness could not run (no process, no log:
                 // out of disk space, say) is that test's crash, not the
                 // end of the run.
-                let outcome = run::run_one(exe, test, dir, &log, o.timeout).unwrap_or_else(|e| {
-                    Outcome::Crash(format!("the harness could not run it: {e}"))
-                });
+                let root = (dir.join("package"), "tokio");
+                let outcome = run::run_one(exe, test, (&root.0, root.1), &log, o.timeout)
+                    .unwrap_or_else(|e| {
+                        Outcome::Crash(format!("the harness could not run it: {e}"))
+                    });
                 let mut d = done.lock().expect("a runner thread panicked");
                 d.push((fi, ti, mode, outcome));
                 if d.len() % 100 == 0 {

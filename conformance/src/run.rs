@@ -123,7 +123,11 @@ pub fn panic_message(output: &str) -> Option<String> {
             return Some("did not panic as expected".to_owned());
         }
     }
-    None
+    // A test that returned `Err`: libtest prints `Error: {err:?}`.
+    output
+        .lines()
+        .find_map(|l| l.strip_prefix("Error: "))
+        .map(|e| cut(e.trim(), 200))
 }
 
 fn cut(s: &str, max: usize) -> String {
@@ -133,11 +137,14 @@ fn cut(s: &str, max: usize) -> String {
     }
 }
 
-/// Runs `name` of `binary` alone, its output to `log`, within `limit`.
+/// Runs `name` of `binary` alone, its output to `log`, within `limit`, in
+/// `cwd` as the root of the package named `package` (as `cargo test` runs
+/// a package's tests: in its directory, with `CARGO_MANIFEST_DIR` and
+/// `CARGO_PKG_NAME` set).
 pub fn run_one(
     binary: &Path,
     name: &str,
-    cwd: &Path,
+    (cwd, package): (&Path, &str),
     log: &Path,
     limit: Duration,
 ) -> io::Result<Outcome> {
@@ -145,7 +152,18 @@ pub fn run_one(
         fs::create_dir_all(dir)?;
     }
     let out = File::create(log)?;
-    let mut child = Command::new(binary)
+    let mut cmd = Command::new(binary);
+    // As `cargo test` runs it in its package: not with the `CARGO_*`
+    // variables `cargo run -p conformance` gave the harness (the
+    // simulator's reproduce lines name the package from them).
+    for (var, _) in std::env::vars_os() {
+        if var.to_string_lossy().starts_with("CARGO_") {
+            cmd.env_remove(var);
+        }
+    }
+    cmd.env("CARGO_MANIFEST_DIR", cwd)
+        .env("CARGO_PKG_NAME", package);
+    let mut child = cmd
         .args([name, "--exact", "--test-threads", "1"])
         .current_dir(cwd)
         .env("RUST_BACKTRACE", "0")
@@ -232,6 +250,10 @@ mod tests {
             Some("did not panic as expected")
         );
         assert_eq!(panic_message("nothing"), None);
+        assert_eq!(
+            panic_message("---- t stdout ----\nError: Custom { kind: Unsupported }\n").as_deref(),
+            Some("Custom { kind: Unsupported }")
+        );
         assert_eq!(cut("abcdef", 3), "abc…");
     }
 
@@ -249,7 +271,7 @@ mod tests {
         let outcome = run_one(
             &script,
             "t",
-            &dir,
+            (&dir, "p"),
             &dir.join("log"),
             Duration::from_millis(300),
         )
@@ -259,12 +281,18 @@ mod tests {
         let pass = dir.join("pass.sh");
         fs::write(
             &pass,
-            "#!/bin/sh\necho 'test result: ok. 1 passed; 0 failed'\n",
+            "#!/bin/sh\n[ \"$CARGO_PKG_NAME\" = p ] && echo 'test result: ok. 1 passed; 0 failed'\n",
         )
         .unwrap();
         fs::set_permissions(&pass, fs::metadata(&script).unwrap().permissions()).unwrap();
-        let outcome =
-            run_one(&pass, "t", &dir, &dir.join("log2"), Duration::from_secs(10)).unwrap();
+        let outcome = run_one(
+            &pass,
+            "t",
+            (&dir, "p"),
+            &dir.join("log2"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
         assert_eq!(outcome, Outcome::Pass);
         fs::remove_dir_all(&dir).unwrap();
     }
