@@ -311,3 +311,25 @@ async fn a_sleeps_waker_may_drop_another_sleep() {
     drop(waker);
     assert!(primary.as_mut().poll(&mut noop()).is_pending());
 }
+
+/// A `JoinHandle` polled again with another waker drops the one it held
+/// outside the runtime's borrow: that waker's `Drop` may ask the runtime
+/// about the task.
+#[test]
+fn a_join_handles_replaced_waker_may_use_the_runtime() {
+    no_deadlock("JoinHandle", || {
+        sim_rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(async {
+                let task = sim_rt::spawn(std::future::pending::<()>());
+                let abort = task.abort_handle();
+                let mut task = pin!(task);
+                let waker = on_drop(move || assert!(!abort.is_finished()));
+                let first = task.as_mut().poll(&mut Context::from_waker(&waker));
+                assert!(first.is_pending());
+                drop(waker);
+                assert!(task.as_mut().poll(&mut noop()).is_pending());
+            });
+    });
+}

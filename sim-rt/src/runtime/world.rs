@@ -666,10 +666,12 @@ impl World {
         if !slot.finished {
             slot.join_waiting = true;
             let join_waker = &mut core.cold[key].join_waker;
-            match join_waker {
-                Some(w) if w.will_wake(cx.waker()) => {}
-                _ => *join_waker = Some(cx.waker().clone()),
-            }
+            let replaced = match join_waker {
+                Some(w) if w.will_wake(cx.waker()) => None,
+                _ => join_waker.replace(cx.waker().clone()),
+            };
+            drop(guard);
+            drop(replaced); // its `Drop` may reach this world
             return Poll::Pending;
         }
         crate::task::coop::spend();
