@@ -735,13 +735,27 @@ mod tests {
     }
 
     #[test]
+    fn functions_without_arguments_run_each_check_run_on_a_fresh_thread() {
+        for out in [
+            expand_test("", "async fn t() {}"),
+            expand_main("", "async fn main() {}"),
+        ] {
+            assert!(
+                out.contains("__private :: run_fresh (builder , move ||"),
+                "{out}"
+            );
+            assert!(out.contains("let builder = || {"), "{out}");
+        }
+    }
+
+    #[test]
     fn functions_with_copy_arguments_can_rerun_their_body() {
         for sig in [
             "async fn run(&self, x: u32, y: &str, (a, b): (u8, [bool; 2]), p: *const u8)",
             "async fn run(self: &Self, mut x: usize)",
         ] {
             let out = expand_main("", &format!("{sig} {{}}"));
-            assert!(out.contains("__private :: run"), "{out}");
+            assert!(out.contains("__private :: run (builder ()"), "{out}");
         }
     }
 
@@ -757,7 +771,7 @@ mod tests {
         ] {
             let out = expand_main("", &format!("{sig} {{}}"));
             assert!(!out.contains("__private"), "{out}");
-            assert!(out.contains("Builder :: build (& mut builder)"), "{out}");
+            assert!(out.contains("Builder :: build (& mut builder ())"), "{out}");
             assert!(out.contains(". block_on (async move"), "{out}");
         }
     }
