@@ -66,8 +66,9 @@ use crate::token::ReplayToken;
 /// These override the settings in code, so a failure found in CI can be
 /// explored further or replayed without editing the test: `SIM_EXPLORER`,
 /// `SIM_SEARCH`, `SIM_MAX_DELAYS`, `SIM_EXECUTIONS`, `SIM_SEED`,
-/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK` (see the crate docs for their
-/// values). A value that does not parse is a panic saying what is wrong.
+/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK`, `SIM_CHECK_DETERMINISM`
+/// (see the crate docs for their values). A value that does not parse is a
+/// panic saying what is wrong.
 #[must_use = "an Explorer does nothing until `check` or `run`"]
 #[derive(Clone)]
 pub struct Explorer {
