@@ -11,11 +11,13 @@
 //! - `ss_rtc_1_job`: one thread.
 //! - `ss_rtc_2_jobs`: two threads (the machine's cores).
 //!
-//! Run with `cargo bench -p explorer --bench ss`.
+//! Run with `cargo bench -p explorer --bench ss`; for CPU time and system
+//! calls, `SIM_BENCH_ONCE=<jobs> perf stat -e task-clock <the bench
+//! binary>` runs ten explorations and nothing else.
 
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use explorer::{Explorer, Rtc, Sampling};
 use sim_rt::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use sim_rt::net::{TcpListener, TcpStream};
@@ -103,4 +105,20 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+/// `SIM_BENCH_ONCE=<jobs>`: ten explorations of `EXECUTIONS` executions on
+/// that many jobs and nothing else, for `perf stat` (CPU time, context
+/// switches) and instruction counts, which criterion's repetitions would
+/// swamp.
+fn main() {
+    if let Ok(jobs) = std::env::var("SIM_BENCH_ONCE") {
+        let jobs = jobs.parse().expect("SIM_BENCH_ONCE takes a number of jobs");
+        for _ in 0..10 {
+            assert_eq!(explore(jobs), EXECUTIONS);
+        }
+        return;
+    }
+    // What `criterion_main!` does.
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -5,6 +5,19 @@
 //! test's future, and return whether it failed together with what the
 //! scheduler recorded. Nothing survives from one execution to the next but
 //! what the search keeps.
+//!
+//! # Determinism
+//!
+//! Each execution runs on an OS thread of its own, started for it and
+//! joined when it ends ([`on_fresh_thread`]). What a program keeps per
+//! thread starts fresh with it: std's `HashMap` keys (`RandomState` draws
+//! them once per thread and counts up), `rand::rng()` (seeded once per
+//! thread), any crate's thread-locals. Seeded inside the simulation from
+//! the intercepted `getrandom`, they are then a function of the execution's
+//! seed and choices alone, not of the executions that ran before it on the
+//! same worker: the n-th execution of a search replays alone, in a fresh
+//! process, with any `SIM_JOBS`. A thread per execution costs about 6 us
+//! of CPU (see the README's "Performance" section for the measure).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -74,6 +87,39 @@ pub(crate) struct Target<'a> {
     pub(crate) fair: bool,
     /// Executions whose unmet property a walk reached (not failures).
     pub(crate) slow: &'a AtomicU64,
+    /// `SIM_CHECK_DETERMINISM=1`: run every execution twice and compare.
+    pub(crate) check: bool,
+}
+
+/// Runs `f` on a new OS thread, named as the calling one (libtest names a
+/// test's thread after the test, and reproduce lines read it), and returns
+/// what it returns; a panic in `f` continues in the caller with the same
+/// payload. Output capture (libtest's) is inherited by the new thread.
+///
+/// The stack is `RUST_MIN_STACK` bytes when set, else 8 MiB, a main
+/// thread's: executions used to run on the caller's thread, which may be a
+/// program's main thread, and a debug build's futures are large.
+pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    static STACK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let stack = *STACK.get_or_init(|| {
+        std::env::var("RUST_MIN_STACK")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(8 << 20)
+    });
+    let mut builder = std::thread::Builder::new().stack_size(stack);
+    if let Some(name) = std::thread::current().name() {
+        builder = builder.name(name.to_string());
+    }
+    std::thread::scope(|s| {
+        let thread = builder.spawn_scoped(s, f).unwrap_or_else(|e| {
+            panic!("explorer: could not start a thread to run an execution on: {e}")
+        });
+        match thread.join() {
+            Ok(r) => r,
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
 }
 
 /// Panics inside executions the search runs are part of the search, not
@@ -196,6 +242,8 @@ pub(crate) struct Ran {
     pub(crate) logs: Vec<(u64, String)>,
     /// The coverage points the execution evaluated.
     pub(crate) coverage: Vec<(sim_rt::sim::Point, sim_rt::sim::Hits)>,
+    /// It was a liveness walk after a prefix of its execution.
+    pub(crate) walked: bool,
 }
 
 impl Target<'_> {
@@ -223,8 +271,37 @@ impl Target<'_> {
         ran
     }
 
-    /// Runs `exec` once.
+    /// Runs `exec` once, on a fresh thread; with `SIM_CHECK_DETERMINISM=1`,
+    /// twice, each on a fresh thread, and unwinds with the
+    /// nondeterminism report when their traces differ.
     pub(crate) fn run_once(&self, exec: &Exec) -> Ran {
+        if !self.check {
+            return on_fresh_thread(|| self.run_here(exec, false));
+        }
+        let exec = &Exec {
+            full_trace: true,
+            ..exec.clone()
+        };
+        let mut ran = on_fresh_thread(|| self.run_here(exec, true));
+        let again = on_fresh_thread(|| self.run_here(exec, true));
+        let (first, second) = (ran.trace.as_ref(), again.trace.as_ref());
+        let (first, second) = first.zip(second).expect("checked runs keep their traces");
+        if let Some(divergence) = sim_rt::runtime::__private::compare_traces(first, second) {
+            crate::nondet::Diverged {
+                exec: exec.clone(),
+                saw: "SIM_CHECK_DETERMINISM=1 ran it twice, and the two runs differ".to_string(),
+                divergence: Some(divergence),
+            }
+            .raise();
+        }
+        if ran.failure.is_none() && exec.walk.is_none() {
+            ran.trace = None;
+        }
+        ran
+    }
+
+    /// Runs `exec` once on this thread (keeping its trace when `keep`).
+    pub(crate) fn run_here(&self, exec: &Exec, keep: bool) -> Ran {
         let record = Rc::new(RefCell::new(Record {
             from: exec.record_from,
             tell: exec.tell,
@@ -302,7 +379,7 @@ impl Target<'_> {
         };
         let logs = logs.take();
         let failure = result.err();
-        let keep = failure.is_some() || exec.walk.is_some();
+        let keep = keep || failure.is_some() || exec.walk.is_some();
         let trace = keep.then(|| rt.trace());
         let met = rt.liveness_met();
         let steps = rt.steps();
@@ -330,6 +407,7 @@ impl Target<'_> {
             delayed,
             logs,
             coverage,
+            walked: exec.walk.is_some(),
         }
     }
 }

@@ -38,6 +38,16 @@ pub(crate) struct Branch {
     pub(crate) pick: bool,
 }
 
+impl std::fmt::Display for Branch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pick {
+            write!(f, "a pick among {} events", self.options)
+        } else {
+            write!(f, "a data choice among {} options", self.options)
+        }
+    }
+}
+
 /// What an execution leaves behind for the search.
 #[derive(Debug, Default)]
 pub(crate) struct Record {

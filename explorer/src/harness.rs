@@ -12,6 +12,7 @@ use crate::env::{self, SearchName};
 use crate::exec::{run_test, Program, Target, TestOutcome};
 use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
 use crate::liveness::Liveness;
+use crate::nondet::Nondeterministic;
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::search::portfolio::{self, Member};
@@ -65,8 +66,9 @@ use crate::token::ReplayToken;
 /// These override the settings in code, so a failure found in CI can be
 /// explored further or replayed without editing the test: `SIM_EXPLORER`,
 /// `SIM_SEARCH`, `SIM_MAX_DELAYS`, `SIM_EXECUTIONS`, `SIM_SEED`,
-/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK` (see the crate docs for their
-/// values). A value that does not parse is a panic saying what is wrong.
+/// `SIM_REPLAY`, `SIM_JOBS`, `SIM_SHARD`, `SIM_SHRINK`, `SIM_CHECK_DETERMINISM`
+/// (see the crate docs for their values). A value that does not parse is a
+/// panic saying what is wrong.
 #[must_use = "an Explorer does nothing until `check` or `run`"]
 #[derive(Clone)]
 pub struct Explorer {
@@ -254,6 +256,12 @@ impl Explorer {
 
     /// Configures each execution's runtime: network, fault injector,
     /// limits. The explorer sets the seed and the scheduler.
+    ///
+    /// The closure runs on the execution's thread before its simulation
+    /// starts, so whatever per-thread state it seeds is not the
+    /// simulation's: a std `HashMap` made here draws the thread's keys from
+    /// the OS, and the maps of every execution then follow them. Make maps
+    /// and generators inside the test's future.
     pub fn runtime(mut self, configure: impl Fn(&mut Builder) + Send + Sync + 'static) -> Self {
         self.configure = Arc::new(configure);
         self
@@ -332,7 +340,8 @@ impl Explorer {
     /// # Panics
     ///
     /// On a failure (the message is the [`Report`]), a replay that does
-    /// not reproduce its execution, or a malformed `SIM_*` variable.
+    /// not reproduce its execution, a program found not deterministic (see
+    /// [`run`](Self::run)), or a malformed `SIM_*` variable.
     #[track_caller]
     pub fn check<F, Fut>(&self, test: F)
     where
@@ -361,8 +370,15 @@ impl Explorer {
     ///
     /// # Panics
     ///
-    /// On a replay that does not reproduce its execution, or a malformed
-    /// `SIM_*` variable (reported at the caller's line).
+    /// On a replay that does not reproduce its execution, a program found
+    /// not deterministic, or a malformed `SIM_*` variable (reported at the
+    /// caller's line). A program is found not deterministic when a run
+    /// disagrees with what the search knows of its execution (a sample's
+    /// next run, an exhaustive search's child, the run that tells a
+    /// failure), or under `SIM_CHECK_DETERMINISM=1` when an execution's two
+    /// runs differ: the message names the execution, gives the
+    /// determinism check's first divergence, and the line that replays it
+    /// under the check.
     #[track_caller]
     pub fn run<F, Fut>(&self, test: F) -> Report
     where
@@ -394,6 +410,7 @@ impl Explorer {
                 liveness: &self.liveness,
                 fair: self.fair,
                 slow: &slow,
+                check: sim_rt::runtime::__private::check_determinism_requested(),
             },
             test: test_name.clone(),
             command: sim_rt::sim::cargo_test_command(),
@@ -411,38 +428,20 @@ impl Explorer {
                 .then(|| format!("replay with {}", settings.explorer)),
             started,
         };
-        let mut report = watched(&progress, || match what {
-            Resolved::Search(search) => search::run(&ctx, &search),
-            Resolved::Portfolio(members) => search::run_portfolio(&ctx, &members),
-            Resolved::Replay(token) => match search::replay::run(&ctx, &token) {
-                Replayed::Same(report) => report,
-                Replayed::Diverged {
-                    report,
-                    steps,
-                    hash,
-                } => {
-                    let what = match &report.failure {
-                        None => "it ran to the end without failing".to_string(),
-                        Some(f) => format!(
-                            "it failed differently ({} steps, trace hash {hash:016x}, \
-                                 instead of {} steps, hash {:016x}):\n{}",
-                            steps, token.steps, token.hash, f.failure
-                        ),
-                    };
-                    panic!(
-                        "SIM_REPLAY: the replayed execution of {} is not the recorded one: \
-                             {what}\nThe program changed since the token was made, or it is not \
-                             deterministic (it reads real time, OS randomness, iterates a \
-                             HashMap, or keeps state between executions in statics)",
-                        if test_name.is_empty() {
-                            "this program"
-                        } else {
-                            &test_name
-                        }
-                    )
-                }
+        let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            watched(&progress, || match what {
+                Resolved::Search(search) => search::run(&ctx, &search),
+                Resolved::Portfolio(members) => search::run_portfolio(&ctx, &members),
+                Resolved::Replay(token) => replayed(&ctx, &token, &test_name),
+            })
+        }));
+        let mut report = match searched {
+            Ok(report) => report,
+            Err(payload) => match payload.downcast::<Nondeterministic>() {
+                Ok(n) => panic!("{}", n.text(&test_name)),
+                Err(other) => std::panic::resume_unwind(other),
             },
-        });
+        };
         // On disk too, for `SIM_REPLAY=last` and for CI logs that were cut
         // (not for a property test's cases: their token needs the case).
         if let (Some(found), false) = (&mut report.failure, self.case || test_name.is_empty()) {
@@ -690,6 +689,47 @@ impl Explorer {
         };
         Ok((settings, what))
     }
+}
+
+/// Replays `token`; panics when the replay is not the recorded execution,
+/// with what the determinism check says of it.
+fn replayed(ctx: &Ctx<'_>, token: &ReplayToken, test_name: &str) -> Report {
+    let (report, steps, hash, check) = match search::replay::run(ctx, token) {
+        Replayed::Same(report) => return report,
+        Replayed::Diverged {
+            report,
+            steps,
+            hash,
+            check,
+        } => (report, steps, hash, check),
+    };
+    let what = match &report.failure {
+        None => "it ran to the end without failing".to_string(),
+        Some(f) => format!(
+            "it failed differently ({} steps, trace hash {hash:016x}, instead of {} steps, hash \
+             {:016x}):\n{}",
+            steps, token.steps, token.hash, f.failure
+        ),
+    };
+    let check = match check {
+        Some(divergence) => divergence,
+        None => "The determinism check ran it twice more, each on a fresh thread, and both \
+                 runs agreed with this replay: the program changed since the token was made, or \
+                 something it reads outside the simulation differs between processes (a file, \
+                 an environment variable, a `static` set before the test)"
+            .to_string(),
+    };
+    panic!(
+        "SIM_REPLAY: the replayed execution of {} is not the recorded one: {what}\n{check}\n\
+         reproduce: SIM_CHECK_DETERMINISM=1 SIM_REPLAY={token} {}\n{}",
+        if test_name.is_empty() {
+            "this program"
+        } else {
+            test_name
+        },
+        ctx.command,
+        crate::nondet::HINT
+    )
 }
 
 /// Runs `search` with a watchdog that prints the reproduce line of any

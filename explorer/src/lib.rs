@@ -62,12 +62,20 @@
 //! | `SIM_SHARD` | `i/n`: shard `i` (from 0) of `n` of an `ss` or `walk` search |
 //! | `SIM_PROP` | a property test's case, as its failure report prints it (see [`prop`]) |
 //! | `SIM_SHRINK` | `0` to report a failure as found, or a budget of executions for shrinking it (default 200 for searches; replays are shrunk only when it is set) |
+//! | `SIM_CHECK_DETERMINISM` | `1` to run every execution twice and stop at the first whose two runs differ, naming the step |
 //!
 //! # Determinism
 //!
 //! An exploration is a function of its settings and the program: the same
 //! seed gives the same executions, in the same order, with the same result,
-//! whatever `SIM_JOBS` is.
+//! whatever `SIM_JOBS` is. Each execution runs on a thread started for it,
+//! so what the program keeps per thread (std's `HashMap` keys,
+//! `rand::rng()`, any crate's thread-locals) starts afresh in each, from
+//! the execution's seed: an execution replays alone, in another process.
+//! A program that is not deterministic anyway (it keeps state between
+//! executions in a `static`, say) is reported as such when a search
+//! notices, with the determinism check's first divergence and the line
+//! that shows it.
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
@@ -80,6 +88,7 @@ pub mod explorers;
 mod guided;
 mod harness;
 pub mod liveness;
+mod nondet;
 mod picture;
 mod progress;
 #[cfg(feature = "proptest")]

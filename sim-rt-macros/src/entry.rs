@@ -6,9 +6,14 @@
 //! not is told the same thing. Only the macro name in the messages differs.
 //!
 //! The expansion does not build a runtime and `block_on` a future, as tokio's
-//! does: it hands a configured `Builder` and a closure that *creates* the body's
-//! future to `runtime::__private::run`, which may call the closure twice (the
-//! determinism check runs an execution twice and compares traces).
+//! does: it hands a closure that makes the configured `Builder` and a closure
+//! that *creates* the body's future to `runtime::__private::run_fresh`, which
+//! may call both twice (the determinism check runs an execution twice and
+//! compares traces), each time on a fresh thread, so that per-thread state
+//! (std's `HashMap` keys, `rand::rng()`) does not carry from the first run to
+//! the second. A function with arguments (which `#[test]` does not allow) has
+//! its body run by `runtime::__private::run` on the calling thread, or once
+//! when the arguments cannot be copied.
 //!
 //! On an error the macro still expands to a function as close to the intended
 //! one as possible (with a fallback configuration) followed by the
@@ -483,22 +488,29 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStre
 
     let mut body = Group::new(Delimiter::Brace, item.body.clone());
     body.set_span(item.brace_span);
-    let (builder_binding, run) = if inputs_are_copy(&item.sig) {
+    let (builder_binding, run) = if item.sig.inputs.is_empty() {
+        // No arguments: the builder and the body can be made on any thread,
+        // so under the determinism check each run gets a fresh one.
+        let run = quote_spanned! {last_end=>
+            #crate_path::runtime::__private::run_fresh(#builder, move || async move #body)
+        };
+        (quote!(#builder), run)
+    } else if inputs_are_copy(&item.sig) {
         // Every call of the closure builds a new body future from copies of
         // the arguments, so the runtime may run it twice.
         let run = quote_spanned! {last_end=>
-            #crate_path::runtime::__private::run(#builder, move || async move #body)
+            #crate_path::runtime::__private::run(#builder(), move || async move #body)
         };
         (quote!(#builder), run)
     } else {
         // The arguments move into the body's future, which can therefore be
         // built once only: run it once, without the determinism check.
         let run = quote_spanned! {last_end=>
-            #crate_path::runtime::Builder::build(&mut #builder)
+            #crate_path::runtime::Builder::build(&mut #builder())
                 .expect("Failed building the Runtime")
                 .block_on(async move #body)
         };
-        (quote!(mut #builder), run)
+        (quote!(#builder), run)
     };
 
     let generated_attrs = match kind {
@@ -525,7 +537,7 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStre
         #(#inner_attrs)*
         #generated_attrs
         #vis #sig {
-            let #builder_binding = {
+            let #builder_binding = || {
                 let mut #b = #crate_path::runtime::Builder::#constructor();
                 #b #settings;
                 #b
@@ -730,13 +742,27 @@ mod tests {
     }
 
     #[test]
+    fn functions_without_arguments_run_each_check_run_on_a_fresh_thread() {
+        for out in [
+            expand_test("", "async fn t() {}"),
+            expand_main("", "async fn main() {}"),
+        ] {
+            assert!(
+                out.contains("__private :: run_fresh (builder , move ||"),
+                "{out}"
+            );
+            assert!(out.contains("let builder = || {"), "{out}");
+        }
+    }
+
+    #[test]
     fn functions_with_copy_arguments_can_rerun_their_body() {
         for sig in [
             "async fn run(&self, x: u32, y: &str, (a, b): (u8, [bool; 2]), p: *const u8)",
             "async fn run(self: &Self, mut x: usize)",
         ] {
             let out = expand_main("", &format!("{sig} {{}}"));
-            assert!(out.contains("__private :: run"), "{out}");
+            assert!(out.contains("__private :: run (builder ()"), "{out}");
         }
     }
 
@@ -752,7 +778,7 @@ mod tests {
         ] {
             let out = expand_main("", &format!("{sig} {{}}"));
             assert!(!out.contains("__private"), "{out}");
-            assert!(out.contains("Builder :: build (& mut builder)"), "{out}");
+            assert!(out.contains("Builder :: build (& mut builder ())"), "{out}");
             assert!(out.contains(". block_on (async move"), "{out}");
         }
     }

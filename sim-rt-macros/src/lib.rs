@@ -12,9 +12,10 @@
 //! `name`) and reject the same mistakes with the same messages, so code that
 //! compiles against tokio compiles here. What they expand to differs: the
 //! function body becomes a closure that creates the body's future, handed to
-//! `sim_rt::runtime::__private::run` together with a configured
-//! `sim_rt::runtime::Builder`. The runtime may call the closure more than once
-//! (`SIM_CHECK_DETERMINISM=1` runs an execution twice and compares traces).
+//! `sim_rt::runtime::__private::run_fresh` together with a closure that makes
+//! the configured `sim_rt::runtime::Builder`. The runtime may call them more
+//! than once (`SIM_CHECK_DETERMINISM=1` runs an execution twice, each on a
+//! fresh thread, and compares traces).
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
@@ -39,12 +40,12 @@ mod select;
 ///
 /// ```ignore
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
-///     let builder = {
+///     let builder = || {
 ///         let mut b = ::sim_rt::runtime::Builder::new_multi_thread();
 ///         b.enable_all();
 ///         b
 ///     };
-///     ::sim_rt::runtime::__private::run(builder, move || async move {
+///     ::sim_rt::runtime::__private::run_fresh(builder, move || async move {
 ///         sim_rt::time::sleep(std::time::Duration::from_secs(1)).await;
 ///         Ok(())
 ///     })
@@ -70,7 +71,10 @@ mod select;
 /// # Differences from tokio
 ///
 /// - The body is wrapped in a closure that the runtime may call twice (for
-///   the determinism check, `SIM_CHECK_DETERMINISM=1`). A function whose
+///   the determinism check, `SIM_CHECK_DETERMINISM=1`), for a function
+///   without arguments each time on a fresh thread (the first run on one
+///   started for it, the second on the calling thread), so that per-thread
+///   state such as std's `HashMap` keys starts afresh for each. A function whose
 ///   arguments are not all of types that are `Copy` whatever the program
 ///   defines (shared references, `&self`, primitives, and tuples and arrays
 ///   of those) moves them into its body, which can then be built once only:

@@ -368,6 +368,8 @@ enum Source {
     Escaping,
     /// std `HashMap` order: intercepted, but its keys are cached per thread.
     HashMapOrder,
+    /// `rand::rng()`: intercepted, but seeded once per thread.
+    ThreadRng,
 }
 
 /// A program whose schedule follows 64 bits read from the clock and OS
@@ -390,6 +392,7 @@ async fn schedule_from_time_and_randomness(source: Source) {
             let map: HashMap<u64, ()> = (0..64).map(|i| (i, ())).collect();
             map.keys().take(16).fold(0, |acc, k| acc << 4 ^ k)
         }
+        Source::ThreadRng => rand::RngExt::random(&mut rand::rng()),
     };
     for bit in 0..64 {
         if bits >> bit & 1 == 1 {
@@ -410,11 +413,26 @@ fn child_checks_determinism() {
         "intercepted" => Source::Intercepted,
         "escaping" => Source::Escaping,
         "hashmap" => Source::HashMapOrder,
+        "thread_rng" => Source::ThreadRng,
         other => panic!("unknown source {other}"),
     };
-    let mut builder = Builder::new_current_thread();
-    builder.seed(seed);
-    sim_rt::runtime::__private::run(builder, || schedule_from_time_and_randomness(source));
+    // As `#[sim_rt::test]` runs its body: the builder and the body made
+    // where each run happens.
+    let builder = || {
+        let mut builder = Builder::new_current_thread();
+        builder.seed(seed);
+        builder
+    };
+    sim_rt::runtime::__private::run_fresh(builder, || schedule_from_time_and_randomness(source));
+    println!("CHECK PASSED");
+}
+
+/// The same programs in a `#[sim_rt::test]`, as a team's suite has them.
+#[sim_rt::test]
+#[ignore = "run in a child process by the determinism check tests"]
+async fn child_test_with_per_thread_state() {
+    schedule_from_time_and_randomness(Source::HashMapOrder).await;
+    schedule_from_time_and_randomness(Source::ThreadRng).await;
     println!("CHECK PASSED");
 }
 
@@ -454,12 +472,17 @@ fn the_determinism_check_catches_reads_that_escape_and_passes_intercepted_ones()
     diverged_step(&text);
 }
 
-/// The documented limit: std's `RandomState` keys are drawn once per thread,
-/// so the check's second run (same thread) sees other keys, another
-/// `HashMap` order, and the check reports it.
+/// std's `RandomState` keys are drawn once per thread and `rand::rng()` is
+/// seeded once per thread: each of the check's two runs is on a thread of
+/// its own, so both see the keys and the generator their seed gives, the
+/// same `HashMap` order and the same draws, and the check passes.
 #[test]
-fn the_determinism_check_reports_hashmap_order_that_shapes_the_schedule() {
-    let (ok, text) = check_child("hashmap");
-    assert!(!ok, "{text}");
-    diverged_step(&text);
+fn the_determinism_check_passes_hashmap_order_and_thread_rng_that_shape_the_schedule() {
+    for source in ["hashmap", "thread_rng"] {
+        let (ok, text) = check_child(source);
+        assert!(ok && text.contains("CHECK PASSED"), "{source}: {text}");
+    }
+    let env = [("SIM_CHECK_DETERMINISM", "1"), ("SIM_SEED", "5")];
+    let (ok, text) = run_child("child_test_with_per_thread_state", 5, &env);
+    assert!(ok && text.contains("CHECK PASSED"), "{text}");
 }

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use crate::exec::{Exec, Ran, Target};
 use crate::liveness::Tokens;
+use crate::nondet::Diverged;
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
@@ -190,6 +191,7 @@ impl Ctx<'_> {
             .as_ref()
             .map_or(delays, |s| s.after.delays + s.after.faults + s.after.data);
         let end = ran.end.take();
+        let walked = ran.walked;
         let location = ran.location;
         let failure = ran.failure.expect("only failed executions are reported");
         let trace = ran.trace.expect("a failed execution keeps its trace");
@@ -207,6 +209,26 @@ impl Ctx<'_> {
                 full_trace: true,
                 ..Exec::of(seed, schedule.clone(), search)
             });
+            // The same execution, unless the failure is a liveness walk's
+            // (whose base execution is told).
+            let again = told.trace.as_ref().map(|t| (t.len(), t.hash()));
+            if !walked && again != Some((trace.len(), trace.hash())) {
+                let saw = match again {
+                    Some((steps, hash)) => format!(
+                        "it failed, and run again to be told it failed differently ({steps} \
+                         steps, trace hash {hash:016x}, instead of {} steps, {:016x})",
+                        trace.len(),
+                        trace.hash()
+                    ),
+                    None => "it failed, and run again to be told it did not fail".to_string(),
+                };
+                Diverged {
+                    exec: Exec::of(seed, schedule.clone(), search),
+                    saw,
+                    divergence: None,
+                }
+                .raise();
+            }
             let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
             let picture = told.trace.as_ref().map(|full| {
                 let run = crate::picture::Run {

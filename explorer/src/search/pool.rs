@@ -17,12 +17,16 @@
 //! reported is the one of the lowest-numbered failing unit, and executions
 //! are counted over units up to and including it. Units after a known
 //! failure are skipped; units before it always complete. So `SIM_JOBS=1`
-//! and `SIM_JOBS=8` report the same thing.
+//! and `SIM_JOBS=8` report the same thing. A unit that finds the program
+//! not deterministic (see `nondet.rs`) counts as a failing one: its report
+//! goes on unwinding once the units before it are known to pass.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::coverage::Coverage;
+use crate::nondet::Nondeterministic;
 use crate::report::{FoundFailure, Report};
 
 use super::Ctx;
@@ -162,7 +166,7 @@ pub(super) fn run(
     let unit = |k: u64| plan.unit(shard + k * shards, ctx.seed);
     let next = AtomicU64::new(0);
     let first_failure = AtomicU64::new(u64::MAX);
-    let results: Mutex<Vec<Option<Done>>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<Option<Result<Done, Nondeterministic>>>> = Mutex::new(Vec::new());
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= mine || k > first_failure.load(Ordering::Acquire) {
@@ -170,9 +174,15 @@ pub(super) fn run(
         }
         let u = unit(k);
         ctx.progress.start(u.index, line(&u));
-        let done = work(u);
+        let done = match catch_unwind(AssertUnwindSafe(|| work(u))) {
+            Ok(done) => Ok(done),
+            Err(payload) => match payload.downcast::<Nondeterministic>() {
+                Ok(n) => Err(*n),
+                Err(other) => resume_unwind(other),
+            },
+        };
         ctx.progress.end(u.index);
-        if done.found.is_some() {
+        if done.as_ref().map_or(true, |d| d.found.is_some()) {
             first_failure.fetch_min(k, Ordering::AcqRel);
         }
         let mut r = results.lock().unwrap_or_else(|e| e.into_inner());
@@ -194,7 +204,13 @@ pub(super) fn run(
     }
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for (k, done) in results.into_iter().enumerate() {
-        let done = done.expect("every unit up to the first failure completes");
+        let done = match done.expect("every unit up to the first failure completes") {
+            Ok(done) => done,
+            Err(mut n) => {
+                n.execution += report.executions;
+                n.raise()
+            }
+        };
         report.samples.push(unit(k as u64).seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
         report.coverage.merge(&done.coverage);

@@ -30,6 +30,8 @@ use std::sync::Arc;
 
 use crate::exec::Exec;
 use crate::explorers::{DelayingExplorer, Pct, RoundRobin, Rtc};
+use crate::guided::Branch;
+use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::Deviation;
 
@@ -248,7 +250,8 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
     // A sweep needs its default execution's branching points before its
     // units can be numbered: that execution runs first.
     let mut spent = vec![0u64; members.len()];
-    let mut sweep: Vec<Deviation> = Vec::new();
+    // Each deviation with the choice point as the default execution saw it.
+    let mut sweep: Vec<(Deviation, Branch)> = Vec::new();
     let mut own = Vec::new();
     for (m, member) in members.iter().enumerate() {
         own.push(match &member.kind {
@@ -257,21 +260,23 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
             Kind::Sweep => {
                 assert!(sweep.is_empty(), "a portfolio has at most one sweep");
                 let c = &ctxs[m];
-                let ran = c.target.run(Exec {
-                    record_from: 0,
-                    ..Exec::of(ctx.seed, Vec::new(), "ses")
+                let ran = c.numbered(1, || {
+                    c.target.run(Exec {
+                        record_from: 0,
+                        ..Exec::of(ctx.seed, Vec::new(), "ses")
+                    })
                 });
                 ctx.progress.executed(1, 0);
                 report.executions = 1;
                 report.coverage.add_execution(&ran.coverage);
                 if ran.failure.is_some() {
-                    report.failure = Some(c.found(ran, ctx.seed, &[], 0, 1));
+                    report.failure = Some(c.numbered(1, || c.found(ran, ctx.seed, &[], 0, 1)));
                     return report;
                 }
                 spent[m] = 1;
                 for b in &ran.record.branches {
                     let options = if b.pick { 1 } else { b.options - 1 };
-                    sweep.extend((1..=options).map(|a| (b.at, a)));
+                    sweep.extend((1..=options).map(|a| ((b.at, a), *b)));
                 }
                 Own::Finite(sweep.len() as u64 + 1)
             }
@@ -301,18 +306,44 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
             Kind::Search(Search::Swarm(_)) => walk::execution(c, unit, true),
             Kind::Search(_) => walk::execution(c, unit, false),
             Kind::Sweep => {
-                let schedule = vec![sweep[unit.index as usize - 1]];
-                let ran = c.target.run(Exec::of(unit.seed, schedule.clone(), "ses"));
-                ctx.progress.executed(1, 1);
-                Done {
-                    executions: 1,
-                    max_delays: 1,
-                    coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
-                    found: ran
-                        .failure
-                        .is_some()
-                        .then(|| c.found(ran, unit.seed, &schedule, 1, 1)),
-                }
+                let (deviation, at) = sweep[unit.index as usize - 1];
+                let schedule = vec![deviation];
+                c.numbered(1, || {
+                    let exec = Exec {
+                        record_from: at.at,
+                        ..Exec::of(unit.seed, schedule.clone(), "ses")
+                    };
+                    let ran = c.target.run(exec.clone());
+                    ctx.progress.executed(1, 1);
+                    // The same choices as the default execution up to the
+                    // deviation: the same question there.
+                    let here = ran.record.branches.first().filter(|h| h.at == at.at);
+                    if here != Some(&at) {
+                        Diverged {
+                            exec,
+                            saw: format!(
+                                "its choice point {} was {}, where the default execution, with \
+                                 the same choices up to there, had {at}",
+                                at.at,
+                                here.map_or(
+                                    "not a choice among several options".to_string(),
+                                    |h| { h.to_string() }
+                                )
+                            ),
+                            divergence: None,
+                        }
+                        .raise();
+                    }
+                    Done {
+                        executions: 1,
+                        max_delays: 1,
+                        coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
+                        found: ran
+                            .failure
+                            .is_some()
+                            .then(|| c.found(ran, unit.seed, &schedule, 1, 1)),
+                    }
+                })
             }
         }
     });

@@ -22,18 +22,22 @@ pub(crate) enum Replayed {
         report: Report,
         steps: u32,
         hash: u64,
+        /// The determinism check's first divergence, when its two runs of
+        /// the token's execution differ from each other.
+        check: Option<String>,
     },
 }
 
 pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     let mut report = ctx.report();
     report.search = "replay".to_string();
-    let ran = ctx.target.run(Exec {
+    let exec = Exec {
         record_from: 0,
         quiet: false,
         walk: token.walk,
         ..Exec::of(token.seed, token.schedule.clone(), &token.search)
-    });
+    };
+    let ran = ctx.numbered(1, || ctx.target.run(exec.clone()));
     report.executions = 1;
     report.samples.push(token.seed);
     report.coverage.add_execution(&ran.coverage);
@@ -59,7 +63,9 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     if failed {
         // A walk's execution is not shrunk: it replays as it is.
         let shrink = if token.walk.is_some() { 0 } else { ctx.shrink };
-        let mut found = ctx.found_shrinking(ran, token.seed, &token.schedule, delays, 1, shrink);
+        let mut found = ctx.numbered(1, || {
+            ctx.found_shrinking(ran, token.seed, &token.schedule, delays, 1, shrink)
+        });
         if token.walk.is_some() {
             // A walk's failure replays with its own token.
             found.command = format!("SIM_REPLAY={token} {}", ctx.command);
@@ -83,6 +89,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
             report,
             steps,
             hash,
+            check: ctx.target.check_twice(&exec).0,
         }
     }
 }

@@ -51,6 +51,8 @@ use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
 use crate::exec::Exec;
+use crate::guided::Branch;
+use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::{extend, flatten, with_last_action, Node};
 
@@ -101,13 +103,18 @@ impl Exhaustive {
 
 /// A pending part of the tree.
 enum Entry {
-    /// Run this schedule, of this cost.
-    Run { node: Option<Rc<Node>>, cost: u32 },
-    /// The children of `node`'s run: one delay at each of `points[next..]`,
-    /// each of cost `cost`.
+    /// Run this schedule, of this cost; its last deviation is at `at`, a
+    /// choice point its parent's run saw as `at` (none for the root).
+    Run {
+        node: Option<Rc<Node>>,
+        cost: u32,
+        at: Option<Branch>,
+    },
+    /// The children of `node`'s run: one delay at each of `points[next..]`
+    /// (its branching points, as that run saw them), each of cost `cost`.
     Children {
         node: Option<Rc<Node>>,
-        points: Rc<[u32]>,
+        points: Rc<[Branch]>,
         next: usize,
         cost: u32,
     },
@@ -139,6 +146,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
     let mut frontier: Vec<Entry> = vec![Entry::Run {
         node: None,
         cost: 0,
+        at: None,
     }];
     let mut next_stratum: Vec<Entry> = Vec::new();
     let mut cache: HashSet<u64, BuildHasherDefault<Identity>> = HashSet::default();
@@ -146,15 +154,16 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
     'strata: for d in 0..=max {
         ctx.progress.stratum(d);
         while let Some(entry) = frontier.pop() {
-            let (node, c) = match entry {
-                Entry::Run { node, cost } => (node, cost),
+            let (node, c, expected) = match entry {
+                Entry::Run { node, cost, at } => (node, cost, at),
                 Entry::Children {
                     node,
                     points,
                     next,
                     cost,
                 } => {
-                    let child = extend(&node, points[next], 1);
+                    let at = points[next];
+                    let child = extend(&node, at.at, 1);
                     if next + 1 < points.len() {
                         frontier.push(Entry::Children {
                             node,
@@ -163,7 +172,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                             cost,
                         });
                     }
-                    (child, cost)
+                    (child, cost, Some(at))
                 }
             };
             debug_assert_eq!(c, d, "the frontier holds entries of the current stratum");
@@ -182,20 +191,42 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
                 ctx.seed_line(ctx.seed)
             );
             ctx.progress.start(executions, line);
-            let ran = ctx.target.run(Exec {
+            let exec = Exec {
                 record_from: q,
                 cache_states: cfg.cache_states,
                 ..Exec::of(ctx.seed, schedule.clone(), "ses")
-            });
+            };
+            let ran = ctx.numbered(executions + 1, || ctx.target.run(exec.clone()));
             ctx.progress.end(executions);
             executions += 1;
+            // The run asks the question its parent's run asked at the
+            // choice point it deviates at: the same choices lead there.
+            let here = rec_at(&ran.record.branches, q);
+            if let Some(b) = expected.filter(|&b| here != Some(b)) {
+                let saw = format!(
+                    "its choice point {} was {}, where the run it extends, with the same \
+                     choices up to there, had {b}",
+                    b.at,
+                    here.map_or("not a choice among several options".to_string(), |h| {
+                        h.to_string()
+                    }),
+                );
+                let d = Diverged {
+                    exec,
+                    saw,
+                    divergence: None,
+                };
+                ctx.nondeterministic(executions, d).raise();
+            }
             ctx.progress.executed(1, c);
             report.max_delays_reached = report.max_delays_reached.max(c);
             report.coverage.add_execution(&ran.coverage);
             if ran.failure.is_some() {
                 report.executions = executions;
                 report.distinct_states = cache.len() as u64;
-                report.failure = Some(ctx.found(ran, ctx.seed, &schedule, c, executions));
+                report.failure = Some(ctx.numbered(executions, || {
+                    ctx.found(ran, ctx.seed, &schedule, c, executions)
+                }));
                 return report;
             }
             let rec = &ran.record;
@@ -218,17 +249,13 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             }
             // The sibling: one more alternative at `q`.
             if let Some(n) = &node {
-                let here = rec.branches.iter().find(|b| b.at == n.at);
-                debug_assert!(
-                    here.is_some(),
-                    "a deviation is only placed at a branching choice point"
-                );
                 if let Some(b) = here {
                     if n.action + 1 < b.options {
                         let sc = if b.pick { c + 1 } else { c };
                         let entry = Entry::Run {
                             node: with_last_action(n, n.action + 1),
                             cost: sc,
+                            at: Some(b),
                         };
                         if sc == c {
                             frontier.push(entry);
@@ -240,11 +267,11 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             }
             // The children: one delay at each branching point after `q`.
             if c < max {
-                let points: Rc<[u32]> = rec
+                let points: Rc<[Branch]> = rec
                     .branches
                     .iter()
-                    .map(|b| b.at)
-                    .filter(|&p| (node.is_none() || p > q) && p < cut)
+                    .copied()
+                    .filter(|b| (node.is_none() || b.at > q) && b.at < cut)
                     .collect();
                 if !points.is_empty() {
                     next_stratum.push(Entry::Children {
@@ -269,4 +296,9 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
     report.executions = executions;
     report.distinct_states = cache.len() as u64;
     report
+}
+
+/// The branching point `at` of a run's record, when it recorded one there.
+fn rec_at(branches: &[Branch], at: u32) -> Option<Branch> {
+    branches.iter().find(|b| b.at == at).copied()
 }

@@ -39,6 +39,8 @@ use sim_rt::scheduler::{derive_seed, uniform};
 
 use crate::coverage::Coverage;
 use crate::exec::Exec;
+use crate::guided::Branch;
+use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::Deviation;
 
@@ -135,6 +137,9 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
     let mut from_data = false;
     let mut executions = 0u64;
     let mut coverage = Coverage::default();
+    // The choice point the last delay was placed at, as the run before saw
+    // it: this run, with the same choices up to it, must ask it again.
+    let mut placed: Option<Branch> = None;
     loop {
         let deviations: Vec<Deviation> = schedule.iter().map(|&(d, _)| d).collect();
         let delays: u32 = schedule
@@ -142,18 +147,45 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             .map(|&((_, a), pick)| if pick { a } else { 1 })
             .sum();
         ctx.progress.stratum(unit.bound);
-        let ran = ctx.target.run(Exec {
+        let exec = Exec {
             record_from: from,
             ..Exec::of(unit.seed, deviations.clone(), "ss")
-        });
+        };
+        let ran = ctx.numbered(executions + 1, || ctx.target.run(exec.clone()));
         executions += 1;
         ctx.progress.executed(1, delays);
+        if let Some(b) = placed {
+            let here = ran.record.branches.iter().find(|h| h.at == b.at);
+            if here != Some(&b) {
+                let saw = format!(
+                    "its choice point {} was {}, where the run before it, with the same \
+                     choices up to there, had {}",
+                    b.at,
+                    here.map_or("not a choice among several options".to_string(), |h| {
+                        h.to_string()
+                    }),
+                    b
+                );
+                ctx.nondeterministic(
+                    executions,
+                    Diverged {
+                        exec,
+                        saw,
+                        divergence: None,
+                    },
+                )
+                .raise();
+            }
+        }
         coverage.add_execution(&ran.coverage);
         if ran.failure.is_some() {
+            let found = ctx.numbered(executions, || {
+                ctx.found(ran, unit.seed, &deviations, delays, executions)
+            });
             return Done {
                 executions,
                 max_delays: delays,
-                found: Some(ctx.found(ran, unit.seed, &deviations, delays, executions)),
+                found: Some(found),
                 coverage,
             };
         }
@@ -187,13 +219,11 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
         match schedule.iter_mut().find(|((at, _), _)| *at == b.at) {
             // Every deviation is at or before `from`, so this is the last
             // one, at `from`. The segment offers `from` again only after a
-            // pick (a data choice there is made), so this is one more
-            // delay at the same pick.
+            // pick (a data choice there is made), and this run asked the
+            // same question there as the run that placed it (checked
+            // above), so this is one more delay at the same pick.
             Some(((_, action), pick)) => {
-                assert!(
-                    *pick && b.pick,
-                    "only a pick is delayed again at the same choice point"
-                );
+                debug_assert!(*pick && b.pick);
                 *action += 1;
             }
             None => {
@@ -206,6 +236,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 schedule.insert(i, ((b.at, action), b.pick));
             }
         }
+        placed = Some(b);
         from = b.at;
         from_data = !b.pick;
     }

@@ -61,15 +61,17 @@ pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
 /// One walk execution.
 pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
     let search = if swarm { "swarm" } else { "walk" };
-    let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
-    ctx.progress.executed(1, 0);
-    Done {
-        executions: 1,
-        max_delays: 0,
-        coverage: Coverage::of_execution(&ran.coverage),
-        found: ran
-            .failure
-            .is_some()
-            .then(|| ctx.found(ran, unit.seed, &[], 0, 1)),
-    }
+    ctx.numbered(1, || {
+        let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
+        ctx.progress.executed(1, 0);
+        Done {
+            executions: 1,
+            max_delays: 0,
+            coverage: Coverage::of_execution(&ran.coverage),
+            found: ran
+                .failure
+                .is_some()
+                .then(|| ctx.found(ran, unit.seed, &[], 0, 1)),
+        }
+    })
 }

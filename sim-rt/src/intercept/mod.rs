@@ -45,9 +45,16 @@
 //! simulations on the same thread: std's `RandomState` draws its keys once
 //! per thread and then counts up, and `rand`'s `ThreadRng` is seeded once per
 //! thread. Their values are a function of the seed when the simulation is
-//! the first to use them on its thread (each `#[test]` runs on a fresh
-//! thread, so each test's first simulation is), and not for a second
-//! simulation on the same thread. See the README's "No escape" section.
+//! the first to use them on its thread, so every simulation sim_rt and the
+//! explorer run themselves gets a fresh thread: each `#[test]` runs on one;
+//! the determinism check of `#[sim_rt::test]`/`#[sim_rt::main]` runs its
+//! first run on a thread started for it and its second on the test's own;
+//! the explorer runs every execution (searches, replays, shrinking, liveness
+//! walks) on a thread started for it. What stays outside: such state
+//! created before the simulation and used inside it (a `RandomState` made
+//! before `block_on`, or by the explorer's `runtime` closure), state kept in
+//! a `static`, and a program's own loop of simulations on one thread. See
+//! the README's "No escape" section.
 //!
 //! # Invariants
 //!

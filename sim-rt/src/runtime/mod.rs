@@ -1177,6 +1177,58 @@ pub mod __private {
         out
     }
 
+    /// [`run`] for a body that can be built on any thread (a function
+    /// without arguments: every `#[sim_rt::test]`): the builder and the body
+    /// are made where they run. With `SIM_CHECK_DETERMINISM=1` the first run
+    /// is on a thread started for it and the second on this one, so each
+    /// starts from fresh per-thread state (std's `HashMap` keys,
+    /// `rand::rng()`, any crate's thread-locals, which a second simulation
+    /// on one thread would inherit from the first); the body's future and
+    /// output need not be `Send`. A panic of the first run continues here
+    /// with its payload.
+    pub fn run_fresh<B, F, Fut>(make: B, f: F) -> Fut::Output
+    where
+        B: Fn() -> Builder + Sync,
+        F: Fn() -> Fut + Sync,
+        Fut: Future,
+    {
+        if !check_determinism_requested() {
+            return run(make(), f);
+        }
+        let build = || {
+            let mut builder = make();
+            builder.full_trace(true);
+            builder
+                .build()
+                .expect("building a simulation runtime cannot fail")
+        };
+        let mut thread = std::thread::Builder::new();
+        if let Some(name) = std::thread::current().name() {
+            thread = thread.name(name.to_string());
+        }
+        let first_trace = std::thread::scope(|s| {
+            let first = thread
+                .spawn_scoped(s, || {
+                    let rt = build();
+                    drop(rt.block_on_unchecked(f()));
+                    rt.trace()
+                })
+                .expect("sim_rt: could not start a thread for the determinism check's first run");
+            first
+                .join()
+                .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+        });
+        let second = build();
+        announce(second.seed());
+        let out = second.block_on_unchecked(f());
+        let second_trace = second.trace();
+        drop(second);
+        if let Some(msg) = compare_traces(&first_trace, &second_trace) {
+            panic!("{msg}");
+        }
+        out
+    }
+
     /// `None` when the traces are equal, else a report of the first
     /// difference.
     pub fn compare_traces(first: &Trace, second: &Trace) -> Option<String> {
