@@ -437,3 +437,41 @@ fn park_hooks_run_when_nothing_is_runnable_and_may_wake_tasks() {
     assert_eq!(parks.load(Ordering::SeqCst), 2);
     assert_eq!(unparks.load(Ordering::SeqCst), 2);
 }
+
+/// `Runtime` is `Send + Sync` and unwind safe, as tokio's: code that moves
+/// it, shares it or catches a panic around `block_on` compiles. A
+/// simulation still runs on the thread that built it: used on another
+/// thread it panics saying so, and dropped there it is leaked, not torn
+/// down from the wrong thread.
+#[test]
+fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
+    fn assert_traits<T: Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    assert_traits::<Runtime>();
+    fn assert_sync<T: Sync>() {}
+    assert_sync::<sim_rt::runtime::EnterGuard<'static>>();
+
+    let rt = Arc::new(Builder::new_current_thread().build().unwrap());
+    let caught = std::panic::catch_unwind(|| rt.block_on(async { panic!("in block_on") }));
+    assert!(caught.is_err());
+
+    let shared = rt.clone();
+    let other = std::thread::spawn(move || {
+        std::panic::catch_unwind(|| shared.block_on(async { 1 }))
+            .expect_err("another thread cannot run the simulation")
+    })
+    .join()
+    .unwrap();
+    let message = other
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| other.downcast_ref::<String>().cloned())
+        .unwrap();
+    assert!(
+        message.contains("on another thread than the one that built it"),
+        "{message}"
+    );
+
+    let rt = Builder::new_current_thread().build().unwrap();
+    assert_eq!(rt.block_on(async { 2 }), 2);
+    std::thread::spawn(move || drop(rt)).join().unwrap();
+}

@@ -794,3 +794,16 @@ fn a_sleep_reset_inside_another_runtime_moves_its_own_timer() {
         assert_eq!(start.elapsed(), ms(2));
     });
 }
+
+/// As tokio's outside a runtime, creating a sleep outside a simulation
+/// panics.
+#[test]
+fn creating_a_sleep_outside_a_simulation_panics() {
+    let payload = std::panic::catch_unwind(|| sleep_until(Instant::now() + ms(500)))
+        .expect_err("sleep_until outside a simulation panics");
+    let message = payload
+        .downcast_ref::<String>()
+        .expect("a formatted message");
+    assert!(message.contains("inside a sim_rt simulation"), "{message}");
+    assert!(std::panic::catch_unwind(|| sleep(ms(1))).is_err());
+}

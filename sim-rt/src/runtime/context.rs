@@ -38,7 +38,21 @@ pub(crate) fn try_current_quiet() -> Option<Rc<World>> {
 /// The current world; panics with a message saying how to get one.
 #[track_caller]
 pub(crate) fn current() -> Rc<World> {
-    try_current().unwrap_or_else(|| panic!("{NO_SIMULATION}"))
+    // A `match`, not `unwrap_or_else`: a closure would not carry the
+    // caller's location, and the panic would point into sim-rt.
+    match try_current() {
+        Some(world) => world,
+        None => panic!("{NO_SIMULATION}"),
+    }
+}
+
+/// Panics, at the caller's location, outside a simulation (tokio's
+/// "there is no reactor running").
+#[track_caller]
+pub(crate) fn require() {
+    if !CURRENT.with(|c| c.borrow().is_some()) {
+        panic!("{NO_SIMULATION}");
+    }
 }
 
 /// Runs `f` on the current world, or returns `None` outside a simulation.

@@ -38,11 +38,16 @@ pub struct LocalOptions {
 #[derive(Debug)]
 pub struct LocalRuntime {
     inner: Runtime,
+    /// `!Send + !Sync`, as tokio's `LocalRuntime`.
+    _local: std::marker::PhantomData<std::rc::Rc<()>>,
 }
 
 impl LocalRuntime {
     pub(crate) fn from_runtime(inner: Runtime) -> LocalRuntime {
-        LocalRuntime { inner }
+        LocalRuntime {
+            inner,
+            _local: std::marker::PhantomData,
+        }
     }
 
     /// Simulated [`tokio::runtime::LocalRuntime::new`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.new).
@@ -66,7 +71,7 @@ impl LocalRuntime {
         F::Output: 'static,
     {
         let origin = Origin::Spawn(Location::caller());
-        JoinHandle::spawn_on(&self.inner.world, future, None, origin)
+        JoinHandle::spawn_on(self.inner.world(), future, None, origin)
     }
 
     /// Simulated [`tokio::runtime::LocalRuntime::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.spawn_blocking).

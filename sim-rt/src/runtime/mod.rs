@@ -656,7 +656,8 @@ impl Builder {
         );
         context::register(id, &world);
         Ok(Runtime {
-            world,
+            world: Some(world),
+            owner: std::thread::current().id(),
             handle: Handle {
                 id,
                 flavor: self.flavor,
@@ -699,13 +700,36 @@ fn seed_from_env() -> Option<u64> {
 ///
 /// # Differences from tokio
 ///
-/// The runtime is single-threaded and `!Send`. Besides tokio's methods it
-/// exposes the simulation's [`seed`](Runtime::seed) and the [`Trace`] of
-/// every choice made so far.
+/// The runtime is single-threaded. It is `Send + Sync` and unwind safe as
+/// tokio's is, so code that moves or shares one compiles, but a simulation
+/// runs only on the thread that built it: any method called on another
+/// thread panics saying so, and a runtime dropped on another thread is
+/// leaked (its tasks are not dropped), with a note on stderr. Besides
+/// tokio's methods it exposes the simulation's [`seed`](Runtime::seed) and
+/// the [`Trace`] of every choice made so far.
 pub struct Runtime {
-    world: Rc<World>,
+    /// `None` only once dropped.
+    world: Option<Rc<World>>,
+    /// The thread that built it: the only one that touches `world`.
+    owner: std::thread::ThreadId,
     handle: Handle,
 }
+
+// SAFETY: the only field that is neither `Send` nor `Sync` is `world`, an
+// `Rc` into the simulation. It is read only through `Runtime::world`, which
+// panics on every thread but `owner`, and taken only by `Drop`, which on
+// another thread leaks it without touching its reference count. So the
+// `Rc` and everything it reaches are used on `owner` alone, wherever the
+// `Runtime` value itself is moved or shared.
+#[allow(unsafe_code)]
+unsafe impl Send for Runtime {}
+// SAFETY: as for `Send`: a shared `&Runtime` reaches `world` only on `owner`.
+#[allow(unsafe_code)]
+unsafe impl Sync for Runtime {}
+// A failed simulation has dropped its tasks and stays failed: nothing a
+// caught panic leaves behind is half-updated (as tokio's runtime).
+impl std::panic::UnwindSafe for Runtime {}
+impl std::panic::RefUnwindSafe for Runtime {}
 
 impl fmt::Debug for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -717,6 +741,21 @@ impl fmt::Debug for Runtime {
 }
 
 impl Runtime {
+    /// The simulation, on the thread that built it.
+    #[track_caller]
+    pub(crate) fn world(&self) -> &Rc<World> {
+        if std::thread::current().id() != self.owner {
+            panic!(
+                "a sim_rt runtime was used on another thread than the one that built it: a \
+                 simulation runs on one thread. Build the runtime on the thread that runs it \
+                 (inside the closure given to std::thread::spawn)"
+            );
+        }
+        self.world
+            .as_ref()
+            .expect("a runtime's simulation lives until the runtime drops")
+    }
+
     /// Simulated [`tokio::runtime::Runtime::new`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.new).
     pub fn new() -> io::Result<Runtime> {
         Builder::new_multi_thread().enable_all().build()
@@ -746,7 +785,7 @@ impl Runtime {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        self.world.block_on(future)
+        self.world().block_on(future)
     }
 
     /// Like [`block_on`](Self::block_on), but a failed simulation is
@@ -768,7 +807,7 @@ impl Runtime {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        self.world.try_block_on(future)
+        self.world().try_block_on(future)
     }
 
     /// Simulated [`tokio::runtime::Runtime::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn): the task runs on the
@@ -780,7 +819,7 @@ impl Runtime {
         F::Output: Send + 'static,
     {
         let origin = Origin::Spawn(Location::caller());
-        JoinHandle::spawn_on(&self.world, future, None, origin)
+        JoinHandle::spawn_on(self.world(), future, None, origin)
     }
 
     /// Simulated [`tokio::runtime::Runtime::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn_blocking). See
@@ -792,7 +831,7 @@ impl Runtime {
         R: Send + 'static,
     {
         let origin = Origin::Blocking(Location::caller());
-        JoinHandle::spawn_on(&self.world, async move { func() }, None, origin)
+        JoinHandle::spawn_on(self.world(), async move { func() }, None, origin)
     }
 
     /// Simulated [`tokio::runtime::Runtime::handle`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.handle).
@@ -809,7 +848,7 @@ impl Runtime {
     /// current (so `spawn` and `Instant::now` work) until the guard drops.
     pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
-            _guard: context::enter(self.world.clone()),
+            _guard: context::enter(self.world().clone()),
             _runtime: PhantomData,
         }
     }
@@ -829,19 +868,19 @@ impl Runtime {
 
     /// The seed this simulation runs with.
     pub fn seed(&self) -> u64 {
-        self.world.seed()
+        self.world().seed()
     }
 
     /// Every choice made so far, with the seed: enough to replay the run
     /// with [`Builder::replay`].
     pub fn trace(&self) -> Trace {
-        self.world.trace()
+        self.world().trace()
     }
 
     /// The story recorded so far (empty unless
     /// [`Builder::record_story`]).
     pub fn story(&self) -> Vec<Told> {
-        self.world
+        self.world()
             .story
             .as_ref()
             .map(|s| s.borrow().clone())
@@ -851,13 +890,13 @@ impl Runtime {
     /// The name of `host` (as given to [`sim::host`](crate::sim::host);
     /// "main" for the test's own host), if it exists.
     pub fn host_name(&self, host: crate::scheduler::HostId) -> Option<String> {
-        let core = self.world.core.borrow();
+        let core = self.world().core.borrow();
         core.hosts.get(host.index()).map(|h| h.name.to_string())
     }
 
     /// Every host's name, by host index (the main host, "main", first).
     pub fn host_names(&self) -> Vec<String> {
-        let core = self.world.core.borrow();
+        let core = self.world().core.borrow();
         core.hosts.iter().map(|h| h.name.to_string()).collect()
     }
 
@@ -865,7 +904,7 @@ impl Runtime {
     /// [`Builder::max_steps`] limits. Data choices are not steps here,
     /// though [`Trace`] numbers them too.
     pub fn steps(&self) -> u64 {
-        self.world.core.borrow().step
+        self.world().core.borrow().step
     }
 
     /// The coverage points ([`sometimes!`](crate::sometimes!),
@@ -874,7 +913,7 @@ impl Runtime {
     /// evaluated is absent: [`sim::coverage_points`](crate::sim::coverage_points)
     /// lists them all.
     pub fn coverage(&self) -> Vec<(crate::sim::Point, crate::sim::Hits)> {
-        self.world.coverage.borrow().snapshot()
+        self.world().coverage.borrow().snapshot()
     }
 
     /// Whether every [`sim::eventually`](crate::sim::eventually) property
@@ -884,20 +923,31 @@ impl Runtime {
     /// reason (a step limit, say), this tells a liveness walk whether it
     /// reached its goal before it stopped.
     pub fn liveness_met(&self) -> bool {
-        self.world.liveness.borrow().all_met()
+        self.world().liveness.borrow().all_met()
     }
 
     /// Simulated time elapsed since the runtime was built.
     pub fn elapsed(&self) -> Duration {
-        let core = self.world.core.borrow();
+        let core = self.world().core.borrow();
         core.now - core.start
     }
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        let _enter = context::enter(self.world.clone());
-        self.world.shutdown();
+        let Some(world) = self.world.take() else {
+            return;
+        };
+        if std::thread::current().id() != self.owner {
+            eprintln!(
+                "sim_rt: a runtime was dropped on another thread than the one that built it; \
+                 its simulation is leaked (its tasks are not dropped)"
+            );
+            std::mem::forget(world);
+            return;
+        }
+        let _enter = context::enter(world.clone());
+        world.shutdown();
     }
 }
 
@@ -908,6 +958,12 @@ pub struct EnterGuard<'a> {
     _guard: context::EnterGuard,
     _runtime: PhantomData<&'a Handle>,
 }
+
+// SAFETY: a shared `&EnterGuard` gives access to nothing (its fields are
+// private and it has no methods): only its owner, by dropping it, touches
+// the simulation it holds, as for tokio's guard, which is `Sync` too.
+#[allow(unsafe_code)]
+unsafe impl Sync for EnterGuard<'_> {}
 
 /// Simulated [`tokio::runtime::Handle`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html): a `Send + Sync` reference to a
 /// simulation.

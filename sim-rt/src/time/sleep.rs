@@ -22,14 +22,17 @@ const TIMER_HORIZON: Duration = Duration::from_nanos(u64::MAX);
 ///
 /// # Panics
 ///
-/// When polled outside a simulation.
+/// When created outside a simulation, as tokio's outside a runtime.
 ///
 /// # Differences from tokio
 ///
-/// Deadlines are exact to the nanosecond (tokio rounds up to its 1 ms timer
-/// tick). A deadline beyond the timer's range (about 584 years after the
+/// None in effect: it fires on tokio's 1 ms tick (see
+/// [`sim::sleep_exact`](crate::sim::sleep_exact) for nanoseconds). A
+/// deadline beyond the timer's range (about 584 years after the
 /// simulation's epoch) never fires, as tokio's saturated deadlines do not.
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
+    context::require();
     Sleep::new(deadline)
 }
 
@@ -58,11 +61,12 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 ///
 /// # Differences from tokio
 ///
-/// Deadlines are exact to the nanosecond (tokio rounds up to its 1 ms timer
-/// tick). As in tokio, a duration longer than about 30 years sleeps for
-/// about 30 years (no panic).
+/// None in effect: it fires on tokio's 1 ms tick, and, as in tokio, a
+/// duration longer than about 30 years sleeps for about 30 years (no
+/// panic).
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
+    context::require();
     Sleep::new(Instant::now() + super::safe_delay(duration))
 }
 
