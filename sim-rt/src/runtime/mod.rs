@@ -1224,10 +1224,16 @@ pub mod __private {
         let second = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        let out = second.block_on_unchecked(f());
+        second_run(second, f(), &first_trace)
+    }
+
+    /// The determinism check's second run: its output, once its trace is
+    /// found equal to the first run's.
+    fn second_run<Fut: Future>(second: Runtime, body: Fut, first: &Trace) -> Fut::Output {
+        let out = second.block_on_unchecked(body);
         let second_trace = second.trace();
         drop(second);
-        if let Some(msg) = compare_traces(&first_trace, &second_trace) {
+        if let Some(msg) = compare_traces(first, &second_trace) {
             panic!("{msg}");
         }
         out
@@ -1276,13 +1282,7 @@ pub mod __private {
         });
         let second = build();
         announce(second.seed());
-        let out = second.block_on_unchecked(f());
-        let second_trace = second.trace();
-        drop(second);
-        if let Some(msg) = compare_traces(&first_trace, &second_trace) {
-            panic!("{msg}");
-        }
-        out
+        second_run(second, f(), &first_trace)
     }
 
     /// `None` when the traces are equal, else a report of the first
