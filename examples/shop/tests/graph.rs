@@ -150,7 +150,10 @@ async fn task_tracker_and_abort_on_drop_on_simulated_hosts() {
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let aborted = aborted.lock().unwrap().take().expect("host c ran");
-    assert!(aborted.is_finished(), "dropping the handle aborted the task");
+    assert!(
+        aborted.is_finished(),
+        "dropping the handle aborted the task"
+    );
     assert_eq!(ticks.load(Ordering::SeqCst), 3);
 }
 

@@ -467,7 +467,7 @@ impl Builder {
 
     /// The scheduler that makes the simulation's choices, made fresh for
     /// each runtime built from the seed (default:
-    /// [`CurrentThreadScheduler`](crate::scheduler::CurrentThreadScheduler):
+    /// [`CurrentThreadScheduler`]:
     /// tokio's current-thread order).
     pub fn scheduler<S, F>(&mut self, mut make: F) -> &mut Self
     where
