@@ -92,16 +92,23 @@ impl RunQueue {
     }
 
     /// Makes the task at `key` runnable.
+    #[inline]
     pub(crate) fn push(&mut self, key: usize, lane: Lane) {
         let r = Runnable::new(key);
         match lane {
             Lane::Yielded => self.runnable.push_back(r),
-            // tokio polls the `block_on` future at the next park, before the
-            // tasks that park wakes.
-            Lane::Woken if key == MAIN_KEY => self.runnable.insert(self.queued, r),
             Lane::Woken => {
-                self.runnable.insert(self.queued, r);
-                self.queued += 1;
+                // Mostly nothing is parked: the back of the queue.
+                if self.queued == self.runnable.len() {
+                    self.runnable.push_back(r);
+                } else {
+                    self.runnable.insert(self.queued, r);
+                }
+                // tokio polls the `block_on` future at the next park, before
+                // the tasks that park wakes: first of the parked lane.
+                if key != MAIN_KEY {
+                    self.queued += 1;
+                }
             }
         }
         debug_assert!(self.queued <= self.runnable.len());
@@ -111,6 +118,7 @@ impl RunQueue {
     /// is empty, or it ran [`EVENT_INTERVAL`] tasks since the last park.
     /// The main future moves to the front and the parked lane joins the
     /// queue.
+    #[inline]
     pub(crate) fn park_if_due(&mut self) {
         if self.parking || (self.queued > 0 && self.since_park < EVENT_INTERVAL) {
             return;
@@ -136,11 +144,15 @@ impl RunQueue {
     }
 
     /// Takes the runnable task at `index` to poll it.
+    #[inline]
     pub(crate) fn take(&mut self, index: usize) -> Runnable {
-        let r = self
-            .runnable
-            .remove(index)
-            .expect("the scheduler picks a runnable task");
+        // Mostly tokio's order: the front.
+        let r = if index == 0 {
+            self.runnable.pop_front()
+        } else {
+            self.runnable.remove(index)
+        }
+        .expect("the scheduler picks a runnable task");
         if index < self.queued {
             self.queued -= 1;
         }
