@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::lost_update;
+use common::{child_command, lost_update, run_child, run_child_env};
 
 use explorer::{Explorer, Random, RoundRobin, Sampling, Walk};
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Run by the tests below in a subprocess, with their environment.
@@ -82,24 +82,6 @@ fn child_with(vars: &[(&str, &str)]) -> (bool, String) {
     run_child("child", vars)
 }
 
-fn child_command(name: &str, vars: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--ignored",
-        "--exact",
-        name,
-        "--nocapture",
-        "--test-threads=1",
-    ]);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("SIM_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.envs(vars.iter().copied());
-    cmd
-}
-
 /// Runs `child` with `vars` and checks that it replayed the failure of
 /// `token`: failing again, in its first execution, with the same token.
 fn replays_as(vars: &[(&str, &str)], token: &str) {
@@ -113,25 +95,6 @@ fn replays_as(vars: &[(&str, &str)], token: &str) {
         again.contains(&format!("SIM_REPLAY={token}")),
         "the same token:\n{again}"
     );
-}
-
-fn run_child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
-    run_child_env(name, vars, &[])
-}
-
-/// `run_child` with `other` (variables the child test reads itself) set
-/// too.
-fn run_child_env(name: &str, vars: &[(&str, &str)], other: &[(&str, &str)]) -> (bool, String) {
-    let out = child_command(name, vars)
-        .envs(other.iter().copied())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
 }
 
 #[test]

@@ -13,8 +13,8 @@
 
 mod common;
 
+use common::run_child;
 use std::collections::HashMap;
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use explorer::{Exhaustive, Explorer, Random, RoundRobin, Sampling, Walk};
@@ -127,32 +127,6 @@ fn counter_portfolio_child() {
         .check(reads_a_shared_counter);
 }
 
-/// Runs the ignored test `name` of this binary with `vars` (and no other
-/// `SIM_*` variable); returns whether it passed and what it printed.
-fn child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        "--ignored",
-        "--exact",
-        name,
-        "--nocapture",
-        "--test-threads=1",
-    ]);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("SIM_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.envs(vars.iter().copied());
-    let out = cmd.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 /// The execution a report says it found its failure in.
 fn found_in(out: &str) -> u64 {
     let at = out
@@ -183,7 +157,7 @@ fn replays_from_its_lines(name: &str, message: &str, extra: &[(&str, &str)]) {
     let search = |jobs: &str| {
         let mut vars = vec![("SIM_JOBS", jobs)];
         vars.extend_from_slice(extra);
-        let (ok, out) = child(name, &vars);
+        let (ok, out) = run_child(name, &vars);
         assert!(!ok, "the search finds the failure:\n{out}");
         assert!(out.contains(message), "{out}");
         assert!(!out.contains("not deterministic"), "{out}");
@@ -206,7 +180,7 @@ fn replays_from_its_lines(name: &str, message: &str, extra: &[(&str, &str)]) {
     for jobs in ["1", "2"] {
         let mut vars = vec![("SIM_JOBS", jobs), ("SIM_REPLAY", token.as_str())];
         vars.extend_from_slice(extra);
-        let (ok, again) = child(name, &vars);
+        let (ok, again) = run_child(name, &vars);
         assert!(!ok, "the replay fails again:\n{again}");
         assert!(
             again.contains("found a failure in execution 1") && again.contains(message),
@@ -215,7 +189,7 @@ fn replays_from_its_lines(name: &str, message: &str, extra: &[(&str, &str)]) {
         assert!(!again.contains("is not the recorded one"), "{again}");
         let mut vars = vec![("SIM_JOBS", jobs), ("SIM_SEED", seed.as_str())];
         vars.extend_from_slice(extra);
-        let (ok, again) = child(name, &vars);
+        let (ok, again) = run_child(name, &vars);
         assert!(!ok, "the seed's line fails again:\n{again}");
         assert_eq!(found_in(&again), 1, "in its first execution:\n{again}");
         assert!(again.contains(message), "{again}");
@@ -272,7 +246,7 @@ fn is_nondeterminism_report(out: &str) {
 #[test]
 fn a_program_that_keeps_state_between_executions_is_reported_as_not_deterministic() {
     for jobs in ["1", "2"] {
-        let (ok, out) = child("counter_child", &[("SIM_JOBS", jobs)]);
+        let (ok, out) = run_child("counter_child", &[("SIM_JOBS", jobs)]);
         assert!(!ok, "{out}");
         is_nondeterminism_report(&out);
         // The determinism check's first divergence: the two runs differ
@@ -285,12 +259,12 @@ fn a_program_that_keeps_state_between_executions_is_reported_as_not_deterministi
     }
     // Exhaustive search and the default portfolio say the same.
     for name in ["counter_ses_child", "counter_portfolio_child"] {
-        let (ok, out) = child(name, &[]);
+        let (ok, out) = run_child(name, &[]);
         assert!(!ok, "{out}");
         is_nondeterminism_report(&out);
     }
     // Under the check, the first execution is run twice and diverges.
-    let (ok, out) = child("counter_child", &[("SIM_CHECK_DETERMINISM", "1")]);
+    let (ok, out) = run_child("counter_child", &[("SIM_CHECK_DETERMINISM", "1")]);
     assert!(!ok, "{out}");
     is_nondeterminism_report(&out);
     assert!(
@@ -311,7 +285,7 @@ fn a_program_that_keeps_state_between_executions_is_reported_as_not_deterministi
         .and_then(|rest| rest.split_whitespace().next())
         .expect("a reproduce line")
         .to_string();
-    let (ok, again) = child(
+    let (ok, again) = run_child(
         "counter_child",
         &[("SIM_CHECK_DETERMINISM", "1"), ("SIM_REPLAY", &line)],
     );

@@ -3,6 +3,7 @@
 // Each test crate that mounts this module uses only some of it.
 #![allow(dead_code)]
 
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 /// The replay token of the `reproduce: SIM_REPLAY=<token> ...` line a
@@ -80,4 +81,45 @@ pub fn partition_explorer() -> explorer::Explorer {
         .explorer(explorer::RoundRobin::default())
         .search(explorer::Sampling::new(1))
         .executions(200)
+}
+
+/// A command that runs the ignored test `name` of this test binary alone,
+/// with `vars` and no other `SIM_*` variable of this process.
+pub fn child_command(name: &str, vars: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        name,
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("SIM_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.envs(vars.iter().copied());
+    cmd
+}
+
+/// Runs [`child_command`]; returns whether it passed and everything it
+/// printed.
+pub fn run_child(name: &str, vars: &[(&str, &str)]) -> (bool, String) {
+    run_child_env(name, vars, &[])
+}
+
+/// `run_child` with `other` (variables the child test reads itself) set
+/// too.
+pub fn run_child_env(name: &str, vars: &[(&str, &str)], other: &[(&str, &str)]) -> (bool, String) {
+    let out = child_command(name, vars)
+        .envs(other.iter().copied())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
 }
