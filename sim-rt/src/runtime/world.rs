@@ -689,6 +689,9 @@ impl World {
     pub(crate) fn release_handle(&self, key: usize, id: Id) {
         let cell = {
             let mut core = self.core.borrow_mut();
+            // A panic handed to the handle and dropped with it, unobserved:
+            // under the default policy it fails the run.
+            let unobserved = core.config.unhandled_panic.is_none() && core.failure.is_none();
             let Some(slot) = Self::slot(&mut core, key, id) else {
                 return;
             };
@@ -696,11 +699,12 @@ impl World {
             if !slot.finished {
                 return;
             }
-            // A panic handed to the handle and dropped with it, unobserved:
-            // under the default policy it fails the run.
-            let untaken = slot.cell.as_ref().and_then(|c| c.untaken_panic());
-            let unobserved = core.config.unhandled_panic.is_none() && core.failure.is_none();
-            if let Some(message) = untaken.filter(|_| unobserved) {
+            let untaken = slot
+                .cell
+                .as_ref()
+                .filter(|_| unobserved)
+                .and_then(|c| c.untaken_panic());
+            if let Some(message) = untaken {
                 let message = format!(
                     "{message}\n  note: the panic was handed to the task's JoinHandle, which was \
                      dropped without awaiting it"
@@ -1635,17 +1639,26 @@ impl World {
     /// Arms a tokio timer: it fires at `deadline` rounded up to tokio's
     /// millisecond tick ([`Timers::tick`]).
     pub(crate) fn timer_insert(&self, deadline: Duration, waker: &Waker) -> TimerKey {
-        let tick = self.core.borrow().timers.tick(deadline);
-        self.timer_insert_exact(tick, waker)
+        self.arm(deadline, waker, true)
     }
 
     /// Arms a timer that fires at exactly `deadline`: a delay of the
     /// simulated devices, which have no tick.
     pub(crate) fn timer_insert_exact(&self, deadline: Duration, waker: &Waker) -> TimerKey {
-        let (key, task) = {
+        self.arm(deadline, waker, false)
+    }
+
+    /// Arms a timer at `deadline`, or at the tick that follows it.
+    fn arm(&self, deadline: Duration, waker: &Waker, on_tick: bool) -> TimerKey {
+        let (key, task, deadline) = {
             let mut core = self.core.borrow_mut();
+            let deadline = if on_tick {
+                core.timers.tick(deadline)
+            } else {
+                deadline
+            };
             let key = core.timers.insert(deadline, waker.clone());
-            (key, core.current.map(|c| c.id))
+            (key, core.current.map(|c| c.id), deadline)
         };
         self.observe(Observation::TimerArmed { task, deadline });
         key
