@@ -240,40 +240,9 @@ pub fn render(known: &Known, files: &[FileResult], info: &RunInfo) -> String {
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for f in files {
-        let c = Counts::of(known, f);
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
-            f.file,
-            c.tests,
-            c.real_pass,
-            c.real_fail,
-            c.sim_pass,
-            c.sim_fail,
-            c.sim_hang,
-            c.sim_crash,
-            c.sim_not_built,
-            c.by_design,
-            c.bug,
-            c.unlisted,
-        );
+        table_row(&mut out, &f.file, &Counts::of(known, f));
     }
-    let c = total;
-    let _ = writeln!(
-        out,
-        "| **total** | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
-        c.tests,
-        c.real_pass,
-        c.real_fail,
-        c.sim_pass,
-        c.sim_fail,
-        c.sim_hang,
-        c.sim_crash,
-        c.sim_not_built,
-        c.by_design,
-        c.bug,
-        c.unlisted,
-    );
+    table_row(&mut out, "**total**", &total);
 
     let broken: Vec<_> = files
         .iter()
@@ -337,6 +306,25 @@ pub fn render(known: &Known, files: &[FileResult], info: &RunInfo) -> String {
 /// Text made safe for one Markdown table cell.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// One row of the per-file table: `name`, then `c`'s columns.
+fn table_row(out: &mut String, name: &str, c: &Counts) {
+    let _ = writeln!(
+        out,
+        "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
+        c.tests,
+        c.real_pass,
+        c.real_fail,
+        c.sim_pass,
+        c.sim_fail,
+        c.sim_hang,
+        c.sim_crash,
+        c.sim_not_built,
+        c.by_design,
+        c.bug,
+        c.unlisted,
+    );
 }
 
 #[cfg(test)]
