@@ -111,6 +111,12 @@ pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if let Some(name) = std::thread::current().name() {
         builder = builder.name(name.to_string());
     }
+    // The poll watchdog's line for the simulations the thread runs.
+    let line = crate::progress::unit_line();
+    let f = move || {
+        sim_rt::runtime::__private::set_reproduce_line(line);
+        f()
+    };
     std::thread::scope(|s| {
         let thread = builder.spawn_scoped(s, f).unwrap_or_else(|e| {
             panic!("explorer: could not start a thread to run an execution on: {e}")

@@ -351,7 +351,7 @@ impl Explorer {
     {
         let report = self.run(test);
         if report.failed() {
-            panic!("{report}");
+            sim_rt::runtime::__private::fail_quietly(report.to_string());
         }
         if !report.never_hit().is_empty() && report.search != "replay" {
             if self.require_coverage {
@@ -392,7 +392,10 @@ impl Explorer {
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
         let (settings, what) = match self.resolve(&test_name) {
             Ok(resolved) => resolved,
-            Err(msg) => panic!("explorer: {msg}"),
+            Err(msg) => sim_rt::runtime::__private::fail_quietly(format!(
+                "explorer: {msg}\n  (the exploration at {})",
+                std::panic::Location::caller()
+            )),
         };
         let slow = AtomicU64::new(0);
         let progress = Progress::new(
@@ -428,6 +431,10 @@ impl Explorer {
                 .then(|| format!("replay with {}", settings.explorer)),
             started,
         };
+        crate::progress::set_unit_line(match &what {
+            Resolved::Replay(token) => Some(format!("SIM_REPLAY={token} {}", ctx.command).into()),
+            _ => None,
+        });
         let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             watched(&progress, || match what {
                 Resolved::Search(search) => search::run(&ctx, &search),
@@ -537,11 +544,13 @@ impl Explorer {
                 };
                 return Ok((settings, Resolved::Replay(token)));
             }
-            eprintln!(
-                "explorer: SIM_REPLAY holds a token for test {:?}; {test_name:?} runs its own \
-                 search",
-                token.test
-            );
+            return Err(format!(
+                "SIM_REPLAY holds a token of test {:?}, and this is test {test_name:?}: run that \
+                 test alone to replay it (`SIM_REPLAY=<token> cargo test {} -- --exact`, with \
+                 the -p and --test of its reproduce line), or unset SIM_REPLAY to run this \
+                 test's search",
+                token.test, token.test
+            ));
         }
         let mut env_prefix = String::new();
         let (mut make, mut explorer, mut randomized) = (

@@ -5,7 +5,7 @@
 //! runs outside any simulation and never changes what is explored.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::report::Report;
@@ -23,7 +23,28 @@ pub(crate) struct Progress {
     printed: AtomicBool,
     /// Executions (units) under way: their number, when they started, the
     /// line that reproduces them, and whether it was printed.
-    running: Mutex<Vec<(u64, Instant, String, bool)>>,
+    running: Mutex<Vec<Running>>,
+}
+
+/// A unit under way: its number, when it started, the line that reproduces
+/// it, and whether that line was printed.
+type Running = (u64, Instant, Arc<str>, bool);
+
+thread_local! {
+    /// The line that reproduces the unit this thread runs (see
+    /// [`Progress::start`]).
+    static UNIT_LINE: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The line that reproduces the executions this thread runs now: the
+/// current unit's, or a replay's.
+pub(crate) fn set_unit_line(line: Option<Arc<str>>) {
+    UNIT_LINE.with(|l| *l.borrow_mut() = line);
+}
+
+/// What [`set_unit_line`] last set on this thread.
+pub(crate) fn unit_line() -> Option<Arc<str>> {
+    UNIT_LINE.with(|l| l.borrow().clone())
 }
 
 /// How long an execution runs before its reproduce line is printed.
@@ -47,8 +68,11 @@ impl Progress {
         }
     }
 
-    /// Unit `index` starts; `line` reproduces it.
+    /// Unit `index` starts on this thread; `line` reproduces it (printed
+    /// when it runs long, and by sim-rt's poll watchdog when it is stuck).
     pub(crate) fn start(&self, index: u64, line: String) {
+        let line: Arc<str> = line.into();
+        set_unit_line(Some(line.clone()));
         let mut r = self.running.lock().unwrap_or_else(|e| e.into_inner());
         r.push((index, Instant::now(), line, false));
     }

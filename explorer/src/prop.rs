@@ -64,6 +64,11 @@ use sim_rt::scheduler::derive_seed;
 
 use crate::{env, Explorer, Report, TestOutcome};
 
+/// The proptest crate these property tests take their strategies and
+/// `Config` from, for crates that reach the explorer through
+/// `tokio::sim` and do not depend on proptest themselves.
+pub use proptest;
+
 /// Cases when neither `prop_config` nor `PROPTEST_CASES` says.
 const DEFAULT_CASES: u32 = 32;
 /// Shrinking steps when proptest's limit is its default (none).
@@ -223,7 +228,10 @@ fn parse_prop(raw: &str) -> Result<(CaseSeed, Vec<bool>), String> {
 /// are `#[track_caller]` and call it directly, not from a closure).
 #[track_caller]
 fn fail(msg: String) -> ! {
-    panic!("explorer: {msg}")
+    sim_rt::runtime::__private::fail_quietly(format!(
+        "explorer: {msg}\n  (the property test at {})",
+        std::panic::Location::caller()
+    ))
 }
 
 /// What a property test found: see [`Explorer::run_prop`].
@@ -330,7 +338,7 @@ impl Explorer {
     {
         let report = self.run_prop(strategy, test);
         if report.failed() {
-            panic!("{report}");
+            sim_rt::runtime::__private::fail_quietly(report.to_string());
         }
     }
 

@@ -152,7 +152,7 @@ fn bad_values_are_clear_errors() {
         );
         // Reported at the test's line, not inside the explorer.
         assert!(
-            out.contains("panicked at explorer/tests/explore_env.rs"),
+            out.contains("(the exploration at explorer/tests/explore_env.rs"),
             "{var}={value}: at the caller:\n{out}"
         );
         assert!(
@@ -347,4 +347,103 @@ fn a_killed_exploration_already_printed_the_running_execution() {
     assert!(!ok);
     assert!(again.contains("this execution spins"), "{again}");
     assert!(again.contains("found a failure in execution 1 "), "{again}");
+}
+
+/// Run by `the_watchdog_ends_a_stuck_default_search_with_its_line`: the
+/// default search (no explorer or search named) of a program that, in one
+/// execution in eight, spins in a poll of its main future.
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn spinning_default_child() {
+    Explorer::new().executions(300).jobs(1).check(|| async {
+        sim_rt::task::yield_now().await;
+        if sim_rt::choose(8) == 3 {
+            assert!(
+                std::env::var_os("SPIN_CHECK").is_none(),
+                "this execution spins"
+            );
+            loop {
+                std::hint::spin_loop();
+            }
+        }
+    });
+}
+
+/// The default search, stuck in a poll that never returns, ends the
+/// process with sim-rt's watchdog report: the task, and the line that
+/// reproduces the stuck execution (checked by running it).
+#[test]
+fn the_watchdog_ends_a_stuck_default_search_with_its_line() {
+    let out = child_command("spinning_default_child", &[("SIM_POLL_TIMEOUT", "1")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    assert!(
+        err.contains("sim_rt: the simulation of spinning_default_child has been inside one poll"),
+        "{err}"
+    );
+    assert!(
+        err.contains("(the future passed to block_on) on host \"main\""),
+        "{err}"
+    );
+    let line = err
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("reproduce: "))
+        .unwrap_or_else(|| panic!("no reproduce line: {err}"));
+    assert!(
+        line.contains("cargo test -p explorer --test explore_env spinning_default_child"),
+        "{line}"
+    );
+    let mut vars: Vec<(&str, &str)> = line
+        .split_whitespace()
+        .take_while(|w| w.starts_with("SIM_"))
+        .map(|w| w.split_once('=').unwrap())
+        .collect();
+    assert!(!vars.is_empty(), "{line}");
+    vars.push(("SPIN_CHECK", "1"));
+    let (ok, again) = run_child("spinning_default_child", &vars);
+    assert!(!ok);
+    assert!(again.contains("this execution spins"), "{again}");
+}
+
+/// A setting error is one message, with no backtrace even when
+/// `RUST_BACKTRACE=1` asks for them (the harness's frames would bury it).
+#[test]
+fn a_setting_error_is_one_message_without_a_backtrace() {
+    let (ok, out) = run_child_env("child", &[("SIM_SEED", "x")], &[("RUST_BACKTRACE", "1")]);
+    assert!(!ok);
+    assert_eq!(
+        out.matches("SIM_SEED=\"x\" is not a valid seed").count(),
+        1,
+        "{out}"
+    );
+    assert!(!out.contains("stack backtrace"), "{out}");
+    assert!(!out.contains("panicked at"), "{out}");
+}
+
+/// A token of another test is an error naming both tests, not a note
+/// followed by this test's whole search.
+#[test]
+fn a_token_of_another_test_is_an_error_naming_both() {
+    let token = explorer::ReplayToken {
+        test: "some_other_test".to_string(),
+        explorer: "rr".to_string(),
+        search: "ss".to_string(),
+        seed: 1,
+        schedule: Vec::new(),
+        steps: 3,
+        hash: 4,
+        walk: None,
+    }
+    .encode();
+    let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
+    assert!(!ok);
+    assert!(
+        out.contains(
+            "SIM_REPLAY holds a token of test \"some_other_test\", and this is test \"child\""
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("found a failure"), "no search ran:\n{out}");
 }

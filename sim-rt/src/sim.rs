@@ -392,11 +392,13 @@ fn deliver_signal(name: &str, signal: i32, caller: &str) {
 /// `--release`, `--profile`, features, `--target`, `--manifest-path`; read
 /// from the parent process on Linux).
 pub fn cargo_test_command() -> String {
-    let Some(test) = std::thread::current()
-        .name()
-        .filter(|n| *n != "main")
-        .map(str::to_string)
-    else {
+    cargo_test_command_for(std::thread::current().name())
+}
+
+/// [`cargo_test_command`] for the test whose thread is named `thread` (for
+/// a line made on another thread than the test's).
+pub(crate) fn cargo_test_command_for(thread: Option<&str>) -> String {
+    let Some(test) = thread.filter(|n| *n != "main").map(str::to_string) else {
         return cargo_run_command();
     };
     let mut cmd = build_selection("test");

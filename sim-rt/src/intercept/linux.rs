@@ -82,6 +82,8 @@ pub(super) fn keep_linked() {
         clock_gettime as *const (),
         gettimeofday as *const (),
         time as *const (),
+        nanosleep as *const (),
+        clock_nanosleep as *const (),
         getrandom as *const (),
         getentropy as *const (),
         syscall as *const (),
@@ -206,6 +208,58 @@ pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
         unsafe { t.write(secs) };
     }
     secs
+}
+
+/// Says once per process that a real sleep happened inside a simulation:
+/// it blocks the simulation's only thread while simulated time stands
+/// still, so it neither lets other tasks run nor moves the clock.
+fn note_real_sleep() {
+    use std::sync::atomic::AtomicBool;
+    static NOTED: AtomicBool = AtomicBool::new(false);
+    if !NOTED.swap(true, Ordering::Relaxed) {
+        use std::io::Write;
+        // Never panic here (we are inside an `extern "C"` function).
+        let _ = writeln!(
+            std::io::stderr(),
+            "sim_rt: std::thread::sleep inside a simulation sleeps in real time and blocks \
+             every simulated task, while simulated time does not move; await \
+             tokio::time::sleep instead (said once per process)"
+        );
+    }
+}
+
+/// Interposed `nanosleep` (`std::thread::sleep`): sleeps, and inside a
+/// simulation says once that it does not do what the program means.
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
+    if in_simulation() {
+        note_real_sleep();
+    }
+    real!(c"nanosleep": unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int)(req, rem)
+}
+
+/// Interposed `clock_nanosleep` (`std::thread::sleep_until`): as
+/// [`nanosleep`].
+///
+/// # Safety
+///
+/// As libc's.
+#[no_mangle]
+pub unsafe extern "C" fn clock_nanosleep(
+    clock: clockid_t,
+    flags: c_int,
+    req: *const timespec,
+    rem: *mut timespec,
+) -> c_int {
+    if in_simulation() {
+        note_real_sleep();
+    }
+    type Sleep = unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
+    real!(c"clock_nanosleep": Sleep)(clock, flags, req, rem)
 }
 
 // ----- randomness ------------------------------------------------------------

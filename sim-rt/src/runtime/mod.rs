@@ -70,6 +70,7 @@ mod story;
 pub(crate) mod task;
 pub(crate) mod timer;
 mod trace;
+mod watchdog;
 pub(crate) mod world;
 
 pub use self::failure::{Failure, FailureKind};
@@ -689,10 +690,10 @@ fn seed_from_env() -> Option<u64> {
     let raw = std::env::var("SIM_SEED").ok()?;
     match crate::sim::parse_seed(&raw) {
         Some(seed) => Some(seed),
-        None => panic!(
+        None => __private::fail_quietly(format!(
             "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
              decimal (SIM_SEED=42) or hex (SIM_SEED=0x2a); unset SIM_SEED to use the test's own seed"
-        ),
+        )),
     }
 }
 
@@ -1150,6 +1151,31 @@ pub(crate) fn choose(kind: ChoiceKind, n: usize) -> usize {
 pub mod __private {
     use super::*;
 
+    /// Ends the current test (or program) with `message` and no
+    /// backtrace: prints it on stderr, then unwinds with it as the panic
+    /// payload without calling the panic hook. For a failure report or a
+    /// malformed setting, where a backtrace of the harness's frames (with
+    /// `RUST_BACKTRACE=1`) would bury the one message that matters. A test
+    /// still fails (and `#[should_panic(expected = ..)]` still reads the
+    /// message); a program's `main` exits with code 101.
+    pub fn fail_quietly(message: String) -> ! {
+        {
+            use std::io::Write;
+            // `eprintln!` so that libtest's capture shows it with the test.
+            eprintln!("{message}");
+            let _ = std::io::stderr().flush();
+        }
+        std::panic::resume_unwind(Box::new(message))
+    }
+
+    /// The line that reproduces the simulations this thread runs next, as
+    /// the poll watchdog prints it when one is stuck in a poll (a harness's
+    /// own line, such as the explorer's `SIM_REPLAY=...`); `None` goes back
+    /// to `SIM_SEED=<seed> cargo test ...`.
+    pub fn set_reproduce_line(line: Option<std::sync::Arc<str>>) {
+        super::watchdog::set_line(line);
+    }
+
     /// Whether `SIM_CHECK_DETERMINISM` asks for a double run.
     pub fn check_determinism_requested() -> bool {
         match std::env::var("SIM_CHECK_DETERMINISM") {
@@ -1157,10 +1183,10 @@ pub mod __private {
             Ok(v) => match v.trim() {
                 "" | "0" | "false" => false,
                 "1" | "true" => true,
-                other => panic!(
+                other => fail_quietly(format!(
                     "SIM_CHECK_DETERMINISM={other:?} is not understood: set it to 1 to run each \
                      simulation twice and compare, or 0 (or unset it) to run once"
-                ),
+                )),
             },
         }
     }

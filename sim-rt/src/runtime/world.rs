@@ -50,7 +50,7 @@ use super::run_queue::{Lane, RunQueue, Runnable};
 use super::task::{Task, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
 use super::trace::{Step, Trace};
-use super::{context, UnhandledPanic};
+use super::{context, watchdog, UnhandledPanic};
 use crate::scheduler::{derive_seed, ChoiceKind, Event, HostId, Observation, Scheduler, Shape};
 use crate::task::{Id, JoinError};
 
@@ -294,6 +294,8 @@ pub(crate) struct World {
     /// them without a borrow (`None` when there are none).
     park_hooks: Option<ParkHooks>,
     wakes: Arc<WakeQueue>,
+    /// What the poll watchdog reads (see `watchdog`).
+    watch: Arc<watchdog::PollWatch>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
     pub(crate) entropy: crate::intercept::Entropy,
@@ -332,6 +334,7 @@ pub(crate) struct WorldMetrics {
 
 /// The host that runs the test's own future.
 pub(crate) const MAIN_HOST: HostId = HostId(0);
+
 
 impl World {
     pub(crate) fn new(id: u64, config: Config, scheduler: Box<dyn Scheduler>) -> Rc<World> {
@@ -402,6 +405,7 @@ impl World {
             park_hooks,
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
+            watch: Arc::default(),
             net: RefCell::new(net),
             entropy: crate::intercept::Entropy::new(seed),
             fs: RefCell::new(fs),
@@ -446,6 +450,7 @@ impl World {
             paused: false,
             deferred: Vec::new(),
         });
+        self.watch.host_added(id.index() as u32, name);
         id
     }
 
@@ -807,16 +812,17 @@ impl World {
     pub(crate) fn block_on<F: Future>(self: &Rc<Self>, fut: F) -> F::Output {
         match self.try_block_on(fut) {
             Ok(out) => out,
-            Err(failure) => panic!(
+            Err(failure) => super::__private::fail_quietly(format!(
                 "{failure}\n  reproduce: {}",
                 super::failure::reproduce_line(failure.seed)
-            ),
+            )),
         }
     }
 
     /// Runs `fut` as the main task until it completes or the simulation
     /// fails; on failure every task has been dropped.
     pub(crate) fn try_block_on<F: Future>(self: &Rc<Self>, fut: F) -> Result<F::Output, Failure> {
+        let _watched = watchdog::register(&self.watch, self.seed());
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
         let mut fut = std::pin::pin!(fut);
@@ -835,6 +841,8 @@ impl World {
                     if let Some(m) = self.core.borrow_mut().main.as_mut() {
                         m.queued = false;
                     }
+                    self.watch
+                        .begin(main_id.as_u64(), 0, watchdog::Kind::Main, None);
                     self.set_running(Some(Current {
                         id: main_id,
                         host: MAIN_HOST,
@@ -1063,6 +1071,9 @@ impl World {
     }
 
     fn set_running(&self, current: Option<Current>) {
+        if current.is_none() {
+            self.watch.end();
+        }
         self.core.borrow_mut().current = current;
         crate::task::coop::start_poll(current.is_some());
         self.wakes
@@ -1268,7 +1279,7 @@ impl World {
     }
 
     fn run_task(&self, key: usize) {
-        let (mut cell, span, id, host, abort) = {
+        let (mut cell, span, id, host, abort, origin) = {
             let mut guard = self.core.borrow_mut();
             let core = &mut *guard;
             let slot = core
@@ -1285,8 +1296,15 @@ impl World {
             } else {
                 core.spans.get(&key).cloned()
             };
-            (cell, span, slot.id, slot.host, slot.abort_requested)
+            let origin = core.cold[key].origin;
+            (cell, span, slot.id, slot.host, slot.abort_requested, origin)
         };
+        let (kind, at) = match origin {
+            Origin::Spawn(l) => (watchdog::Kind::Spawn, Some(l)),
+            Origin::Blocking(l) => (watchdog::Kind::Blocking, Some(l)),
+            Origin::HostEntry => (watchdog::Kind::HostEntry, None),
+        };
+        self.watch.begin(id.as_u64(), host.index() as u32, kind, at);
         self.set_running(Some(Current { id, host }));
         self.wakes.self_woken.store(false, Ordering::Relaxed);
         let res = {

@@ -1,0 +1,122 @@
+//! The poll watchdog: a simulated test whose task never returns from a poll
+//! ends with a report naming the task and the line that reproduces it,
+//! instead of hanging; a real sleep inside a simulation is noted once.
+//!
+//! The stuck programs run in a child process (this test binary, filtered to
+//! an ignored test), since the watchdog ends the process.
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// Runs the ignored test `name` of this binary in a child with
+/// `SIM_POLL_TIMEOUT` at `timeout`.
+fn child(name: &str, timeout: &str) -> Output {
+    Command::new(std::env::current_exe().unwrap())
+        .args([
+            name,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("SIM_POLL_TIMEOUT", timeout)
+        .env_remove("SIM_SEED")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_task_that_never_returns_from_a_poll_ends_the_process_with_a_report() {
+    let out = child("child_spins_in_a_task", "0.5");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    assert!(
+        err.contains("sim_rt: the simulation of child_spins_in_a_task has been inside one poll"),
+        "{err}"
+    );
+    // The spinning task: its id, where it was spawned, its host.
+    assert!(err.contains("in task "), "{err}");
+    assert!(
+        err.contains(&format!("(spawned at {}:", file!())),
+        "the report names where the task was spawned: {err}"
+    );
+    assert!(err.contains("on host \"spinner\""), "{err}");
+    assert!(
+        err.contains("reproduce: SIM_SEED=7 cargo test")
+            && err.contains("child_spins_in_a_task -- --exact"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_main_future_stuck_in_a_real_wait_is_reported_too() {
+    let out = child("child_blocks_on_a_std_channel", "0.5");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    assert!(
+        err.contains("(the future passed to block_on) on host \"main\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_malformed_limit_is_a_clear_error() {
+    let out = child("child_spins_in_a_task", "ten");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("SIM_POLL_TIMEOUT=\"ten\" is not understood"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_real_sleep_inside_a_simulation_is_noted_once() {
+    let out = child("child_sleeps_for_real", "10");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let note = "std::thread::sleep inside a simulation sleeps in real time";
+    assert_eq!(err.matches(note).count(), 1, "{err}");
+}
+
+#[test]
+#[ignore = "run by a_task_that_never_returns_from_a_poll_ends_the_process_with_a_report"]
+fn child_spins_in_a_task() {
+    let mut b = sim_rt::runtime::Builder::new_current_thread();
+    b.exact_seed(7);
+    b.build().unwrap().block_on(async {
+        sim_rt::sim::host("spinner").start(|| async {
+            sim_rt::spawn(async {
+                let mut n = 0u64;
+                loop {
+                    n = std::hint::black_box(n + 1);
+                }
+            });
+            std::future::pending::<()>().await
+        });
+        sim_rt::time::sleep(Duration::from_secs(1)).await;
+    });
+}
+
+#[test]
+#[ignore = "run by the_main_future_stuck_in_a_real_wait_is_reported_too"]
+fn child_blocks_on_a_std_channel() {
+    let (_tx, rx) = std::sync::mpsc::channel::<()>();
+    let mut b = sim_rt::runtime::Builder::new_current_thread();
+    b.exact_seed(7);
+    b.build().unwrap().block_on(async move {
+        let _ = rx.recv();
+    });
+}
+
+#[test]
+#[ignore = "run by a_real_sleep_inside_a_simulation_is_noted_once"]
+fn child_sleeps_for_real() {
+    sim_rt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(async {
+            std::thread::sleep(Duration::from_millis(1));
+            std::thread::sleep(Duration::from_millis(1));
+        });
+}
