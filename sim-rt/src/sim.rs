@@ -845,7 +845,8 @@ impl<E: Debug + 'static> HostOutput for Result<(), E> {
 impl HostBuilder {
     /// Gives the host the address `ip` (IPv4 or IPv6; call again for more).
     /// Without any, the host gets the next free address counting up from
-    /// `10.0.0.1` (the main host, created first, has `10.0.0.1`).
+    /// `10.0.0.1`. The main host (where the test's future runs) has
+    /// `10.255.255.254`, out of the way of the addresses tests give.
     pub fn ip(mut self, ip: impl Into<IpAddr>) -> Self {
         self.addrs.push(ip.into());
         self
@@ -913,6 +914,57 @@ impl HostBuilder {
                 JoinHandle::spawn_on(w, entry(), Some(host), Origin::HostEntry);
             drop(handle);
             host
+        })
+    }
+
+    /// Creates the host and runs `future` on it once, as a client: the
+    /// returned handle gives its output to whoever awaits it (the test),
+    /// the way turmoil's `client` and madsim's `NodeHandle::spawn` do.
+    ///
+    /// ```
+    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use sim_rt::net::UdpSocket;
+    /// async fn echo() -> std::io::Result<()> {
+    ///     let socket = UdpSocket::bind("0.0.0.0:53").await?;
+    ///     let mut buf = [0; 64];
+    ///     loop {
+    ///         let (n, from) = socket.recv_from(&mut buf).await?;
+    ///         socket.send_to(&buf[..n], from).await?;
+    ///     }
+    /// }
+    /// sim_rt::sim::host("server").start(echo);
+    /// let client = sim_rt::sim::host("client").spawn(async {
+    ///     let socket = UdpSocket::bind("0.0.0.0:0").await.unwrap();
+    ///     socket.send_to(b"ping", "server:53").await.unwrap();
+    ///     let mut buf = [0; 64];
+    ///     let (n, _) = socket.recv_from(&mut buf).await.unwrap();
+    ///     buf[..n].to_vec()
+    /// });
+    /// assert_eq!(client.await.unwrap(), b"ping");
+    /// # });
+    /// ```
+    ///
+    /// The host has no entry point: a [`reset`] or [`stop`] ends the task
+    /// (its handle then gives a cancelled [`JoinError`](crate::task::JoinError)),
+    /// and a restart brings the host back up with nothing running. A panic
+    /// in `future` goes to the handle, as for [`spawn`](crate::spawn).
+    ///
+    /// # Panics
+    ///
+    /// As [`start`](Self::start).
+    #[track_caller]
+    pub fn spawn<Fut>(self, future: Fut) -> JoinHandle<Fut::Output>
+    where
+        Fut: Future + 'static,
+        Fut::Output: 'static,
+    {
+        let origin = Origin::Spawn(std::panic::Location::caller());
+        context::with(|w| {
+            let host = w.add_host(&self.name, self.addrs, None);
+            if let Some(disk) = self.disk {
+                w.fs_configure(host, disk);
+            }
+            JoinHandle::spawn_on(w, future, Some(host), origin)
         })
     }
 }

@@ -56,7 +56,7 @@ fn clients_on_two_hosts_get_their_own_bytes_back() {
                 let tx = tx.clone();
                 async move {
                     let mut s = TcpStream::connect("server:7").await.unwrap();
-                    assert_eq!(s.peer_addr().unwrap(), "10.0.0.2:7".parse().unwrap());
+                    assert_eq!(s.peer_addr().unwrap(), "10.0.0.1:7".parse().unwrap());
                     for i in 0..5 {
                         let msg = format!("{name}-{i}");
                         let back = round_trip(&mut s, msg.as_bytes()).await.unwrap();

@@ -1,8 +1,8 @@
 //! `TcpSocket`, the raw fds of simulated sockets, `from_std`/`into_std`,
 //! and what a real (socket2 or std) socket may do inside a simulation.
 //!
-//! The test future runs on host "main" (10.0.0.1); the first host created
-//! is "server" (10.0.0.2). Ephemeral TCP ports of a host count up from
+//! The test future runs on host "main" (10.255.255.254); the first host created
+//! is "server" (10.0.0.1). Ephemeral TCP ports of a host count up from
 //! 49152.
 
 mod net_support;
@@ -52,7 +52,7 @@ fn hyper_util_connect_sequence_reaches_a_simulated_server() {
         })
         .await
         .unwrap()?;
-        assert_eq!(addrs, vec![addr("10.0.0.2:0")]);
+        assert_eq!(addrs, vec![addr("10.0.0.1:0")]);
         let mut dst = addrs[0];
         dst.set_port(80);
 
@@ -79,7 +79,7 @@ fn hyper_util_connect_sequence_reaches_a_simulated_server() {
     })
     .unwrap();
     assert_eq!(reply, b"GET / HTTP/1.1\r\n\r\n");
-    assert_eq!(local, addr("10.0.0.1:49152"));
+    assert_eq!(local, addr("10.255.255.254:49152"));
     assert!(
         keepalive,
         "options set through socket2 stay on the stream's fd"
@@ -124,16 +124,16 @@ fn tcp_socket_bind_and_listen() {
         start_echo_server(1);
         let socket = TcpSocket::new_v4()?;
         assert_eq!(socket.local_addr()?, addr("0.0.0.0:0"));
-        socket.bind(addr("10.0.0.1:8080"))?;
-        assert_eq!(socket.local_addr()?, addr("10.0.0.1:8080"));
-        let again = socket.bind(addr("10.0.0.1:8081")).unwrap_err();
+        socket.bind(addr("10.255.255.254:8080"))?;
+        assert_eq!(socket.local_addr()?, addr("10.255.255.254:8080"));
+        let again = socket.bind(addr("10.255.255.254:8081")).unwrap_err();
         assert_eq!(again.raw_os_error(), Some(libc::EINVAL));
         let listener = socket.listen(1024)?;
-        assert_eq!(listener.local_addr()?, addr("10.0.0.1:8080"));
+        assert_eq!(listener.local_addr()?, addr("10.255.255.254:8080"));
 
         // Another host's address, and the other family.
         let other = TcpSocket::new_v4()?;
-        let err = other.bind(addr("10.0.0.2:80")).unwrap_err();
+        let err = other.bind(addr("10.0.0.1:80")).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::AddrNotAvailable);
         assert!(err.to_string().contains("not an address of host"), "{err}");
         let err = other.bind(addr("[::1]:80")).unwrap_err();
@@ -157,7 +157,9 @@ fn tcp_socket_bind_and_listen() {
         assert_eq!(ephemeral.local_addr()?, addr("0.0.0.0:49152"));
 
         // A client made with a TcpSocket reaches it.
-        let client = TcpSocket::new_v4()?.connect(addr("10.0.0.1:8080")).await?;
+        let client = TcpSocket::new_v4()?
+            .connect(addr("10.255.255.254:8080"))
+            .await?;
         let (_accepted, peer) = listener.accept().await?;
         assert_eq!(peer, client.local_addr()?);
         Ok::<_, io::Error>(())
@@ -314,7 +316,7 @@ fn std_to_socket_addrs_resolves_simulated_hosts() {
         let unknown = "nowhere.example:80".to_socket_addrs().unwrap_err();
         (server, localhost, unknown)
     });
-    assert_eq!(server, vec![addr("10.0.0.2:80")]);
+    assert_eq!(server, vec![addr("10.0.0.1:80")]);
     assert_eq!(localhost, vec![addr("127.0.0.1:1"), addr("[::1]:1")]);
     assert!(
         unknown
@@ -403,7 +405,7 @@ fn getaddrinfo_follows_its_hints() {
             hints(libc::AF_UNSPEC, 0, libc::AI_CANONNAME),
         )
         .unwrap();
-        let a = addr("10.0.0.2:8080");
+        let a = addr("10.0.0.1:8080");
         assert_eq!(
             all,
             vec![
@@ -426,7 +428,7 @@ fn getaddrinfo_follows_its_hints() {
             hints(libc::AF_INET6, libc::SOCK_STREAM, libc::AI_V4MAPPED),
         )
         .unwrap();
-        assert_eq!(mapped[0].3, addr("[::ffff:10.0.0.2]:0"));
+        assert_eq!(mapped[0].3, addr("[::ffff:10.0.0.1]:0"));
         assert_eq!(gai("server", Some("http"), stream), Err(libc::EAI_SERVICE));
         assert_eq!(gai("nowhere", None, stream), Err(libc::EAI_NONAME));
         let numeric = hints(libc::AF_UNSPEC, libc::SOCK_STREAM, libc::AI_NUMERICHOST);
@@ -450,9 +452,9 @@ fn a_raw_socket_cannot_reach_the_network_from_a_simulation() {
             let err = socket.bind(&addr("127.0.0.1:0").into()).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::PermissionDenied);
             let udp = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
-            let err = udp.send_to(b"x", &addr("10.0.0.2:53").into()).unwrap_err();
+            let err = udp.send_to(b"x", &addr("10.0.0.1:53").into()).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::PermissionDenied);
-            socket.connect(&addr("10.0.0.2:80").into()).unwrap();
+            socket.connect(&addr("10.0.0.1:80").into()).unwrap();
         })
         .unwrap_err();
     let msg = failure.message().unwrap();

@@ -3,8 +3,8 @@
 //! program on Linux under tokio would observe: addresses, bytes, end of
 //! stream, and the `io::ErrorKind` of every failure.
 //!
-//! The test future runs on host "main" (10.0.0.1); the first host created
-//! is "server" (10.0.0.2). Between hosts a packet takes 1 to 10 ms; on
+//! The test future runs on host "main" (10.255.255.254); the first host created
+//! is "server" (10.0.0.1). Between hosts a packet takes 1 to 10 ms; on
 //! loopback it takes no time. Ephemeral TCP ports of a host count up from
 //! 49152, shared by port-0 listeners and outgoing connections.
 
@@ -50,13 +50,13 @@ fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-/// "server" (10.0.0.2): listens on `port` and echoes each connection until
+/// "server" (10.0.0.1): listens on `port` and echoes each connection until
 /// end of stream, then closes it.
 fn start_echo_server(port: u16) {
     sim::host("server").start(move || net_support::echo(port));
 }
 
-/// "server" (10.0.0.2): accepts one connection on port 80 and sends it,
+/// "server" (10.0.0.1): accepts one connection on port 80 and sends it,
 /// with its peer address, to the test.
 fn start_accept_one() -> mpsc::UnboundedReceiver<(TcpStream, SocketAddr)> {
     let (tx, rx) = mpsc::unbounded_channel();
@@ -89,15 +89,15 @@ fn connect_and_accept_agree_on_addresses() {
     run(1, async {
         let mut accepted = start_accept_one();
         let mut client = TcpStream::connect("server:80").await.unwrap();
-        assert_eq!(client.local_addr().unwrap(), addr("10.0.0.1:49152"));
-        assert_eq!(client.peer_addr().unwrap(), addr("10.0.0.2:80"));
+        assert_eq!(client.local_addr().unwrap(), addr("10.255.255.254:49152"));
+        assert_eq!(client.peer_addr().unwrap(), addr("10.0.0.1:80"));
 
         let (mut server, peer) = accepted.recv().await.unwrap();
-        assert_eq!(peer, addr("10.0.0.1:49152"));
+        assert_eq!(peer, addr("10.255.255.254:49152"));
         assert_eq!(server.peer_addr().unwrap(), peer);
         // Bound to the wildcard, the connection takes the address it was
         // reached at.
-        assert_eq!(server.local_addr().unwrap(), addr("10.0.0.2:80"));
+        assert_eq!(server.local_addr().unwrap(), addr("10.0.0.1:80"));
 
         client.write_all(b"ping").await.unwrap();
         let mut buf = [0u8; 4];
@@ -113,8 +113,8 @@ fn connect_and_accept_agree_on_addresses() {
 fn every_address_form_connects() {
     run(2, async {
         start_echo_server(7);
-        let server_ip: IpAddr = "10.0.0.2".parse().unwrap();
-        let slice = [addr("10.0.0.2:7")];
+        let server_ip: IpAddr = "10.0.0.1".parse().unwrap();
+        let slice = [addr("10.0.0.1:7")];
         let streams = vec![
             TcpStream::connect("server:7").await.unwrap(),
             TcpStream::connect(("server", 7)).await.unwrap(),
@@ -122,13 +122,13 @@ fn every_address_form_connects() {
             TcpStream::connect((String::from("server"), 7))
                 .await
                 .unwrap(),
-            TcpStream::connect(addr("10.0.0.2:7")).await.unwrap(),
+            TcpStream::connect(addr("10.0.0.1:7")).await.unwrap(),
             TcpStream::connect((server_ip, 7)).await.unwrap(),
-            TcpStream::connect((Ipv4Addr::new(10, 0, 0, 2), 7))
+            TcpStream::connect((Ipv4Addr::new(10, 0, 0, 1), 7))
                 .await
                 .unwrap(),
             TcpStream::connect(&slice[..]).await.unwrap(),
-            TcpStream::connect(&"10.0.0.2:7").await.unwrap(),
+            TcpStream::connect(&"10.0.0.1:7").await.unwrap(),
         ];
         // Each connection got the next ephemeral port.
         let ports: Vec<u16> = streams
@@ -137,7 +137,7 @@ fn every_address_form_connects() {
             .collect();
         assert_eq!(ports, (49152..49161).collect::<Vec<u16>>());
         for mut s in streams {
-            assert_eq!(s.peer_addr().unwrap(), addr("10.0.0.2:7"));
+            assert_eq!(s.peer_addr().unwrap(), addr("10.0.0.1:7"));
             s.write_all(b"x").await.unwrap();
             assert_eq!(s.read_u8().await.unwrap(), b'x');
         }
@@ -149,9 +149,9 @@ fn connect_tries_each_address_until_one_succeeds() {
     run(3, async {
         start_echo_server(7);
         // Nothing listens on port 8: refused, then the next address is tried.
-        let addrs = [addr("10.0.0.2:8"), addr("10.0.0.2:7")];
+        let addrs = [addr("10.0.0.1:8"), addr("10.0.0.1:7")];
         let s = TcpStream::connect(&addrs[..]).await.unwrap();
-        assert_eq!(s.peer_addr().unwrap(), addr("10.0.0.2:7"));
+        assert_eq!(s.peer_addr().unwrap(), addr("10.0.0.1:7"));
 
         let none: [SocketAddr; 0] = [];
         let err = TcpStream::connect(&none[..]).await.unwrap_err();
@@ -233,7 +233,7 @@ fn dropping_a_connect_in_progress_resets_the_accepted_side() {
         // The kernel queued the connection on the SYN; the client's kernel
         // answers the SYN-ACK with RST since its socket is gone.
         let (mut s, peer) = listener.accept().await.unwrap();
-        assert_eq!(peer, addr("10.0.0.2:49152"));
+        assert_eq!(peer, addr("10.0.0.1:49152"));
         let err = s.read(&mut [0u8; 1]).await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::ConnectionReset);
     });
@@ -246,18 +246,18 @@ fn bind_reports_addr_in_use_until_the_listener_is_dropped() {
     run(6, async {
         let first = TcpListener::bind("0.0.0.0:80").await.unwrap();
         assert_eq!(first.local_addr().unwrap(), addr("0.0.0.0:80"));
-        for taken in ["0.0.0.0:80", "10.0.0.1:80", "127.0.0.1:80"] {
+        for taken in ["0.0.0.0:80", "10.255.255.254:80", "127.0.0.1:80"] {
             let err = TcpListener::bind(taken).await.unwrap_err();
             assert_eq!(err.kind(), ErrorKind::AddrInUse, "{taken}");
         }
         // Another port is free; an address the host does not own is not.
-        let _other = TcpListener::bind("10.0.0.1:81").await.unwrap();
+        let _other = TcpListener::bind("10.255.255.254:81").await.unwrap();
         let err = TcpListener::bind("10.0.0.9:82").await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::AddrNotAvailable);
 
         drop(first);
-        let again = TcpListener::bind("10.0.0.1:80").await.unwrap();
-        assert_eq!(again.local_addr().unwrap(), addr("10.0.0.1:80"));
+        let again = TcpListener::bind("10.255.255.254:80").await.unwrap();
+        assert_eq!(again.local_addr().unwrap(), addr("10.255.255.254:80"));
     });
 }
 
@@ -265,9 +265,9 @@ fn bind_reports_addr_in_use_until_the_listener_is_dropped() {
 fn bind_tries_each_address_and_reports_the_last_error() {
     run(7, async {
         let _held = TcpListener::bind("0.0.0.0:80").await.unwrap();
-        let in_use = addr("10.0.0.1:80");
+        let in_use = addr("10.255.255.254:80");
         let not_mine = addr("10.0.0.9:80");
-        let free = addr("10.0.0.1:81");
+        let free = addr("10.255.255.254:81");
 
         let l = TcpListener::bind(&[in_use, not_mine, free][..])
             .await
@@ -391,7 +391,7 @@ fn a_waiting_accept_is_polled_exactly_twice() {
         .unwrap();
         // Pending, then woken once by the one connection's arrival.
         assert_eq!(polls, 2);
-        assert_eq!(peer, addr("10.0.0.2:49152"));
+        assert_eq!(peer, addr("10.0.0.1:49152"));
     });
 }
 
@@ -794,8 +794,8 @@ fn split_halves_read_and_write_concurrently() {
         let (mut rd, mut wr): (ReadHalf<'_>, WriteHalf<'_>) = stream.split();
         assert_eq!(rd.local_addr().unwrap(), local);
         assert_eq!(wr.local_addr().unwrap(), local);
-        assert_eq!(rd.peer_addr().unwrap(), addr("10.0.0.2:7"));
-        assert_eq!(wr.peer_addr().unwrap(), addr("10.0.0.2:7"));
+        assert_eq!(rd.peer_addr().unwrap(), addr("10.0.0.1:7"));
+        assert_eq!(wr.peer_addr().unwrap(), addr("10.0.0.1:7"));
         let as_stream: &TcpStream = rd.as_ref();
         assert_eq!(as_stream.local_addr().unwrap(), local);
 
@@ -833,7 +833,7 @@ fn owned_halves_move_into_tasks_and_reunite() {
         let local = stream.local_addr().unwrap();
         let (mut rd, mut wr): (OwnedReadHalf, OwnedWriteHalf) = stream.into_split();
         assert_eq!(rd.local_addr().unwrap(), local);
-        assert_eq!(wr.peer_addr().unwrap(), addr("10.0.0.2:7"));
+        assert_eq!(wr.peer_addr().unwrap(), addr("10.0.0.1:7"));
 
         let writer = sim_rt::spawn(async move {
             wr.writable().await?;
@@ -1116,7 +1116,7 @@ fn a_stream_of_a_stopped_host_reports_not_connected() {
         theirs.shutdown().await.unwrap();
         drop(theirs);
         // The crashed host told nobody: the client's stream still looks open.
-        assert_eq!(client.peer_addr().unwrap(), addr("10.0.0.2:80"));
+        assert_eq!(client.peer_addr().unwrap(), addr("10.0.0.1:80"));
         assert_eq!(
             client.try_read(&mut [0u8; 1]).unwrap_err().kind(),
             ErrorKind::WouldBlock

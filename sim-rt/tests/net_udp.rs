@@ -95,9 +95,9 @@ async fn second_bind_on_a_held_port_is_addr_in_use() {
 #[sim_rt::test]
 async fn bind_tries_each_address_in_turn() {
     // 10.0.0.9 is not this host's: AddrNotAvailable, then the next works.
-    let addrs = [addr("10.0.0.9:7"), addr("10.0.0.1:7")];
+    let addrs = [addr("10.0.0.9:7"), addr("10.255.255.254:7")];
     let s = UdpSocket::bind(&addrs[..]).await.unwrap();
-    assert_eq!(s.local_addr().unwrap(), addr("10.0.0.1:7"));
+    assert_eq!(s.local_addr().unwrap(), addr("10.255.255.254:7"));
     let e = UdpSocket::bind(addr("10.0.0.9:7")).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AddrNotAvailable);
 }
@@ -124,11 +124,11 @@ fn send_to_and_recv_from_between_hosts_by_name() {
             assert_eq!(socket.send_to(b"query", "server:53").await.unwrap(), 5);
             let mut buf = [0u8; 64];
             let (n, from) = socket.recv_from(&mut buf).await.unwrap();
-            assert_eq!(from, addr("10.0.0.2:53"));
+            assert_eq!(from, addr("10.0.0.1:53"));
             // The server saw the main host's address and the bound port.
             assert_eq!(
                 std::str::from_utf8(&buf[..n]).unwrap(),
-                format!("re:query10.0.0.1:{port}")
+                format!("re:query10.255.255.254:{port}")
             );
         });
     }
@@ -150,12 +150,14 @@ async fn connected_socket_sends_to_its_peer_and_drops_other_sources() {
     sim::host("server").start(|| async {
         let socket = UdpSocket::bind("0.0.0.0:9").await?;
         sleep(Duration::from_millis(100)).await;
-        socket.send_to(b"from server", "10.0.0.1:5000").await?;
+        socket
+            .send_to(b"from server", "10.255.255.254:5000")
+            .await?;
         let mut buf = [0u8; 64];
         let (n, from) = socket.recv_from(&mut buf).await?;
         assert_eq!(
             (&buf[..n], from),
-            (&b"to server"[..], addr("10.0.0.1:5000"))
+            (&b"to server"[..], addr("10.255.255.254:5000"))
         );
         Ok::<(), std::io::Error>(())
     });
@@ -163,12 +165,14 @@ async fn connected_socket_sends_to_its_peer_and_drops_other_sources() {
         // Arrives well before the server's datagram.
         let socket = UdpSocket::bind("0.0.0.0:9").await?;
         for _ in 0..3 {
-            socket.send_to(b"from intruder", "10.0.0.1:5000").await?;
+            socket
+                .send_to(b"from intruder", "10.255.255.254:5000")
+                .await?;
         }
         Ok::<(), std::io::Error>(())
     });
     socket.connect("server:9").await.unwrap();
-    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.2:9"));
+    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.1:9"));
     let start = Instant::now();
     let mut buf = [0u8; 64];
     let n = socket.recv(&mut buf).await.unwrap();
@@ -190,12 +194,12 @@ async fn connect_tries_each_address_in_turn() {
     let socket = UdpSocket::bind("0.0.0.0:0").await.unwrap();
     // An IPv4 socket cannot reach an IPv6 address: InvalidInput, then the
     // next address is used.
-    let addrs = [addr("[::1]:9"), addr("10.0.0.2:9")];
+    let addrs = [addr("[::1]:9"), addr("10.0.0.1:9")];
     socket.connect(&addrs[..]).await.unwrap();
-    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.2:9"));
+    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.1:9"));
     let e = socket.connect(addr("[::1]:9")).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.2:9"));
+    assert_eq!(socket.peer_addr().unwrap(), addr("10.0.0.1:9"));
 }
 
 #[sim_rt::test]
@@ -427,8 +431,8 @@ fn datagrams_reorder_within_the_latency_window() {
             let rx = UdpSocket::bind("0.0.0.0:7000").await.unwrap();
             sim::host("server").start(|| async {
                 let s = UdpSocket::bind("0.0.0.0:0").await?;
-                s.send_to(b"1", "10.0.0.1:7000").await?;
-                s.send_to(b"2", "10.0.0.1:7000").await?;
+                s.send_to(b"1", "10.255.255.254:7000").await?;
+                s.send_to(b"2", "10.255.255.254:7000").await?;
                 Ok::<(), std::io::Error>(())
             });
             sim::set_link(

@@ -83,7 +83,7 @@ use crate::io::{Interest, ReadBuf, Ready};
 /// let mut buf = [0; 512];
 /// let (n, from) = socket.recv_from(&mut buf).await.unwrap();
 /// assert_eq!(&buf[..n], b"query");
-/// assert_eq!(from, "10.0.0.2:53".parse().unwrap());
+/// assert_eq!(from, "10.0.0.1:53".parse().unwrap());
 /// # });
 /// ```
 ///

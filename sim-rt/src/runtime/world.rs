@@ -335,6 +335,11 @@ pub(crate) struct WorldMetrics {
 /// The host that runs the test's own future.
 pub(crate) const MAIN_HOST: HostId = HostId(0);
 
+/// The main host's address: out of the way of the addresses tests give
+/// their hosts (`10.0.0.1` and up, which hosts without an address of their
+/// own get too).
+pub(crate) const MAIN_ADDR: std::net::IpAddr =
+    std::net::IpAddr::V4(std::net::Ipv4Addr::new(10, 255, 255, 254));
 
 impl World {
     pub(crate) fn new(id: u64, config: Config, scheduler: Box<dyn Scheduler>) -> Rc<World> {
@@ -410,7 +415,7 @@ impl World {
             entropy: crate::intercept::Entropy::new(seed),
             fs: RefCell::new(fs),
         });
-        world.add_host("main", Vec::new(), None);
+        world.add_host("main", vec![MAIN_ADDR], None);
         world
     }
 
