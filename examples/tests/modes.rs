@@ -100,6 +100,77 @@ fn the_line_of_a_one_line_swap_crate_carries_its_cfg() {
     );
 }
 
+/// A simulated test binary run directly (not by cargo, so its environment
+/// says nothing of `--cfg sim`) prints a line that selects the simulated
+/// build from what was known when it was compiled, and replays.
+#[test]
+fn the_line_of_a_test_binary_run_directly_selects_the_simulated_build() {
+    let dir = workspace().join("examples/oneline");
+    let target = workspace().join("target/fixtures/oneline");
+    let built = Command::new(env!("CARGO"))
+        .args(["test", "--no-run", "--test", "bank"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTFLAGS", "--cfg sim")
+        .output()
+        .expect("cargo runs");
+    let text = String::from_utf8_lossy(&built.stderr).into_owned();
+    assert!(built.status.success(), "{text}");
+    let exe = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Executable tests/bank.rs ("))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("no test executable in:\n{text}"));
+    let mut direct = Command::new(exe);
+    direct.args(["planted_failure_when_asked", "--exact"]);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CARGO") {
+            direct.env_remove(k);
+        }
+    }
+    let first = run_failing(direct, &dir, None, &[("ONELINE_PLANTED", "1")]);
+    let line = reproduce_line(&first);
+    assert!(
+        line.contains("RUSTFLAGS='--cfg sim' cargo test planted_failure_when_asked"),
+        "{line}"
+    );
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(&line);
+    let pasted = run_failing(sh, &dir, Some(&target), &[("ONELINE_PLANTED", "1")]);
+    assert!(pasted.contains("money is not conserved"), "{pasted}");
+    assert_eq!(failing_step(&pasted), failing_step(&first));
+    assert!(
+        pasted.contains(": replay with"),
+        "the pasted line replayed the token:\n{pasted}"
+    );
+}
+
+/// tokio-util's `Framed` over a one-line-swapped `TcpStream` compiles and
+/// runs with no feature named by the crate (`examples/oneline/tests/codec.rs`).
+#[test]
+fn a_one_line_swap_crate_frames_a_sim_stream_with_tokio_util() {
+    let dir = workspace().join("examples/oneline");
+    let out = Command::new(env!("CARGO"))
+        .args(["test", "--test", "codec"])
+        .current_dir(&dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            workspace().join("target/fixtures/oneline"),
+        )
+        .env("RUSTFLAGS", "--cfg sim")
+        .env_remove("SIM_REPLAY")
+        .env_remove("SIM_SEED")
+        .output()
+        .expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("framed_lines_over_tcp ... ok"), "{text}");
+}
+
 /// Runs `cargo <args>` in `dir`, asserting success; returns the output.
 fn cargo_ok(dir: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO"))

@@ -501,17 +501,41 @@ fn run_command(
 /// build this process is: see [`cargo_test_command`]. `--release` is among
 /// the parent's arguments when it was given, so [`run_command`]'s own guess
 /// from the executable's directory is then not repeated.
+///
+/// Under `cargo sim`, its own command (which it passes in
+/// `CARGO_SIM_COMMAND`). A process built with `--cfg sim` and started by
+/// something else than cargo (a test binary run directly) cannot tell
+/// how it was built from its environment, so the line says it from what
+/// was known at compile time: `cargo sim <subcommand>` in a whole-graph
+/// build (sim-tokio in the graph), else `RUSTFLAGS='--cfg sim' cargo
+/// <subcommand>` (the one-line swap).
 fn build_selection(subcommand: &str) -> String {
-    let mut cmd = String::new();
-    if let Some(flags) = std::env::var("RUSTFLAGS")
+    if let Some(cmd) = std::env::var("CARGO_SIM_COMMAND")
         .ok()
-        .filter(|f| !f.trim().is_empty())
+        .filter(|c| !c.trim().is_empty())
     {
-        cmd.push_str(&format!("RUSTFLAGS={} ", shell_quote(&flags)));
+        return cmd;
+    }
+    let parent = parent_cargo_args();
+    let flags = std::env::var("RUSTFLAGS")
+        .ok()
+        .filter(|f| !f.trim().is_empty());
+    let by_cargo = parent.is_some() || std::env::var_os("CARGO").is_some();
+    let mut cmd = String::new();
+    match flags {
+        Some(flags) => cmd.push_str(&format!("RUSTFLAGS={} ", shell_quote(&flags))),
+        None if cfg!(sim) && !by_cargo => {
+            if cfg!(feature = "whole-graph") {
+                return format!("cargo sim {subcommand}");
+            }
+            cmd.push_str("RUSTFLAGS='--cfg sim' ");
+        }
+        // Built as cargo's configuration says (a config file, or none).
+        None => {}
     }
     cmd.push_str("cargo ");
     cmd.push_str(subcommand);
-    for arg in selecting_args(&parent_cargo_args()) {
+    for arg in selecting_args(&parent.unwrap_or_default()) {
         cmd.push(' ');
         cmd.push_str(&shell_quote(&arg));
     }
@@ -519,14 +543,13 @@ fn build_selection(subcommand: &str) -> String {
 }
 
 /// The arguments of the parent process when it is cargo (Linux only: read
-/// from `/proc`), without the program name.
-fn parent_cargo_args() -> Vec<String> {
+/// from `/proc`), without the program name; `None` when the parent is not
+/// cargo (or cannot be told).
+fn parent_cargo_args() -> Option<Vec<String>> {
     #[cfg(target_os = "linux")]
     {
         let ppid = std::os::unix::process::parent_id();
-        let Ok(raw) = std::fs::read(format!("/proc/{ppid}/cmdline")) else {
-            return Vec::new();
-        };
+        let raw = std::fs::read(format!("/proc/{ppid}/cmdline")).ok()?;
         let mut args = raw
             .split(|b| *b == 0)
             .map(|a| String::from_utf8_lossy(a).into_owned());
@@ -536,10 +559,10 @@ fn parent_cargo_args() -> Vec<String> {
                 .is_some_and(|f| f == "cargo")
         });
         if is_cargo {
-            return args.filter(|a| !a.is_empty()).collect();
+            return Some(args.filter(|a| !a.is_empty()).collect());
         }
     }
-    Vec::new()
+    None
 }
 
 /// From a cargo command line (without the program), the arguments that

@@ -57,10 +57,54 @@ pub use sim_rt_macros::tokio_main as main;
 /// argument defaults to `tokio`.
 pub use sim_rt_macros::tokio_test as test;
 
-/// The simulation's own API: hosts, the network and disk faults, choices
-/// (sim-rt's [`sim_rt::sim`]). Only under `cfg(sim)`.
+/// The simulation's own API, and the explorer: everything a simulated test
+/// needs, so a whole-graph crate depends on nothing but `tokio`. Only under
+/// `cfg(sim)`.
+///
+/// - sim-rt's [`sim_rt::sim`]: hosts, the network and disk faults,
+///   choices, coverage points (`tokio::sim::sometimes!`), liveness
+///   properties.
+/// - The explorer's items ([`explorer`]): [`Explorer`](sim::Explorer), the
+///   delaying explorers and searches, replay tokens, property tests
+///   (`Explorer::check_prop`, with proptest re-exported as
+///   `tokio::sim::proptest`), and its modules by name.
+///
+/// ```ignore
+/// #[cfg(sim)]
+/// #[test]
+/// fn no_order_is_lost() {
+///     tokio::sim::Explorer::new().executions(500).check(|| async {
+///         tokio::sim::host("server").start(serve);
+///         // ... clients, then the property
+///     });
+/// }
+/// ```
 #[cfg(sim)]
-pub use sim_rt::sim;
+pub mod sim {
+    pub use sim_rt::sim::*;
+
+    pub use explorer::{
+        coverage, explorers, liveness, prop, search, shrink, token, Coverage, CriticalTransition,
+        DelayingExplorer, ExecutionSize, Exhaustive, Explorer, FoundFailure, Liveness,
+        LivenessFinding, Pct, PropFailure, PropReport, Random, RandomizedRoundRobin, ReplayToken,
+        Report, RoundRobin, Rtc, Sampling, Search, Shrunk, Swarm, TestOutcome, TokenError, Unit,
+        Walk, WalkFaults, DEFAULT_EXECUTIONS, DEFAULT_SHRINK_EXECUTIONS,
+    };
+
+    /// The proptest crate the explorer's property tests take strategies
+    /// from (`tokio::sim::proptest::prelude::*`).
+    pub use explorer::prop::proptest;
+}
+
+/// A coverage point that must hold in some execution: see
+/// [`sim_rt::sometimes!`]. Only under `cfg(sim)`.
+#[cfg(sim)]
+pub use sim_rt::sometimes;
+
+/// A coverage point that must run in some execution: see
+/// [`sim_rt::reachable!`]. Only under `cfg(sim)`.
+#[cfg(sim)]
+pub use sim_rt::reachable;
 
 /// The scheduler interface the explorer drives (sim-rt's
 /// [`sim_rt::scheduler`]). Only under `cfg(sim)`.

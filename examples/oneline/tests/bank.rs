@@ -39,3 +39,14 @@ fn the_explorer_finds_the_lost_update() {
 fn planted_failure() {
     explorer().check(|| scenario(false));
 }
+
+/// Fails on purpose when `ONELINE_PLANTED` is set: a test that the binary
+/// run directly (not by cargo) can fail with, and whose reproduce line,
+/// pasted with the same environment, selects the same build.
+#[cfg(sim)]
+#[test]
+fn planted_failure_when_asked() {
+    if std::env::var_os("ONELINE_PLANTED").is_some() {
+        explorer().check(|| scenario(false));
+    }
+}

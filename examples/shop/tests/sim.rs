@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use explorer::{Explorer, RoundRobin, Sampling};
 use shop::{client, ledger, shop::Shop};
 use tokio::net::TcpListener;
-use tokio::sim::{self, FaultInjector};
+// The simulation and its explorer, through tokio alone (sim-tokio).
+use tokio::sim::{self, Explorer, FaultInjector, RoundRobin, Sampling};
 
 /// Where `name` (a simulated host and port) is.
 async fn resolve(name: &str) -> SocketAddr {
@@ -21,8 +21,8 @@ async fn resolve(name: &str) -> SocketAddr {
         .expect("an address")
 }
 
-/// One simulation: a ledger, a shop, two customers placing two orders each,
-/// then the check that every order was reserved at most once.
+/// One simulation: a ledger, a shop, two customers (each on its own host)
+/// placing two orders each, then the check that every order was reserved at most once.
 async fn scenario(bug: bool) {
     sim::host("ledger").start(|| async {
         let listener = TcpListener::bind("0.0.0.0:50051").await?;
@@ -34,9 +34,10 @@ async fn scenario(bug: bool) {
         Shop::new(ledger).fresh_ids(bug).serve(listener).await
     });
     let shop = resolve("shop:8080").await;
+    // Each customer on a host of its own, awaited from here.
     let customers: Vec<_> = (1..=2)
         .map(|c| {
-            tokio::spawn(async move {
+            sim::host(format!("customer{c}")).spawn(async move {
                 let http = client::client();
                 for o in 1..=2 {
                     client::place_order(&http, shop, &format!("c{c}-o{o}"), "apple").await;
