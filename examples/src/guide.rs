@@ -1,6 +1,6 @@
-//! The guide's chapters (`docs/src/*.md`) as doctests, so that `cargo
-//! test` compiles every Rust snippet in them and runs those not marked
-//! `no_run`: a snippet cannot drift from the API.
+//! The guide's chapters (`docs/src/*.md`) and the README as doctests, so
+//! that `cargo test` compiles every Rust snippet in them and runs those
+//! not marked `no_run`: a snippet cannot drift from the API.
 //!
 //! Built only when rustdoc collects doctests (`cfg(doctest)`). The marks
 //! on a block, as they read in the Markdown:
@@ -22,6 +22,9 @@ macro_rules! chapters {
         )*
     };
 }
+
+#[doc = include_str!("../../README.md")]
+mod readme {}
 
 chapters! {
     introduction = "introduction.md",
