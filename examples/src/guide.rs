@@ -12,7 +12,8 @@
 //! - lines starting with `# `: stand-ins and assertions, hidden by rustdoc
 //!   and by mdBook alike;
 //! - `toml`, `sh`, `text`: not Rust. A block with no language would be
-//!   taken for Rust, so every block names one.
+//!   taken for Rust, so every block names one (`tests/guide.rs` checks
+//!   it, and that every chapter is listed below).
 
 macro_rules! chapters {
     ($($module:ident = $file:literal,)*) => {
