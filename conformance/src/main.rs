@@ -411,7 +411,7 @@ fn prepare(
     }
     if mode == Mode::Sim && registry_tokio_locked(&fs::read_to_string(&lock).unwrap_or_default()) {
         // Cargo keeps a locked registry tokio rather than take the patch
-        // (the README's "The lockfile"): re-resolve tokio once.
+        // (the guide's "The lockfile", docs/src/whole-graph.md): re-resolve tokio once.
         let status = child_cargo(dir)
             .args(["update", "-p", "tokio"])
             .status()

@@ -8,7 +8,8 @@
 //!
 //! The simulated crate differs only in its `.cargo/config.toml`: the
 //! whole-graph patch (`tokio` from this repository's `sim-tokio/`) and
-//! `--cfg sim`, as the README's "The whole dependency graph" describes.
+//! `--cfg sim`, as the guide's "The whole dependency graph"
+//! (`docs/src/whole-graph.md`) describes.
 //!
 //! # Invariants
 //!

@@ -24,7 +24,7 @@
 //!
 //! ```text
 //! cargo bench -p examples --bench effectiveness                   # print the table
-//! cargo bench -p examples --bench effectiveness -- --write-readme # and put it in README.md
+//! cargo bench -p examples --bench effectiveness -- --write-guide  # and put it in docs/src/effectiveness.md
 //! options: --cap N (default 10000)  --seeds N (default 10)  --only <case>
 //!          --strategies default,walk,...  (print only these columns)
 //! ```
@@ -115,7 +115,7 @@ struct Options {
     seeds: u64,
     only: Option<String>,
     strategies: Option<Vec<String>>,
-    write_readme: bool,
+    write_guide: bool,
 }
 
 fn options() -> Options {
@@ -124,7 +124,7 @@ fn options() -> Options {
         seeds: 10,
         only: None,
         strategies: None,
-        write_readme: false,
+        write_guide: false,
     };
     let mut args = std::env::args().skip(1);
     let number = |flag: &str, v: Option<String>| -> u64 {
@@ -143,17 +143,17 @@ fn options() -> Options {
                     .expect("--strategies needs a list like default,walk");
                 o.strategies = Some(list.split(',').map(str::to_string).collect());
             }
-            "--write-readme" => o.write_readme = true,
+            "--write-guide" => o.write_guide = true,
             "--bench" => {} // cargo bench adds it
             other => panic!(
                 "unknown option {other:?}; the options are --cap N, --seeds N, --only <case>, \
-                 --strategies a,b,..., --write-readme"
+                 --strategies a,b,..., --write-guide"
             ),
         }
     }
     assert!(
-        !o.write_readme || (o.only.is_none() && o.strategies.is_none()),
-        "--write-readme writes the whole table: drop --only and --strategies"
+        !o.write_guide || (o.only.is_none() && o.strategies.is_none()),
+        "--write-guide writes the whole table: drop --only and --strategies"
     );
     o
 }
@@ -273,18 +273,18 @@ fn main() {
     );
     println!("{table}\n{note}");
 
-    if o.write_readme {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-        let readme = std::fs::read_to_string(path).expect("README.md is readable");
+    if o.write_guide {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/src/effectiveness.md");
+        let chapter = std::fs::read_to_string(path).expect("the effectiveness chapter is readable");
         let (begin, end) = (
             "<!-- effectiveness:begin -->\n",
             "<!-- effectiveness:end -->",
         );
-        let (Some(b), Some(e)) = (readme.find(begin), readme.find(end)) else {
-            panic!("README.md has no {begin:?} ... {end:?} markers to write the table between");
+        let (Some(b), Some(e)) = (chapter.find(begin), chapter.find(end)) else {
+            panic!("{path} has no {begin:?} ... {end:?} markers to write the table between");
         };
-        let updated = format!("{}{begin}{table}\n{note}{}", &readme[..b], &readme[e..]);
-        std::fs::write(path, updated).expect("README.md is writable");
+        let updated = format!("{}{begin}{table}\n{note}{}", &chapter[..b], &chapter[e..]);
+        std::fs::write(path, updated).expect("the effectiveness chapter is writable");
         eprintln!("wrote the table into {path}");
     }
 }

@@ -38,6 +38,8 @@ extern crate sim_rt as tokio;
 pub mod chain;
 pub mod counter;
 pub mod election;
+#[cfg(doctest)]
+mod guide;
 pub mod kv;
 pub mod linearizability;
 mod lines;

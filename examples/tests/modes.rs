@@ -205,7 +205,8 @@ fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
     );
 
     // Cargo keeps a lockfile's crates.io tokio rather than take the patch:
-    // lock tokio to sim-tokio first, as the README says to.
+    // lock tokio to sim-tokio first, as the guide says to
+    // (docs/src/whole-graph.md, "The lockfile").
     cargo_ok(
         &dir,
         &["update", "--config", ".cargo/sim.toml", "-p", "tokio"],

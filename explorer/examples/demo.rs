@@ -1,4 +1,4 @@
-//! The README's demo: explore a small system until its planted bug shows,
+//! The small demo of the guide's introduction: explore a small system until its planted bug shows,
 //! print the line that reproduces the failure, and replay it.
 //!
 //! The system: a counter server and clients that increment it over a

@@ -17,7 +17,8 @@
 //! seed and choices alone, not of the executions that ran before it on the
 //! same worker: the n-th execution of a search replays alone, in a fresh
 //! process, with any `SIM_JOBS`. A thread per execution costs about 6 us
-//! of CPU (see the README's "Performance" section for the measure).
+//! of CPU (the guide's "Performance" chapter, `docs/src/performance.md`,
+//! has the measure).
 
 use std::cell::RefCell;
 use std::future::Future;

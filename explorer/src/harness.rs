@@ -206,7 +206,7 @@ impl Explorer {
     /// Which single strategy finds a bug soonest changes from bug to bug;
     /// the portfolio needs about `1 / share` times the executions of the
     /// member that finds it soonest, and fewer when several can (see the
-    /// README's effectiveness table). A failure is reported and replayed as
+    /// effectiveness table in the guide, `docs/src/effectiveness.md`). A failure is reported and replayed as
     /// its member's.
     ///
     /// `SIM_EXPLORER` or `SIM_SEARCH` in the environment replace the

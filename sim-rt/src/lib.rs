@@ -24,10 +24,10 @@
 //! tokio-util's `DelayQueue`) still calls crates.io tokio, which cannot run
 //! inside a simulation: for those, swap the whole graph with the package
 //! named `tokio` in this repository's `sim-tokio/`, selected by a cargo
-//! config file (`[patch.crates-io]` plus `--cfg sim`; see the README's "The
-//! whole dependency graph"). Both are this crate: `sim-tokio` only
-//! re-exports it at tokio's paths, so there is one implementation of
-//! everything.
+//! config file (`[patch.crates-io]` plus `--cfg sim`; see the guide's "The
+//! whole dependency graph", `docs/src/whole-graph.md`). Both are this
+//! crate: `sim-tokio` only re-exports it at tokio's paths, so there is one
+//! implementation of everything.
 //!
 //! # Map
 //!
@@ -52,8 +52,8 @@
 //! a simulation, `std::time::{Instant, SystemTime}`, OS randomness (std's
 //! `HashMap` keys, `rand`, `uuid`) read the simulated clock and a seeded
 //! stream, and std threads and real sockets are refused with a message
-//! saying what to use instead (see [`sim::intercepting`] and the README's
-//! "No escape" section).
+//! saying what to use instead (see [`sim::intercepting`] and the guide's
+//! "No escape" chapter, `docs/src/no-escape.md`).
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]

@@ -48,7 +48,7 @@ pub struct Case {
     pub custom: Option<fn(Explorer) -> Explorer>,
 }
 
-/// Every case, in the order of the README's table.
+/// Every case, in the order of the guide's effectiveness table.
 pub fn cases() -> Vec<Case> {
     vec![
         twopc::case(),

@@ -2,7 +2,7 @@
 //! execution budget.
 //!
 //! Which search finds a bug soonest changes from bug to bug (see the
-//! README's effectiveness table): PCT finds message-ordering bugs in a
+//! effectiveness table in the guide, `docs/src/effectiveness.md`): PCT finds message-ordering bugs in a
 //! handful of executions and is slow on fault bugs; stratified sampling
 //! finds bugs that need two faults far apart and misses some orderings;
 //! swarm walks find fault storms. A user who does not know in advance which

@@ -54,7 +54,7 @@
 //! created before the simulation and used inside it (a `RandomState` made
 //! before `block_on`, or by the explorer's `runtime` closure), state kept in
 //! a `static`, and a program's own loop of simulations on one thread. See
-//! the README's "No escape" section.
+//! the guide's "No escape" chapter (`docs/src/no-escape.md`).
 //!
 //! # Invariants
 //!

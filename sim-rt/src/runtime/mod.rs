@@ -27,8 +27,8 @@
 //!   a `Waker` must be `Send + Sync` and so the block needs a lock or
 //!   `unsafe` around the future and a second kind of task for futures that
 //!   are not `Send`, and it left W2's time unchanged (its cost is 100,000
-//!   tasks' memory, not malloc's count). See the README's performance
-//!   section.
+//!   tasks' memory, not malloc's count). See the guide's performance
+//!   chapter (`docs/src/performance.md`).
 //! - **The runtime's record of a task** is a 48-byte slot that a poll
 //!   reads (56 in the slab), 32 bytes that only a join or a report reads,
 //!   and 4 bytes while it is runnable: a task picked at random among
