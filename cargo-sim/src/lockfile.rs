@@ -15,10 +15,11 @@
 //!    the simulated one in its place, re-seeding it first when it was seeded
 //!    from another committed lockfile (or another workspace or sim-tokio);
 //! 3. cargo runs;
-//! 4. [`Swap::restore`] (or the guard's drop, on an error or a panic) saves
-//!    the workspace's `Cargo.lock`, which cargo may have updated, as the
-//!    simulated one, writes the committed bytes and modification time back
-//!    (or removes the file if there was none), and deletes the swap record.
+//! 4. [`Swap::restore`] (or the guard's drop, on an error or a panic) reads
+//!    the workspace's `Cargo.lock`, which cargo may have updated, writes the
+//!    committed bytes and modification time back (or removes the file if
+//!    there was none), deletes the swap record, and saves what it read as
+//!    the simulated lockfile.
 //!
 //! # Invariants
 //!
@@ -238,17 +239,23 @@ impl Swap<'_> {
         self.put_back()
     }
 
+    /// The committed lockfile first, then the simulated one is saved: a
+    /// failure to save (a `cargo clean` that removed `<target>/sim` while
+    /// cargo ran, and then some) costs a re-seed, never the committed file.
     fn put_back(&mut self) -> io::Result<()> {
         let dir = &self.dir;
-        if let Some(seed) = &self.seed {
-            if let Some(sim) = read_optional(&dir.workspace_lock)? {
-                let modified = fs::metadata(&dir.workspace_lock)?.modified()?;
-                write_keeping_time(&dir.sim_lock(), &sim, modified)?;
-                write_atomically(&dir.seed_file(), seed)?;
-            }
-        }
+        let left = match &self.seed {
+            Some(_) => read_with_time(&dir.workspace_lock),
+            None => None,
+        };
         put_back(&dir.workspace_lock, self.committed.as_ref())?;
-        fs::remove_file(dir.swap_record())
+        remove_if_present(&dir.swap_record())?;
+        if let (Some(seed), Some((sim, modified))) = (&self.seed, left) {
+            fs::create_dir_all(&dir.dir)?;
+            write_keeping_time(&dir.sim_lock(), &sim, modified)?;
+            write_atomically(&dir.seed_file(), seed)?;
+        }
+        Ok(())
     }
 }
 
@@ -301,6 +308,13 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     tmp.push(".tmp");
     fs::write(&tmp, bytes)?;
     fs::rename(&tmp, path)
+}
+
+/// `path`'s bytes and modification time, if it can be read.
+fn read_with_time(path: &Path) -> Option<(Vec<u8>, SystemTime)> {
+    let bytes = fs::read(path).ok()?;
+    let modified = fs::metadata(path).ok()?.modified().ok()?;
+    Some((bytes, modified))
 }
 
 fn read_optional(path: &Path) -> io::Result<Option<Vec<u8>>> {

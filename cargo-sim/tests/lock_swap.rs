@@ -237,6 +237,23 @@ fn the_sim_lock_of_another_workspace_is_not_used() {
 }
 
 #[test]
+fn a_target_directory_cleaned_during_the_run_costs_only_a_reseed() {
+    let f = fixture(Some(COMMITTED));
+    let calls = AtomicUsize::new(0);
+    let held = f.dir.hold().unwrap();
+    let swap = f
+        .dir
+        .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
+        .unwrap();
+    // `cargo clean` while cargo runs.
+    fs::remove_dir_all(f.dir.sim_lock().parent().unwrap()).unwrap();
+    swap.restore().unwrap();
+    assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
+    assert_eq!(time(&f.lock), an_old_time());
+    assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim");
+}
+
+#[test]
 fn a_killed_run_is_undone_by_the_next() {
     let f = fixture(Some(COMMITTED));
     let calls = AtomicUsize::new(0);
