@@ -390,7 +390,9 @@ fn deliver_signal(name: &str, signal: i32, caller: &str) {
 /// arguments of the cargo command that started the test which choose what
 /// is built (`--config .cargo/sim.toml` for the whole-graph mode,
 /// `--release`, `--profile`, features, `--target`, `--manifest-path`; read
-/// from the parent process on Linux).
+/// from the parent process on Linux). Under `cargo sim`, which runs cargo
+/// with configuration of its own, the line starts with the command it
+/// exports as `CARGO_SIM_COMMAND` instead (`cargo sim test --release`).
 pub fn cargo_test_command() -> String {
     cargo_test_command_for(std::thread::current().name())
 }
@@ -510,10 +512,7 @@ fn run_command(
 /// build (sim-tokio in the graph), else `RUSTFLAGS='--cfg sim' cargo
 /// <subcommand>` (the one-line swap).
 fn build_selection(subcommand: &str) -> String {
-    if let Some(cmd) = std::env::var("CARGO_SIM_COMMAND")
-        .ok()
-        .filter(|c| !c.trim().is_empty())
-    {
+    if let Some(cmd) = cargo_sim_command(std::env::var("CARGO_SIM_COMMAND").ok()) {
         return cmd;
     }
     let parent = parent_cargo_args();
@@ -540,6 +539,14 @@ fn build_selection(subcommand: &str) -> String {
         cmd.push_str(&shell_quote(&arg));
     }
     cmd
+}
+
+/// `CARGO_SIM_COMMAND`'s value, when set and not blank: the shell-quoted
+/// `cargo sim test|run <build-selecting args>` that `cargo sim` exports,
+/// which selects its build (the patch, `--cfg sim`, its own target
+/// directory and lockfile) where the parent cargo's arguments would not.
+fn cargo_sim_command(var: Option<String>) -> Option<String> {
+    var.map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
 }
 
 /// The arguments of the parent process when it is cargo (Linux only: read
@@ -1351,6 +1358,19 @@ mod tests {
         assert_eq!(
             run_command("cargo run --release".into(), Some(release), None, &[]),
             "cargo run --release --bin explore"
+        );
+    }
+
+    #[test]
+    fn cargo_sim_selects_the_build_with_its_own_command() {
+        assert_eq!(cargo_sim_command(None), None);
+        assert_eq!(cargo_sim_command(Some(" ".into())), None);
+        let prefix = cargo_sim_command(Some("cargo sim run --release -F f\n".into()));
+        assert_eq!(prefix.as_deref(), Some("cargo sim run --release -F f"));
+        let release = Path::new("/w/target/sim/release/explore");
+        assert_eq!(
+            run_command(prefix.unwrap(), Some(release), Some("app"), &[]),
+            "cargo sim run --release -F f -p app --bin explore"
         );
     }
 

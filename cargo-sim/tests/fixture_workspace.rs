@@ -1,0 +1,392 @@
+//! `cargo sim` on small workspaces (tests/fixtures/), copied to temporary
+//! directories: the lockfile round trip, the errors that replace silence,
+//! the reproduce line, and Ctrl-C.
+//!
+//! Every cargo command runs offline (the fixture's committed lockfile names
+//! versions of the main workspace's lockfile, so they are in cargo's cache)
+//! and shares one target directory, `<target>/tmp/cargo-sim-fixtures`, so
+//! sim-rt and tokio build once for all the tests (about a minute on two
+//! cores, then seconds). The tests take turns ([`serial`]): each one's
+//! commands then run back to back, as a user's would.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+/// One test at a time: they share a target directory.
+fn serial() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cargo-sim-fixtures")
+}
+
+/// A copy of `tests/fixtures/<name>` in a temporary directory.
+fn fixture(name: &str) -> TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    copy_dir(&from, tmp.path());
+    tmp
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let to = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            fs::copy(entry.path(), to).unwrap();
+        }
+    }
+}
+
+/// A command in `ws` with the fixtures' target directory, and none of the
+/// environment that would change what is built or run.
+fn command(program: impl AsRef<std::ffi::OsStr>, ws: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(ws)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .stdin(Stdio::null());
+    for var in [
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_ENCODED_RUSTDOCFLAGS",
+        "CARGO_BUILD_TARGET_DIR",
+        "CARGO_SIM_TOKIO",
+        "CARGO_SIM_COMMAND",
+        "SIM_SEED",
+        "SIM_REPLAY",
+        "SIM_EXPLORER",
+        "SIM_SEARCH",
+        "SIM_EXECUTIONS",
+        "SIM_JOBS",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn cargo_program() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// `cargo sim <args>` in `ws`, as cargo runs it (`cargo-sim sim <args>`).
+fn cargo_sim(ws: &Path, args: &[&str]) -> Output {
+    command(env!("CARGO_BIN_EXE_cargo-sim"), ws)
+        .arg("sim")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `cargo <args>` in `ws`.
+fn cargo(ws: &Path, args: &[&str]) -> Output {
+    command(cargo_program(), ws).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The command's output, for assertion messages.
+fn shown(o: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    )
+}
+
+/// The lines of cargo's `Compiling <crate> ...` in `o`'s error output.
+fn compiled(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("Compiling "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn sim_then_real_then_sim_keeps_the_committed_lock_and_rebuilds_nothing() {
+    let _turn = serial();
+    let ws = fixture("app");
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+
+    let sim = cargo_sim(ws.path(), &["test", "--offline"]);
+    assert!(sim.status.success(), "{}", shown(&sim));
+    assert!(
+        stdout(&sim).contains("test an_hour_passes_in_no_time ... ok"),
+        "{}",
+        shown(&sim)
+    );
+    assert!(
+        !stdout(&sim).contains("a_millisecond_passes"),
+        "{}",
+        shown(&sim)
+    );
+    assert_eq!(fs::read(&lock).unwrap(), committed, "after cargo sim test");
+
+    // The real build: crates.io's tokio, tests/real.rs; the simulated
+    // tests are compiled out (what `cargo sim test` refuses to call green).
+    let real = cargo(ws.path(), &["test", "--offline"]);
+    assert!(real.status.success(), "{}", shown(&real));
+    assert!(
+        stdout(&real).contains("test a_millisecond_passes ... ok"),
+        "{}",
+        shown(&real)
+    );
+    assert!(!stdout(&real).contains("an_hour_passes_in_no_time"));
+    assert_eq!(fs::read(&lock).unwrap(), committed, "after cargo test");
+
+    // Back to the simulation: not a single crate is compiled again, the
+    // fixture's own included (both builds keep their artifacts and their
+    // lockfiles).
+    let again = cargo_sim(ws.path(), &["test", "--offline"]);
+    assert!(again.status.success(), "{}", shown(&again));
+    assert!(stdout(&again).contains("test an_hour_passes_in_no_time ... ok"));
+    assert_eq!(compiled(&again), Vec::<String>::new(), "{}", shown(&again));
+    assert_eq!(fs::read(&lock).unwrap(), committed, "after cargo sim test");
+
+    // And to the real build, which has nothing to rebuild either.
+    let real = cargo(ws.path(), &["test", "--offline"]);
+    assert!(real.status.success(), "{}", shown(&real));
+    assert_eq!(compiled(&real), Vec::<String>::new(), "{}", shown(&real));
+    assert_eq!(fs::read(&lock).unwrap(), committed, "after cargo test");
+}
+
+#[test]
+fn no_test_ran_is_a_failure_that_says_why() {
+    let _turn = serial();
+    let ws = fixture("app");
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+
+    let filtered = cargo_sim(ws.path(), &["test", "--offline", "no_such_test"]);
+    assert_eq!(filtered.status.code(), Some(1), "{}", shown(&filtered));
+    assert!(
+        stderr(&filtered).contains(
+            "cargo sim: error: no test ran: the filter \"no_such_test\" matched no test of the \
+             simulated build (--cfg sim)"
+        ),
+        "{}",
+        shown(&filtered)
+    );
+    // cargo's own output was passed on, unchanged.
+    assert!(stdout(&filtered).contains("running 0 tests"));
+
+    // tests/real.rs is compiled out under --cfg sim.
+    let none = cargo_sim(ws.path(), &["test", "--offline", "--test", "real"]);
+    assert_eq!(none.status.code(), Some(1), "{}", shown(&none));
+    assert!(
+        stderr(&none).contains(
+            "cargo sim: error: no test ran: the selected packages have no test under --cfg sim"
+        ),
+        "{}",
+        shown(&none)
+    );
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+}
+
+#[test]
+fn an_unused_patch_is_an_error() {
+    let _turn = serial();
+    // Nothing depends on tokio (and there is no committed lockfile: the one
+    // cargo makes is removed).
+    let ws = fixture("no-tokio");
+    let out = cargo_sim(ws.path(), &["test", "--offline"]);
+    assert_eq!(out.status.code(), Some(1), "{}", shown(&out));
+    assert!(
+        stderr(&out).contains("is not used: nothing in the dependency graph depends on tokio 1.x"),
+        "{}",
+        shown(&out)
+    );
+    assert!(!ws.path().join("Cargo.lock").exists());
+
+    // A requirement sim-tokio's version (1.99.0) does not meet.
+    let ws = fixture("app");
+    let manifest = ws.path().join("Cargo.toml");
+    let pinned = fs::read_to_string(&manifest)
+        .unwrap()
+        .replace(r#"version = "1","#, r#"version = "=1.54.1","#);
+    fs::write(&manifest, pinned).unwrap();
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+    let out = cargo_sim(ws.path(), &["test", "--offline"]);
+    assert_eq!(out.status.code(), Some(1), "{}", shown(&out));
+    assert!(
+        stderr(&out).contains(
+            "is not used: the simulated build resolves crates.io tokio v1.54.1 (required by \
+             fixture-app v0.1.0)"
+        ),
+        "{}",
+        shown(&out)
+    );
+    assert!(!stderr(&out).contains("Compiling"), "{}", shown(&out));
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+}
+
+#[test]
+fn the_reproduce_line_is_a_cargo_sim_command() {
+    let _turn = serial();
+    let ws = fixture("app");
+    // Through cargo, as a user runs it: cargo finds cargo-sim on PATH.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-sim")).parent().unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = command(cargo_program(), ws.path())
+        .env("PATH", path)
+        .args([
+            "sim",
+            "test",
+            "--offline",
+            "--profile",
+            "dev",
+            "--seed",
+            "7",
+        ])
+        .args(["--test", "sim", "an_hour", "--", "--nocapture"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", shown(&out));
+    assert!(
+        stderr(&out).contains(
+            "sim_rt: an_hour_passes_in_no_time: seed 7; this run again: SIM_SEED=7 cargo sim \
+             test --profile dev -p fixture-app --test sim an_hour_passes_in_no_time -- --exact"
+        ),
+        "{}",
+        shown(&out)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_cargo_and_the_committed_lock_comes_back() {
+    use std::os::unix::process::CommandExt;
+
+    let _turn = serial();
+    let ws = fixture("app");
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+    let mut child = command(env!("CARGO_BIN_EXE_cargo-sim"), ws.path())
+        .args([
+            "sim",
+            "test",
+            "--offline",
+            "--test",
+            "sim",
+            "waits_when_asked",
+        ])
+        .env("FIXTURE_WAIT", "1")
+        // Its own process group, as a terminal's foreground job.
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    /// The child's process group, killed when the test ends however it
+    /// ends, so that a failed assertion leaves no cargo running.
+    struct Group(libc::pid_t);
+    impl Group {
+        fn signal(&self, signal: libc::c_int) -> bool {
+            // SAFETY: kill(2) on a process group this test made.
+            unsafe { libc::kill(-self.0, signal) == 0 }
+        }
+    }
+    impl Drop for Group {
+        fn drop(&mut self) {
+            self.signal(libc::SIGKILL);
+        }
+    }
+    let group = Group(child.id() as libc::pid_t);
+    let mut errors = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut errors, &mut s).ok();
+        s
+    });
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let started = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|l| l == "running 1 test");
+    if !started {
+        panic!("the test never started: {}", errors.join().unwrap());
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // Meanwhile the workspace's lockfile is the simulated one.
+    let during = fs::read_to_string(&lock).unwrap();
+    assert!(during.contains("name = \"sim-rt\""), "{during}");
+
+    // Ctrl-C: SIGINT to the whole foreground group.
+    assert!(group.signal(libc::SIGINT));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            panic!("cargo sim did not stop after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let errors = errors.join().unwrap();
+    assert!(!status.success(), "{status}\n{errors}");
+    assert_eq!(fs::read(&lock).unwrap(), committed, "{errors}");
+    assert!(
+        !target_dir().join("sim/Cargo.lock.swapped").exists(),
+        "the swap record is gone once undone"
+    );
+    assert!(!errors.contains("could not put"), "{errors}");
+}
+
+#[test]
+fn nextest_missing_is_a_clear_error() {
+    let _turn = serial();
+    // cargo alone on PATH, and a cargo home without binaries.
+    let cargo = PathBuf::from(cargo_program());
+    let Some(cargo_dir) = cargo.parent().filter(|d| d.is_absolute()) else {
+        return; // $CARGO unset: cargo from PATH, which may hold nextest.
+    };
+    if cargo_dir.join("cargo-nextest").exists() {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let ws = fixture("app");
+    let out = command(env!("CARGO_BIN_EXE_cargo-sim"), ws.path())
+        .env("PATH", cargo_dir)
+        .env("CARGO_HOME", home.path())
+        .args(["sim", "nextest"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", shown(&out));
+    assert!(
+        stderr(&out).contains(
+            "cargo sim: error: cargo nextest is not installed: install it with `cargo install \
+             cargo-nextest --locked`"
+        ),
+        "{}",
+        shown(&out)
+    );
+}
