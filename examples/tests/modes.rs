@@ -208,7 +208,10 @@ fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
         }
     }
     let lock = dir.join("Cargo.lock");
-    let _restore = Restore(lock.clone(), std::fs::read(&lock).expect("the shop keeps a Cargo.lock"));
+    let _restore = Restore(
+        lock.clone(),
+        std::fs::read(&lock).expect("the shop keeps a Cargo.lock"),
+    );
     let real = cargo_ok(&dir, &["test"]);
     assert!(
         real.contains("an_order_is_reserved_once_over_localhost ... ok"),
