@@ -280,6 +280,56 @@ fn the_reproduce_line_is_a_cargo_sim_command() {
     );
 }
 
+/// A failing simulated test's reproduce line, pasted into a shell in the
+/// workspace (with cargo-sim on PATH, as installed), replays the failure.
+#[test]
+fn a_failures_reproduce_line_pasted_replays_it() {
+    let _turn = serial();
+    let ws = fixture("app");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-sim")).parent().unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let first = command(cargo_program(), ws.path())
+        .env("PATH", &path)
+        .env("FIXTURE_FAIL", "1")
+        .args(["sim", "test", "--offline", "--test", "sim", "lost_update"])
+        .output()
+        .unwrap();
+    assert!(!first.status.success(), "{}", shown(&first));
+    let text = shown(&first);
+    assert!(text.contains("lost update"), "{text}");
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("reproduce: "))
+        .unwrap_or_else(|| panic!("no reproduce line:\n{text}"))
+        .to_string();
+    assert!(
+        line.starts_with("SIM_REPLAY=")
+            && line.contains(
+                " cargo sim test -p fixture-app --test sim lost_update_when_asked -- --exact"
+            ),
+        "{line}"
+    );
+    let pasted = command("sh", ws.path())
+        .env("PATH", &path)
+        .env("FIXTURE_FAIL", "1")
+        .env("CARGO_NET_OFFLINE", "true")
+        .args(["-c", &line])
+        .output()
+        .unwrap();
+    let again = shown(&pasted);
+    assert!(!pasted.status.success(), "{again}");
+    assert!(again.contains("lost update"), "{again}");
+    assert!(
+        again.contains(": replay with"),
+        "the pasted line replayed the token:\n{again}"
+    );
+    assert!(compiled(&pasted).is_empty(), "no rebuild:\n{again}");
+}
+
 #[cfg(unix)]
 #[test]
 fn ctrl_c_stops_cargo_and_the_committed_lock_comes_back() {
