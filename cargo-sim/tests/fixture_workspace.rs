@@ -18,6 +18,11 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+mod common;
+use common::{
+    cargo_program, command_in, compiled, copy_dir, path_with_cargo_sim, shown, stderr, stdout,
+};
+
 /// One test at a time: they share a target directory.
 fn serial() -> MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
@@ -34,52 +39,14 @@ fn fixture(name: &str) -> TempDir {
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
-    copy_dir(&from, tmp.path());
+    copy_dir(&from, tmp.path(), &[]);
     tmp
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let to = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            fs::copy(entry.path(), to).unwrap();
-        }
-    }
 }
 
 /// A command in `ws` with the fixtures' target directory, and none of the
 /// environment that would change what is built or run.
 fn command(program: impl AsRef<std::ffi::OsStr>, ws: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(ws)
-        .env("CARGO_TARGET_DIR", target_dir())
-        .stdin(Stdio::null());
-    for var in [
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_ENCODED_RUSTDOCFLAGS",
-        "CARGO_BUILD_TARGET_DIR",
-        "CARGO_SIM_TOKIO",
-        "CARGO_SIM_COMMAND",
-        "SIM_SEED",
-        "SIM_REPLAY",
-        "SIM_EXPLORER",
-        "SIM_SEARCH",
-        "SIM_EXECUTIONS",
-        "SIM_JOBS",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn cargo_program() -> std::ffi::OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+    command_in(program, ws, &target_dir())
 }
 
 /// `cargo sim <args>` in `ws`, as cargo runs it (`cargo-sim sim <args>`).
@@ -94,34 +61,6 @@ fn cargo_sim(ws: &Path, args: &[&str]) -> Output {
 /// `cargo <args>` in `ws`.
 fn cargo(ws: &Path, args: &[&str]) -> Output {
     command(cargo_program(), ws).args(args).output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The command's output, for assertion messages.
-fn shown(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    )
-}
-
-/// The lines of cargo's `Compiling <crate> ...` in `o`'s error output.
-fn compiled(o: &Output) -> Vec<String> {
-    stderr(o)
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("Compiling "))
-        .map(str::to_string)
-        .collect()
 }
 
 #[test]
@@ -249,12 +188,7 @@ fn the_reproduce_line_is_a_cargo_sim_command() {
     let _turn = serial();
     let ws = fixture("app");
     // Through cargo, as a user runs it: cargo finds cargo-sim on PATH.
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-sim")).parent().unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let path = path_with_cargo_sim();
     let out = command(cargo_program(), ws.path())
         .env("PATH", path)
         .args([
@@ -286,12 +220,7 @@ fn the_reproduce_line_is_a_cargo_sim_command() {
 fn a_failures_reproduce_line_pasted_replays_it() {
     let _turn = serial();
     let ws = fixture("app");
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_cargo-sim")).parent().unwrap();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir.to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let path = path_with_cargo_sim();
     let first = command(cargo_program(), ws.path())
         .env("PATH", &path)
         .env("FIXTURE_FAIL", "1")

@@ -12,64 +12,19 @@
 //! runs.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 use std::time::Instant;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// `from` copied to `to`, without `skip` (names at the top level).
-fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if skip.iter().any(|s| entry.file_name() == *s) {
-            continue;
-        }
-        let to = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to, &[]);
-        } else {
-            fs::copy(entry.path(), to).unwrap();
-        }
-    }
-}
+mod common;
+use common::{cargo_program, command_in, compiled, copy_dir, repo, shown};
 
 fn command(program: impl AsRef<std::ffi::OsStr>, ws: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(ws)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("shop-round-trip"),
-        )
-        .stdin(Stdio::null());
-    for var in [
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_ENCODED_RUSTDOCFLAGS",
-        "CARGO_BUILD_TARGET_DIR",
-        "CARGO_SIM_TOKIO",
-        "CARGO_SIM_COMMAND",
-        "SIM_SEED",
-        "SIM_REPLAY",
-        "SIM_EXPLORER",
-        "SIM_SEARCH",
-        "SIM_EXECUTIONS",
-        "SIM_JOBS",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
-fn cargo_program() -> std::ffi::OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+    command_in(
+        program,
+        ws,
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("shop-round-trip"),
+    )
 }
 
 /// Runs `cmd`, printing how long it took (shown with `--nocapture`).
@@ -78,24 +33,6 @@ fn timed(what: &str, cmd: &mut Command) -> Output {
     let out = cmd.output().unwrap();
     eprintln!("shop_round_trip: {what}: {:.0?}", start.elapsed());
     out
-}
-
-fn shown(o: &Output) -> String {
-    format!(
-        "status {}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn compiled(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stderr)
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("Compiling "))
-        .map(str::to_string)
-        .collect()
 }
 
 #[test]

@@ -107,15 +107,14 @@ fn the_line_of_a_one_line_swap_crate_carries_its_cfg() {
 fn the_line_of_a_test_binary_run_directly_selects_the_simulated_build() {
     let dir = workspace().join("examples/oneline");
     let target = workspace().join("target/fixtures/oneline");
-    let built = Command::new(env!("CARGO"))
-        .args(["test", "--no-run", "--test", "bank"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("RUSTFLAGS", "--cfg sim")
-        .output()
-        .expect("cargo runs");
-    let text = String::from_utf8_lossy(&built.stderr).into_owned();
-    assert!(built.status.success(), "{text}");
+    let text = cargo_ok_with(
+        &dir,
+        &["test", "--no-run", "--test", "bank"],
+        &[
+            ("CARGO_TARGET_DIR", &target),
+            ("RUSTFLAGS", Path::new("--cfg sim")),
+        ],
+    );
     let exe = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("Executable tests/bank.rs ("))
@@ -149,39 +148,39 @@ fn the_line_of_a_test_binary_run_directly_selects_the_simulated_build() {
 /// runs with no feature named by the crate (`examples/oneline/tests/codec.rs`).
 #[test]
 fn a_one_line_swap_crate_frames_a_sim_stream_with_tokio_util() {
-    let dir = workspace().join("examples/oneline");
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--test", "codec"])
-        .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            workspace().join("target/fixtures/oneline"),
-        )
-        .env("RUSTFLAGS", "--cfg sim")
-        .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED")
-        .output()
-        .expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let text = cargo_ok_with(
+        &workspace().join("examples/oneline"),
+        &["test", "--test", "codec"],
+        &[
+            (
+                "CARGO_TARGET_DIR",
+                &workspace().join("target/fixtures/oneline"),
+            ),
+            ("RUSTFLAGS", Path::new("--cfg sim")),
+        ],
     );
-    assert!(out.status.success(), "{text}");
     assert!(text.contains("framed_lines_over_tcp ... ok"), "{text}");
 }
 
 /// Runs `cargo <args>` in `dir`, asserting success; returns the output.
 fn cargo_ok(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO"))
+    cargo_ok_with(dir, args, &[])
+}
+
+/// [`cargo_ok`] with `env` set (a target directory, `RUSTFLAGS`).
+fn cargo_ok_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
         .args(args)
         .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("RUSTFLAGS")
         .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED")
-        .output()
-        .expect("cargo runs");
+        .env_remove("SIM_SEED");
+    for (k, v) in env {
+        cargo.env(k, v);
+    }
+    let out = cargo.output().expect("cargo runs");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
