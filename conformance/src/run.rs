@@ -123,6 +123,13 @@ pub fn panic_message(output: &str) -> Option<String> {
             return Some("did not panic as expected".to_owned());
         }
     }
+    // The simulator's own reports, which end a test without the panic
+    // hook (`fail_quietly`): a failed simulation, and the poll watchdog.
+    if let Some(report) = output.lines().find(|l| {
+        l.starts_with("simulation failed: ") || l.starts_with("sim_rt: the simulation")
+    }) {
+        return Some(cut(report.trim(), 200));
+    }
     // A test that returned `Err`: libtest prints `Error: {err:?}`.
     output
         .lines()
@@ -211,6 +218,21 @@ fn kill_group(pgid: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_simulators_own_reports_are_messages_too() {
+        let watchdog = "running 1 test\n\nsim_rt: the simulation of t has been inside one poll \
+                        for 10.0s of real time, and nothing simulated moves until it returns:\n  \
+                        in task 1";
+        assert!(panic_message(watchdog)
+            .unwrap()
+            .starts_with("sim_rt: the simulation of t has been inside one poll"));
+        let failed = "simulation failed: deadlock: no task can run\n  at simulated time 0ns";
+        assert_eq!(
+            panic_message(failed).as_deref(),
+            Some("simulation failed: deadlock: no task can run")
+        );
+    }
 
     #[test]
     fn list_keeps_tests_only() {
