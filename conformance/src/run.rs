@@ -125,9 +125,10 @@ pub fn panic_message(output: &str) -> Option<String> {
     }
     // The simulator's own reports, which end a test without the panic
     // hook (`fail_quietly`): a failed simulation, and the poll watchdog.
-    if let Some(report) = output.lines().find(|l| {
-        l.starts_with("simulation failed: ") || l.starts_with("sim_rt: the simulation")
-    }) {
+    if let Some(report) = output
+        .lines()
+        .find(|l| l.starts_with("simulation failed: ") || l.starts_with("sim_rt: the simulation"))
+    {
         return Some(cut(report.trim(), 200));
     }
     // A test that returned `Err`: libtest prints `Error: {err:?}`.

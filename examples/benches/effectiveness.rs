@@ -67,6 +67,7 @@ fn strategy(
 fn strategies(case: &sim::Case) -> Vec<Strategy> {
     let mut all = vec![
         strategy("default", false, |e| e.portfolio()),
+        strategy("adaptive", false, |e| e.adaptive()),
         strategy("walk", true, |e| e.explorer(Random::default()).search(Walk)),
         strategy("pct3", true, |e| e.explorer(Pct::new(3)).search(Walk)),
         strategy("swarm", true, |e| {

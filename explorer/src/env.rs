@@ -88,6 +88,7 @@ pub(crate) enum SearchName {
     Ss,
     Walk,
     Swarm,
+    Adaptive,
 }
 
 pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
@@ -96,11 +97,16 @@ pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
         "ss" => Ok(SearchName::Ss),
         "walk" => Ok(SearchName::Walk),
         "swarm" => Ok(SearchName::Swarm),
+        "adaptive" => Ok(SearchName::Adaptive),
         _ => Err(format!(
             "SIM_SEARCH={raw:?} is not a search{}: use ses (stratified exhaustive search), ss \
-             (stratified sampling), walk (independent random executions) or swarm (walks with \
-             fault rates drawn per execution)",
-            did_you_mean(raw, &["ses", "ss", "walk", "swarm"].map(String::from))
+             (stratified sampling), walk (independent random executions), swarm (walks with \
+             fault rates drawn per execution) or adaptive (the portfolio that follows new \
+             orderings)",
+            did_you_mean(
+                raw,
+                &["ses", "ss", "walk", "swarm", "adaptive"].map(String::from)
+            )
         )),
     }
 }

@@ -90,6 +90,8 @@ pub(crate) struct Target<'a> {
     pub(crate) slow: &'a AtomicU64,
     /// `SIM_CHECK_DETERMINISM=1`: run every execution twice and compare.
     pub(crate) check: bool,
+    /// Collect each execution's orderings (the adaptive search).
+    pub(crate) orderings: bool,
 }
 
 /// Runs `f` on a new OS thread, named as the calling one (libtest names a
@@ -322,7 +324,7 @@ impl Target<'_> {
         } else {
             Data::Default
         };
-        let guided = Guided::new(
+        let mut guided = Guided::new(
             (self.explorer)(),
             exec.seed,
             exec.schedule.clone(),
@@ -331,6 +333,9 @@ impl Target<'_> {
             exec.cache_states,
             self.fair,
         );
+        if self.orderings {
+            guided.track_orderings();
+        }
         let mut builder = Builder::new_current_thread();
         builder.enable_all();
         (self.configure)(&mut builder);

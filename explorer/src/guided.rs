@@ -65,6 +65,8 @@ pub(crate) struct Record {
     /// it is not randomized: asking a randomized one would draw), and
     /// what ran.
     pub(crate) delayed: Vec<crate::tell::Delayed>,
+    /// When tracked: the execution's orderings (`orderings.rs`), sorted.
+    pub(crate) orderings: Vec<u64>,
 }
 
 /// How data choices without a scheduled deviation are resolved.
@@ -251,9 +253,26 @@ pub(crate) struct Guided {
     states: Option<StateTracker>,
     fairness: Option<Fairness>,
     holds: Option<Holds>,
+    orderings: Option<crate::orderings::Orderings>,
+}
+
+impl Drop for Guided {
+    /// The runtime drops its scheduler with itself: the orderings go to
+    /// the record then.
+    fn drop(&mut self) {
+        if let Some(o) = self.orderings.take() {
+            self.record.borrow_mut().orderings = o.into_keys();
+        }
+    }
 }
 
 impl Guided {
+    /// Collects the execution's orderings into the record (see
+    /// `orderings.rs`).
+    pub(crate) fn track_orderings(&mut self) {
+        self.orderings = Some(Default::default());
+    }
+
     pub(crate) fn new(
         mut explorer: Box<dyn DelayingExplorer>,
         seed: u64,
@@ -274,6 +293,7 @@ impl Guided {
             states: cache_states.then(StateTracker::default),
             fairness: fair.then(Fairness::default),
             holds: Some(Holds::default()),
+            orderings: None,
         }
     }
 
@@ -397,6 +417,9 @@ impl Scheduler for Guided {
         }
         if let Some(holds) = &mut self.holds {
             holds.observe(observation);
+        }
+        if let Some(o) = &mut self.orderings {
+            o.observe(observation);
         }
         self.explorer.step(observation);
     }

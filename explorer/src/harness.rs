@@ -89,6 +89,8 @@ pub struct Explorer {
     pub(crate) shrink: Option<u64>,
     /// Neither an explorer nor a search was named: run the portfolio.
     portfolio: bool,
+    /// The portfolio is the adaptive one ([`adaptive`](Self::adaptive)).
+    adaptive: bool,
     /// An explorer was named (a walk named without one gets `Random`).
     explorer_named: bool,
     /// One case of a property test (see `prop.rs`): `SIM_SEED`,
@@ -149,6 +151,7 @@ impl Explorer {
             fair: true,
             shrink: None,
             portfolio: true,
+            adaptive: false,
             explorer_named: false,
             case: false,
             describe: true,
@@ -214,6 +217,26 @@ impl Explorer {
     /// member's delay bound.
     pub fn portfolio(mut self) -> Self {
         self.portfolio = true;
+        self.adaptive = false;
+        self
+    }
+
+    /// Runs the adaptive portfolio (also `SIM_SEARCH=adaptive`): the
+    /// default portfolio's members and the other built-in walks (uniform,
+    /// PCT, swarm), interleaved as the default interleaves, but in
+    /// generations of 32 planned executions whose shares follow each
+    /// member's recent rate of new *orderings*: at each host, which kind of
+    /// event (a packet from a given host, a timer, a stop or start, a link
+    /// change, a loss) followed which, in no earlier execution. Every
+    /// member keeps at least an eighth of the best one's share.
+    ///
+    /// Experimental: it is not the default, and the guide's effectiveness
+    /// chapter has its numbers against the default. Same seed, same result
+    /// whatever `SIM_JOBS`; under `SIM_SHARD` each shard learns from its
+    /// own executions. A failure is reported and replayed as its member's.
+    pub fn adaptive(mut self) -> Self {
+        self.portfolio = true;
+        self.adaptive = true;
         self
     }
 
@@ -414,6 +437,7 @@ impl Explorer {
                 fair: self.fair,
                 slow: &slow,
                 check: sim_rt::runtime::__private::check_determinism_requested(),
+                orderings: false,
             },
             test: test_name.clone(),
             command: sim_rt::sim::cargo_test_command(),
@@ -438,7 +462,9 @@ impl Explorer {
         let searched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             watched(&progress, || match what {
                 Resolved::Search(search) => search::run(&ctx, &search),
-                Resolved::Portfolio(members) => search::run_portfolio(&ctx, &members),
+                Resolved::Portfolio(members, adaptive) => {
+                    search::run_portfolio(&ctx, &members, adaptive)
+                }
                 Resolved::Replay(token) => replayed(&ctx, &token, &test_name),
             })
         }));
@@ -559,8 +585,18 @@ impl Explorer {
             self.randomized,
         );
         let env_explorer = env::var("SIM_EXPLORER");
-        let env_search = env::var("SIM_SEARCH");
-        let portfolio = self.portfolio && env_explorer.is_none() && env_search.is_none();
+        let mut env_search = env::var("SIM_SEARCH");
+        // `SIM_SEARCH=adaptive` names the adaptive portfolio, not a search.
+        let env_adaptive = match &env_search {
+            Some(raw) => env::parse_search(raw)? == SearchName::Adaptive,
+            None => false,
+        };
+        if env_adaptive {
+            env_search = None;
+        }
+        let portfolio =
+            (self.portfolio && env_explorer.is_none() && env_search.is_none()) || env_adaptive;
+        let adaptive = env_adaptive || (self.adaptive && portfolio);
         if let Some(raw) = env_explorer {
             if raw != self.explorer_name {
                 make = builtin(&raw).ok_or_else(|| {
@@ -611,6 +647,7 @@ impl Explorer {
                 }),
                 (SearchName::Walk, _) => Search::Walk(Walk),
                 (SearchName::Swarm, _) => Search::Swarm(Swarm),
+                (SearchName::Adaptive, _) => unreachable!("taken out above"),
             };
             let walks = matches!(search, Search::Walk(_) | Search::Swarm(_));
             if walks && !self.explorer_named && env::var("SIM_EXPLORER").is_none() {
@@ -621,7 +658,14 @@ impl Explorer {
             }
             env_prefix.push_str(&format!("SIM_SEARCH={} ", search.name()));
         }
-        let mut members = portfolio.then(portfolio::default_members);
+        let mut members = portfolio.then(|| {
+            if adaptive {
+                portfolio::adaptive_members()
+            } else {
+                portfolio::default_members()
+            }
+        });
+
         if let Some(d) = max_delays {
             match (&mut members, &mut search) {
                 (Some(members), _) => {
@@ -677,6 +721,7 @@ impl Explorer {
             }
         }
         let (explorer, search_name) = match members {
+            Some(_) if adaptive => ("adaptive".to_string(), "portfolio"),
             Some(_) => ("default".to_string(), "portfolio"),
             None => (explorer, search.name()),
         };
@@ -693,7 +738,7 @@ impl Explorer {
             shrink: shrink_asked.unwrap_or(crate::DEFAULT_SHRINK_EXECUTIONS),
         };
         let what = match members {
-            Some(members) => Resolved::Portfolio(members),
+            Some(members) => Resolved::Portfolio(members, adaptive),
             None => Resolved::Search(search),
         };
         Ok((settings, what))
@@ -771,7 +816,8 @@ fn watched<R: Send>(progress: &Progress, search: impl FnOnce() -> R + Send) -> R
 /// What to run, once the environment is applied.
 enum Resolved {
     Search(Search),
-    Portfolio(Vec<Member>),
+    /// The members, and whether the portfolio is the adaptive one.
+    Portfolio(Vec<Member>, bool),
     Replay(ReplayToken),
 }
 

@@ -89,6 +89,7 @@ mod guided;
 mod harness;
 pub mod liveness;
 mod nondet;
+mod orderings;
 mod picture;
 mod progress;
 #[cfg(feature = "proptest")]

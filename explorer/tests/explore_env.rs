@@ -273,6 +273,11 @@ fn overrides_change_the_search() {
         out.contains("SIM_EXPLORER=random SIM_SEARCH=walk cargo test"),
         "{out}"
     );
+    // The adaptive portfolio replaces the test's own explorer and search;
+    // its failure names the member that found it.
+    let (ok, out) = child_with(&[("SIM_SEARCH", "adaptive")]);
+    assert!(!ok);
+    assert!(out.contains("child: the adaptive portfolio's "), "{out}");
 }
 
 /// A failure is saved under the target directory; `SIM_REPLAY=last`, in

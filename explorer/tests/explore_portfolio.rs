@@ -176,3 +176,49 @@ fn a_shrunk_swarm_failure_replays_both_ways() {
         assert!(again.failed(), "{token} replays the failure");
     }
 }
+
+/// The adaptive portfolio (`Explorer::adaptive`, `SIM_SEARCH=adaptive`)
+/// finds the storm and the lost update, names the member that found each,
+/// replays its failure, and gives the same result with one job or two.
+#[test]
+fn the_adaptive_portfolio_finds_replays_and_does_not_depend_on_the_jobs() {
+    let run = |jobs| {
+        let report = storm()
+            .adaptive()
+            .executions(3_000)
+            .jobs(jobs)
+            .run(three_resets);
+        assert_eq!(
+            (report.search.as_str(), report.explorer.as_str()),
+            ("portfolio", "adaptive")
+        );
+        let f = report.failure.expect("the storm is found");
+        assert!(
+            f.found_by.starts_with("the adaptive portfolio's "),
+            "{}",
+            f.found_by
+        );
+        (
+            report.executions,
+            f.execution,
+            f.found_by,
+            f.token.to_string(),
+        )
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    let replayed = storm().replay(one.3.clone()).run(three_resets);
+    assert!(replayed.failed(), "the token replays the failure");
+
+    let report = Explorer::new()
+        .adaptive()
+        .executions(500)
+        .progress(false)
+        .run(lost_update);
+    let f = report.failure.expect("the lost update is found");
+    let again = Explorer::new()
+        .progress(false)
+        .replay(f.token.to_string())
+        .run(lost_update);
+    assert_eq!(again.failure.expect("replayed").trace, f.trace);
+}

@@ -385,8 +385,12 @@ pub(crate) fn run(ctx: &Ctx<'_>, search: &Search) -> Report {
 }
 
 /// Runs the default portfolio of `members`.
-pub(crate) fn run_portfolio(ctx: &Ctx<'_>, members: &[portfolio::Member]) -> Report {
-    finish(ctx, portfolio::run(ctx, members))
+pub(crate) fn run_portfolio(
+    ctx: &Ctx<'_>,
+    members: &[portfolio::Member],
+    adaptive: bool,
+) -> Report {
+    finish(ctx, portfolio::run(ctx, members, adaptive))
 }
 
 fn finish(ctx: &Ctx<'_>, mut report: Report) -> Report {

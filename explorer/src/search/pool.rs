@@ -62,6 +62,19 @@ pub(super) struct Done {
     pub(super) found: Option<FoundFailure>,
     /// What its executions covered.
     pub(super) coverage: Coverage,
+    /// Its executions' orderings (`orderings.rs`), sorted and distinct;
+    /// empty unless the adaptive search tracks them.
+    pub(super) orderings: Vec<u64>,
+}
+
+/// `into` (sorted, distinct) with `more` (sorted, distinct) added.
+pub(super) fn merge_sorted(into: &mut Vec<u64>, more: &[u64]) {
+    if more.is_empty() {
+        return;
+    }
+    into.extend_from_slice(more);
+    into.sort_unstable();
+    into.dedup();
 }
 
 /// The sequence of units: `strata[k] = (bound, count)` units in order, the
@@ -159,6 +172,20 @@ pub(super) fn run(
     line: impl Fn(&Unit) -> String + Sync,
     work: impl Fn(Unit) -> Done + Sync,
 ) {
+    run_observed(ctx, plan, report, line, work, |_, _| {});
+}
+
+/// [`run`], and `observe` sees each unit's result, in unit order, before it
+/// is added to the report (up to and including the first failing unit):
+/// for a search that learns from its units (the adaptive portfolio).
+pub(super) fn run_observed(
+    ctx: &Ctx<'_>,
+    plan: &dyn Units,
+    report: &mut Report,
+    line: impl Fn(&Unit) -> String + Sync,
+    work: impl Fn(Unit) -> Done + Sync,
+    mut observe: impl FnMut(&Unit, &Done),
+) {
     let admitted = plan.admitted(ctx.executions);
     let (shard, shards) = ctx.shard.map_or((0, 1), |(i, n)| (i as u64, n as u64));
     // Units of this shard: j = shard + k * shards for k < mine.
@@ -211,6 +238,7 @@ pub(super) fn run(
                 n.raise()
             }
         };
+        observe(&unit(k as u64), &done);
         report.samples.push(unit(k as u64).seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
         report.coverage.merge(&done.coverage);

@@ -118,7 +118,31 @@ pub(crate) fn default_members() -> Vec<Member> {
     ]
 }
 
+/// The adaptive portfolio's members, in order: the default's, and the
+/// other built-in walks (uniform, PCT, uniform swarm), each starting with
+/// the same share.
+pub(crate) fn adaptive_members() -> Vec<Member> {
+    let mut members = default_members();
+    members.push(Member::new(
+        crate::explorers::Random::default(),
+        Kind::Search(super::Walk.into()),
+        1,
+    ));
+    members.push(Member::new(
+        Pct::new(3),
+        Kind::Search(super::Walk.into()),
+        1,
+    ));
+    members.push(Member::new(
+        crate::explorers::Random::default(),
+        Kind::Search(super::Swarm.into()),
+        1,
+    ));
+    members
+}
+
 /// A member's own units.
+#[derive(Clone)]
 enum Own {
     /// As its search alone would number them.
     Plan(Plan),
@@ -221,8 +245,10 @@ impl Units for Interleaving {
     }
 }
 
-/// Runs the members interleaved; `ctx` is the portfolio's own.
-pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
+/// Runs the members interleaved; `ctx` is the portfolio's own. When
+/// `adaptive`, in generations whose shares follow the new orderings each
+/// member found (see [`Learner`]).
+pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
     assert!(
         members.iter().all(|m| m.weight > 0),
         "every member of a portfolio needs a positive weight"
@@ -231,10 +257,6 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
     let ctxs: Vec<Ctx<'_>> = members
         .iter()
         .map(|m| Ctx {
-            target: crate::exec::Target {
-                explorer: &*m.make,
-                ..ctx.target
-            },
             explorer: m.explorer.clone(),
             search: m.search(),
             env_prefix: format!(
@@ -243,7 +265,16 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                 m.explorer,
                 m.search()
             ),
-            strategy: Some(format!("the default portfolio's {}", m.describe())),
+            strategy: Some(format!(
+                "the {} portfolio's {}",
+                if adaptive { "adaptive" } else { "default" },
+                m.describe()
+            )),
+            target: crate::exec::Target {
+                explorer: &*m.make,
+                orderings: adaptive,
+                ..ctx.target
+            },
             ..ctx.clone()
         })
         .collect();
@@ -290,7 +321,6 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
         .iter()
         .map(|m| u64::from(matches!(m.kind, Kind::Sweep)))
         .collect();
-    let plan = Interleaving::new(members, own, spent, start, ctx.executions - first);
     let line = |u: &Unit| {
         let c = &ctxs[u.member];
         match members[u.member].kind {
@@ -299,7 +329,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
             Kind::Search(_) => c.seed_line(u.seed),
         }
     };
-    pool::run(ctx, &plan, &mut report, line, |unit| {
+    let work = |unit: Unit| {
         let c = &ctxs[unit.member];
         match &members[unit.member].kind {
             Kind::Search(Search::Sampling(_)) => ss::sample(c, unit),
@@ -313,7 +343,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                         record_from: at.at,
                         ..Exec::of(unit.seed, schedule.clone(), "ses")
                     };
-                    let ran = c.target.run(exec.clone());
+                    let mut ran = c.target.run(exec.clone());
                     ctx.progress.executed(1, 1);
                     // The same choices as the default execution up to the
                     // deviation: the same question there.
@@ -338,6 +368,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                         executions: 1,
                         max_delays: 1,
                         coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
+                        orderings: std::mem::take(&mut ran.record.orderings),
                         found: ran
                             .failure
                             .is_some()
@@ -346,9 +377,108 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member]) -> Report {
                 })
             }
         }
-    });
+    };
     // The pool counts on from the sweep's default execution.
+    if !adaptive {
+        let plan = Interleaving::new(members, own, spent, start, ctx.executions - first);
+        pool::run(ctx, &plan, &mut report, line, work);
+        return report;
+    }
+    let mut learner = Learner::new(members.iter().map(|m| m.weight).collect());
+    let mut next: Vec<u64> = start;
+    while report.executions < ctx.executions && report.failure.is_none() {
+        let weighted: Vec<Member> = members
+            .iter()
+            .zip(learner.weights())
+            .map(|(m, w)| Member {
+                weight: w,
+                ..m.clone()
+            })
+            .collect();
+        let budget = GENERATION.min(ctx.executions - report.executions);
+        let plan = Interleaving::new(&weighted, own.clone(), spent.clone(), next.clone(), budget);
+        if plan.units.is_empty() {
+            break;
+        }
+        for &(m, l) in &plan.units {
+            spent[m] += own[m].cost(l).expect("planned units have a cost");
+            next[m] = next[m].max(l + 1);
+        }
+        let before = report.executions;
+        pool::run_observed(ctx, &plan, &mut report, line, work, |unit, done| {
+            learner.learn(unit.member, done)
+        });
+        learner.end_generation();
+        if report.executions == before {
+            break; // nothing ran (a shard with no unit of this generation)
+        }
+    }
     report
+}
+
+/// The planned executions of one generation of the adaptive portfolio:
+/// its shares change only between generations, from what the units of
+/// the generations before found, in unit order, so the result does not
+/// depend on `SIM_JOBS`. (Under `SIM_SHARD` each shard learns from its own
+/// units.)
+const GENERATION: u64 = 16;
+
+/// The adaptive portfolio's shares: each member's is its recent rate of
+/// new orderings (ones no earlier execution showed) per execution, with a
+/// floor of an eighth of the best member's so that none starves (a fault
+/// bug's strategy may find few orderings before it finds the bug).
+/// "Recent": both counts halve at each generation's end.
+#[derive(Debug)]
+struct Learner {
+    seen: std::collections::HashSet<u64>,
+    /// Per member: its weight before any feedback.
+    prior: Vec<u64>,
+    /// Per member: new orderings and executions, decayed.
+    novel: Vec<u64>,
+    ran: Vec<u64>,
+}
+
+impl Learner {
+    fn new(prior: Vec<u64>) -> Learner {
+        let n = prior.len();
+        Learner {
+            seen: std::collections::HashSet::new(),
+            prior,
+            novel: vec![0; n],
+            ran: vec![0; n],
+        }
+    }
+
+    fn learn(&mut self, member: usize, done: &Done) {
+        let new = done
+            .orderings
+            .iter()
+            .filter(|k| self.seen.insert(**k))
+            .count() as u64;
+        self.novel[member] += new * 1024;
+        self.ran[member] += done.executions * 1024;
+    }
+
+    fn end_generation(&mut self) {
+        for v in self.novel.iter_mut().chain(self.ran.iter_mut()) {
+            *v /= 2;
+        }
+    }
+
+    /// The members' weights: rate of new orderings (with one of each as a
+    /// prior, so an untried member starts at the top), in thousandths,
+    /// floored at an eighth of the highest.
+    fn weights(&self) -> Vec<u64> {
+        let rate: Vec<u64> = self
+            .novel
+            .iter()
+            .zip(&self.ran)
+            .zip(&self.prior)
+            .map(|((&n, &r), &p)| p * (n + 1024) * 1000 / (r + 1024))
+            .collect();
+        let floor = (rate.iter().copied().max().unwrap_or(1) / 8).max(1);
+        rate.into_iter().map(|r| r.max(floor)).collect()
+    }
 }
 
 #[cfg(test)]

@@ -137,6 +137,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
     let mut from_data = false;
     let mut executions = 0u64;
     let mut coverage = Coverage::default();
+    let mut orderings: Vec<u64> = Vec::new();
     // The choice point the last delay was placed at, as the run before saw
     // it: this run, with the same choices up to it, must ask it again.
     let mut placed: Option<Branch> = None;
@@ -178,6 +179,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             }
         }
         coverage.add_execution(&ran.coverage);
+        super::pool::merge_sorted(&mut orderings, &ran.record.orderings);
         if ran.failure.is_some() {
             let found = ctx.numbered(executions, || {
                 ctx.found(ran, unit.seed, &deviations, delays, executions)
@@ -187,6 +189,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 max_delays: delays,
                 found: Some(found),
                 coverage,
+                orderings,
             };
         }
         if delays >= unit.bound {
@@ -195,6 +198,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 max_delays: delays,
                 found: None,
                 coverage,
+                orderings,
             };
         }
         // The last segment: branching points from the last delay on (after
@@ -213,6 +217,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 max_delays: delays,
                 found: None,
                 coverage,
+                orderings,
             };
         }
         let b = segment[uniform(&mut rng, segment.len())];

@@ -62,12 +62,13 @@ pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
 pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
     let search = if swarm { "swarm" } else { "walk" };
     ctx.numbered(1, || {
-        let ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
+        let mut ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
         ctx.progress.executed(1, 0);
         Done {
             executions: 1,
             max_delays: 0,
             coverage: Coverage::of_execution(&ran.coverage),
+            orderings: std::mem::take(&mut ran.record.orderings),
             found: ran
                 .failure
                 .is_some()
