@@ -125,10 +125,15 @@ pub fn panic_message(output: &str) -> Option<String> {
     }
     // The simulator's own reports, which end a test without the panic
     // hook (`fail_quietly`): a failed simulation, and the poll watchdog.
-    if let Some(report) = output
-        .lines()
-        .find(|l| l.starts_with("simulation failed: ") || l.starts_with("sim_rt: the simulation"))
-    {
+    if let Some(report) = output.lines().find(|l| {
+        [
+            "simulation failed: ",
+            "sim_rt: the simulation",
+            "sim_rt: the thread",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+    }) {
         return Some(cut(report.trim(), 200));
     }
     // A test that returned `Err`: libtest prints `Error: {err:?}`.
@@ -228,6 +233,8 @@ mod tests {
         assert!(panic_message(watchdog)
             .unwrap()
             .starts_with("sim_rt: the simulation of t has been inside one poll"));
+        let waited = "sim_rt: the thread of t has been blocked in a real wait";
+        assert_eq!(panic_message(waited).as_deref(), Some(waited));
         let failed = "simulation failed: deadlock: no task can run\n  at simulated time 0ns";
         assert_eq!(
             panic_message(failed).as_deref(),

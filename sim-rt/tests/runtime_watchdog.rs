@@ -60,6 +60,29 @@ fn the_main_future_stuck_in_a_real_wait_is_reported_too() {
 }
 
 #[test]
+fn a_thread_waiting_for_tasks_only_block_on_could_run_is_reported() {
+    let out = child("child_waits_for_a_spawned_task", "0.5");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{err}");
+    assert!(
+        err.contains(
+            "sim_rt: the thread of child_waits_for_a_spawned_task has been blocked in a real wait"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("a simulation runs its tasks only while Runtime::block_on"),
+        "{err}"
+    );
+    assert!(err.contains("reproduce: SIM_SEED=7 cargo test"), "{err}");
+    // A wait with nothing left for block_on is not reported, nor is a
+    // short one before block_on runs the tasks.
+    let out = child("child_waits_then_drives", "0.5");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+}
+
+#[test]
 fn a_malformed_limit_is_a_clear_error() {
     let out = child("child_spins_in_a_task", "ten");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -119,4 +142,33 @@ fn child_sleeps_for_real() {
             std::thread::sleep(Duration::from_millis(1));
             std::thread::sleep(Duration::from_millis(1));
         });
+}
+
+#[test]
+#[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
+fn child_waits_for_a_spawned_task() {
+    let mut b = sim_rt::runtime::Builder::new_multi_thread();
+    b.exact_seed(7);
+    let rt = b.build().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // On tokio's multi-thread runtime a worker runs this at once.
+    rt.spawn(async move { tx.send(()).unwrap() });
+    rx.recv().unwrap();
+}
+
+#[test]
+#[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
+fn child_waits_then_drives() {
+    let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .build()
+        .unwrap();
+    // Nothing waits for block_on: a long real wait is no concern.
+    std::thread::sleep(Duration::from_millis(800));
+    let (tx, rx) = sim_rt::sync::oneshot::channel();
+    rt.spawn(async move { tx.send(1).unwrap() });
+    // Spawned tasks wait, but the wait is shorter than the limit.
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(rt.block_on(rx).unwrap(), 1);
+    // Finished: nothing is left for block_on.
+    std::thread::sleep(Duration::from_millis(800));
 }

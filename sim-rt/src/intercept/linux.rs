@@ -239,7 +239,9 @@ pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> 
     if in_simulation() {
         note_real_sleep();
     }
-    real!(c"nanosleep": unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int)(req, rem)
+    crate::runtime::watchdog::real_wait(|| {
+        real!(c"nanosleep": unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int)(req, rem)
+    })
 }
 
 /// Interposed `clock_nanosleep` (`std::thread::sleep_until`): as
@@ -259,7 +261,7 @@ pub unsafe extern "C" fn clock_nanosleep(
         note_real_sleep();
     }
     type Sleep = unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
-    real!(c"clock_nanosleep": Sleep)(clock, flags, req, rem)
+    crate::runtime::watchdog::real_wait(|| real!(c"clock_nanosleep": Sleep)(clock, flags, req, rem))
 }
 
 // ----- randomness ------------------------------------------------------------
@@ -362,7 +364,21 @@ pub unsafe extern "C" fn syscall(
         }
     }
     type Syscall = unsafe extern "C" fn(c_long, ...) -> c_long;
-    real!(c"syscall": Syscall)(num, a1, a2, a3, a4, a5, a6)
+    let forward = || real!(c"syscall": Syscall)(num, a1, a2, a3, a4, a5, a6);
+    // std's blocking waits (Mutex, Condvar, channels, Barrier, park,
+    // join): the poll watchdog ends one that waits for tasks only a
+    // `block_on` on this thread could run.
+    if num == libc::SYS_futex && is_futex_wait(a2) {
+        return crate::runtime::watchdog::real_wait(forward);
+    }
+    forward()
+}
+
+/// Whether futex operation `op` waits (`FUTEX_WAIT`, `FUTEX_WAIT_BITSET`),
+/// whatever its private and clock flags.
+fn is_futex_wait(op: c_long) -> bool {
+    let cmd = op as c_int & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
+    cmd == libc::FUTEX_WAIT || cmd == libc::FUTEX_WAIT_BITSET
 }
 
 // ----- threads and real I/O --------------------------------------------------

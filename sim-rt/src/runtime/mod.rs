@@ -70,7 +70,7 @@ mod story;
 pub(crate) mod task;
 pub(crate) mod timer;
 mod trace;
-mod watchdog;
+pub(crate) mod watchdog;
 pub(crate) mod world;
 
 pub use self::failure::{Failure, FailureKind};
@@ -813,6 +813,14 @@ impl Runtime {
 
     /// Simulated [`tokio::runtime::Runtime::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn): the task runs on the
     /// main host once the simulation is driven by `block_on`.
+    ///
+    /// # Differences from tokio
+    ///
+    /// A multi-thread tokio runtime runs the task on a worker at once; here
+    /// nothing runs it until a `block_on`. A thread that then waits for it
+    /// for real (a std channel, `thread::sleep`) would wait forever: after
+    /// `SIM_POLL_TIMEOUT` seconds (10 by default) the watchdog ends the
+    /// process saying so.
     #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where

@@ -11,6 +11,14 @@
 //! prints which task is stuck and the line that reproduces the run, and
 //! exits the process: the stuck thread cannot be unwound from outside.
 //!
+//! It also ends the other way a simulated test hangs: its thread waits
+//! for real (a std channel, `Barrier`, `thread::sleep`, a join) while tasks
+//! spawned on its runtime wait for a `block_on` to run them. tokio's
+//! multi-thread runtime runs spawned tasks on its workers at once; a
+//! simulation runs them only while something drives it. The interposed
+//! waits (`intercept`) mark the waits of a thread that owns such a runtime
+//! ([`real_wait`]).
+//!
 //! Reading real time here is fine: the watchdog never changes what a
 //! simulation does; it only ends a process that would otherwise hang.
 //!
@@ -38,6 +46,12 @@ pub(crate) struct PollWatch {
     at: AtomicPtr<Location<'static>>,
     /// The hosts' names, by index (pushed as hosts are made).
     hosts: Mutex<Vec<String>>,
+    /// Real waits of the owner thread begun plus ended, while no
+    /// `block_on` drives the simulation: odd while in one.
+    waits: AtomicU64,
+    /// Tasks wait for a `block_on` to run them: spawned while none drives
+    /// the simulation, or left unfinished when the last one returned.
+    undriven: std::sync::atomic::AtomicBool,
 }
 
 /// What the task in a poll is.
@@ -75,6 +89,11 @@ impl PollWatch {
     pub(crate) fn end(&self) {
         let n = self.polls.load(Ordering::Relaxed);
         self.polls.store((n | 1) + 1, Ordering::Release);
+    }
+
+    /// Whether tasks wait for a `block_on` (see [`PollWatch::undriven`]).
+    pub(crate) fn set_undriven(&self, undriven: bool) {
+        self.undriven.store(undriven, Ordering::Relaxed);
     }
 
     /// Host number `index` is named `name`.
@@ -150,6 +169,9 @@ fn parse_limit(raw: &str) -> Result<Option<Duration>, String> {
 struct Watched {
     key: u64,
     watch: Arc<PollWatch>,
+    /// The wait counter last sampled, and when it was first seen so.
+    seen_waits: u64,
+    waits_since: Instant,
     /// The simulation's thread (a test's thread is named after the test).
     thread: std::thread::Thread,
     seed: u64,
@@ -165,6 +187,51 @@ static WATCHED: Mutex<Vec<Watched>> = Mutex::new(Vec::new());
 
 thread_local! {
     static LINE: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+    /// The simulations this thread owns (registered here), for
+    /// [`real_wait`].
+    static OWNED: std::cell::RefCell<Vec<std::sync::Weak<PollWatch>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `wait`, a real blocking wait of this thread (interposed: a futex
+/// wait, a sleep), marked on each simulation this thread owns whose tasks
+/// wait for a `block_on` while none drives it, so that the watchdog can end
+/// a wait that would never end. Never panics and never allocates (called
+/// from `extern "C"` functions, maybe inside a lock); outside that case,
+/// a thread-local read.
+pub(crate) fn real_wait<R>(wait: impl FnOnce() -> R) -> R {
+    let marked = mark_waits(true);
+    let r = wait();
+    if marked {
+        mark_waits(false);
+    }
+    r
+}
+
+/// Begins (`begin`) or ends a real wait on this thread's undriven
+/// simulations; whether any was marked.
+fn mark_waits(begin: bool) -> bool {
+    OWNED
+        .try_with(|owned| {
+            let Ok(owned) = owned.try_borrow() else {
+                return false;
+            };
+            if owned.is_empty() || (begin && super::context::driving()) {
+                return false;
+            }
+            let mut any = false;
+            for w in owned.iter().filter_map(std::sync::Weak::upgrade) {
+                let n = w.waits.load(Ordering::Relaxed);
+                if begin && w.undriven.load(Ordering::Relaxed) {
+                    w.waits.store(n | 1, Ordering::Release);
+                    any = true;
+                } else if !begin && n % 2 == 1 {
+                    w.waits.store(n + 1, Ordering::Release);
+                }
+            }
+            any
+        })
+        .unwrap_or(false)
 }
 
 /// The line that reproduces the simulations this thread runs next, for
@@ -189,7 +256,15 @@ pub(crate) fn register(watch: &Arc<PollWatch>, seed: u64) -> Option<Registration
         line: LINE.with(|l| l.borrow().clone()),
         seen: watch.polls.load(Ordering::Relaxed),
         since: Instant::now(),
+        seen_waits: watch.waits.load(Ordering::Relaxed),
+        waits_since: Instant::now(),
     };
+    OWNED.with(|owned| {
+        if let Ok(mut owned) = owned.try_borrow_mut() {
+            owned.retain(|w| w.strong_count() > 0);
+            owned.push(Arc::downgrade(watch));
+        }
+    });
     WATCHED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -231,6 +306,14 @@ fn watch_forever(limit: Duration) -> ! {
         let stuck = {
             let mut all = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
             all.iter_mut().find_map(|w| {
+                let waits = w.watch.waits.load(Ordering::Acquire);
+                let undriven = w.watch.undriven.load(Ordering::Relaxed);
+                if waits != w.seen_waits || waits % 2 == 0 || !undriven {
+                    w.seen_waits = waits;
+                    w.waits_since = now;
+                } else if now.duration_since(w.waits_since) >= limit {
+                    return Some(report_undriven(w, now.duration_since(w.waits_since)));
+                }
                 let polls = w.watch.polls.load(Ordering::Acquire);
                 if polls != w.seen || polls % 2 == 0 {
                     w.seen = polls;
@@ -251,8 +334,9 @@ fn watch_forever(limit: Duration) -> ! {
     }
 }
 
-/// The report of a simulation stuck in a poll for `stuck_for`.
-fn report(w: &Watched, stuck_for: Duration) -> String {
+/// The line that reproduces `w`'s run, and " of <test>" when its thread
+/// is a test's.
+fn line_and_test(w: &Watched) -> (String, String) {
     let line = match &w.line {
         Some(line) => line.to_string(),
         None => format!(
@@ -266,6 +350,28 @@ fn report(w: &Watched, stuck_for: Duration) -> String {
         .name()
         .filter(|n| *n != "main")
         .map_or(String::new(), |n| format!(" of {n}"));
+    (line, test)
+}
+
+/// The report of a simulation whose thread has waited for real for
+/// `waited` while its tasks wait for a `block_on`.
+fn report_undriven(w: &Watched, waited: Duration) -> String {
+    let (line, test) = line_and_test(w);
+    format!(
+        "\nsim_rt: the thread{test} has been blocked in a real wait (a std channel, Mutex, \
+         Barrier or Condvar, thread::sleep, a join) for {waited:.1?} while tasks spawned on its \
+         simulated runtime wait to run: a simulation runs its tasks only while Runtime::block_on \
+         (or #[tokio::test]) drives it, not on worker threads as tokio's multi-thread runtime \
+         does, so nothing can run them and the wait never ends. Wait inside block_on \
+         (rt.block_on(..)) on a tokio::sync channel or the task's JoinHandle instead.\n  \
+         reproduce: {line}\n  \
+         (SIM_POLL_TIMEOUT sets this limit in seconds, 0 turns it off.) Ending the process.\n"
+    )
+}
+
+/// The report of a simulation stuck in a poll for `stuck_for`.
+fn report(w: &Watched, stuck_for: Duration) -> String {
+    let (line, test) = line_and_test(w);
     format!(
         "\nsim_rt: the simulation{test} has been inside one poll for {stuck_for:.1?} of real \
          time, and nothing simulated moves until it returns:\n  \

@@ -296,6 +296,9 @@ pub(crate) struct World {
     wakes: Arc<WakeQueue>,
     /// What the poll watchdog reads (see `watchdog`).
     watch: Arc<watchdog::PollWatch>,
+    /// The watchdog watches this simulation while it lives (`None`: the
+    /// watchdog is off).
+    _watched: Option<watchdog::Registration>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
     pub(crate) entropy: crate::intercept::Entropy,
@@ -350,6 +353,8 @@ impl World {
         const DAY: u64 = 86_400_000_000_000;
         let start = Duration::from_nanos(DAY + rng.next_u64() % (365 * DAY));
         let seed = config.seed;
+        let watch: Arc<watchdog::PollWatch> = Arc::default();
+        let watched = watchdog::register(&watch, seed);
         let trace = if config.full_trace {
             Trace::full(seed)
         } else {
@@ -410,7 +415,8 @@ impl World {
             park_hooks,
             scheduler: RefCell::new(scheduler),
             wakes: Arc::new(WakeQueue::default()),
-            watch: Arc::default(),
+            watch,
+            _watched: watched,
             net: RefCell::new(net),
             entropy: crate::intercept::Entropy::new(seed),
             fs: RefCell::new(fs),
@@ -524,6 +530,10 @@ impl World {
         F: Future + 'static,
         F::Output: 'static,
     {
+        if !context::driving() {
+            // Nothing runs it until a `block_on` does.
+            self.watch.set_undriven(true);
+        }
         let mut core = self.core.borrow_mut();
         let id = Self::next_id(&mut core);
         if core.failed {
@@ -827,7 +837,21 @@ impl World {
     /// Runs `fut` as the main task until it completes or the simulation
     /// fails; on failure every task has been dropped.
     pub(crate) fn try_block_on<F: Future>(self: &Rc<Self>, fut: F) -> Result<F::Output, Failure> {
-        let _watched = watchdog::register(&self.watch, self.seed());
+        // Tasks left unfinished when this returns wait for the next
+        // `block_on` (the watchdog's "undriven" case).
+        struct Undriven<'a>(&'a World);
+        impl Drop for Undriven<'_> {
+            fn drop(&mut self) {
+                let left = self
+                    .0
+                    .core
+                    .try_borrow()
+                    .is_ok_and(|c| c.tasks.iter().any(|(_, t)| !t.finished));
+                self.0.watch.set_undriven(left);
+            }
+        }
+        self.watch.set_undriven(false);
+        let _undriven = Undriven(self);
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
         let mut fut = std::pin::pin!(fut);
