@@ -299,6 +299,8 @@ pub(crate) struct World {
     /// The watchdog watches this simulation while it lives (`None`: the
     /// watchdog is off).
     _watched: Option<watchdog::Registration>,
+    /// A `block_on` drives the simulation now.
+    driven: std::cell::Cell<bool>,
     pub(crate) net: RefCell<NetState>,
     /// What intercepted OS randomness reads (`crate::intercept`).
     pub(crate) entropy: crate::intercept::Entropy,
@@ -417,6 +419,7 @@ impl World {
             wakes: Arc::new(WakeQueue::default()),
             watch,
             _watched: watched,
+            driven: std::cell::Cell::new(false),
             net: RefCell::new(net),
             entropy: crate::intercept::Entropy::new(seed),
             fs: RefCell::new(fs),
@@ -530,7 +533,7 @@ impl World {
         F: Future + 'static,
         F::Output: 'static,
     {
-        if !context::driving() {
+        if !self.driven.get() {
             // Nothing runs it until a `block_on` does.
             self.watch.set_undriven(true);
         }
@@ -842,6 +845,7 @@ impl World {
         struct Undriven<'a>(&'a World);
         impl Drop for Undriven<'_> {
             fn drop(&mut self) {
+                self.0.driven.set(false);
                 let left = self
                     .0
                     .core
@@ -851,6 +855,7 @@ impl World {
             }
         }
         self.watch.set_undriven(false);
+        self.driven.set(true);
         let _undriven = Undriven(self);
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
