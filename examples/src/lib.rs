@@ -15,6 +15,7 @@
 //! | [`counter`] | a counter over UDP with request numbers and retries, on a network that duplicates datagrams | the server applies a duplicated request twice (needs a duplicate) |
 //! | [`quorum`] | a register on 3 replicas over UDP, writes to all, reads from the first two answers | replicas keep values in memory only: two restarts leave a read quorum without the value (needs two faults) |
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
+//! | [`lease`] | a lease server over UDP, 2 clients that renew the lease while they work under it | a holder counts its lease from the renewal's reply, not its request: cut off by a partition, it acts on past the server's expiry |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -41,6 +42,7 @@ pub mod election;
 #[cfg(doctest)]
 mod guide;
 pub mod kv;
+pub mod lease;
 pub mod linearizability;
 mod lines;
 pub mod lock;

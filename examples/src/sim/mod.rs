@@ -20,6 +20,7 @@ pub mod chain_explorer;
 pub mod counter;
 pub mod election;
 pub mod kv;
+pub mod lease;
 #[path = "../lines.rs"]
 mod lines;
 pub mod lock;
@@ -61,6 +62,7 @@ pub fn cases() -> Vec<Case> {
         registry::case(),
         counter::case(),
         quorum::case(),
+        lease::case(),
     ]
 }
 

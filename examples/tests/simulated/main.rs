@@ -10,6 +10,7 @@ mod chain;
 mod counter;
 mod election;
 mod kv;
+mod lease;
 mod liveness;
 mod lock;
 mod quorum;
