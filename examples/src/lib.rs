@@ -16,6 +16,7 @@
 //! | [`quorum`] | a register on 3 replicas over UDP, writes to all, reads from the first two answers | replicas keep values in memory only: two restarts leave a read quorum without the value (needs two faults) |
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
 //! | [`lease`] | a lease server over UDP, 2 clients that renew the lease while they work under it | a holder counts its lease from the renewal's reply, not its request: cut off by a partition, it acts on past the server's expiry |
+//! | [`quorum_read`] | a register on 3 replicas over UDP with majority writes and reads, on a lossy network | a read returns the newest of its two answers without writing it back: a later read can return an older value |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -47,6 +48,7 @@ pub mod linearizability;
 mod lines;
 pub mod lock;
 pub mod quorum;
+pub mod quorum_read;
 pub mod raft;
 pub mod registry;
 pub mod twopc;

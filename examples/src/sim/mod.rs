@@ -25,6 +25,7 @@ pub mod lease;
 mod lines;
 pub mod lock;
 pub mod quorum;
+pub mod quorum_read;
 pub mod raft;
 pub mod registry;
 pub mod twopc;
@@ -63,6 +64,7 @@ pub fn cases() -> Vec<Case> {
         counter::case(),
         quorum::case(),
         lease::case(),
+        quorum_read::case(),
     ]
 }
 

@@ -14,6 +14,7 @@ mod lease;
 mod liveness;
 mod lock;
 mod quorum;
+mod quorum_read;
 mod raft;
 mod registry;
 mod shrink;
