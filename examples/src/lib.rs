@@ -17,6 +17,7 @@
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
 //! | [`lease`] | a lease server over UDP, 2 clients that renew the lease while they work under it | a holder counts its lease from the renewal's reply, not its request: cut off by a partition, it acts on past the server's expiry |
 //! | [`quorum_read`] | a register on 3 replicas over UDP with majority writes and reads, on a lossy network | a read returns the newest of its two answers without writing it back: a later read can return an older value |
+//! | [`shards`] | a name directory in two locked shards on one host, a write-ahead journal of moves with group commit, checkpoints | a move lets the source shard go before journaling: a checkpoint between the sync and the insert includes the move but not the name (four tasks in one order) |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -51,5 +52,6 @@ pub mod quorum;
 pub mod quorum_read;
 pub mod raft;
 pub mod registry;
+pub mod shards;
 pub mod twopc;
 pub mod wal;

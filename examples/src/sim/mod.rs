@@ -28,6 +28,7 @@ pub mod quorum;
 pub mod quorum_read;
 pub mod raft;
 pub mod registry;
+pub mod shards;
 pub mod twopc;
 pub mod wal;
 
@@ -65,6 +66,7 @@ pub fn cases() -> Vec<Case> {
         quorum::case(),
         lease::case(),
         quorum_read::case(),
+        shards::case(),
     ]
 }
 

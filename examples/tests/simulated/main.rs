@@ -17,6 +17,7 @@ mod quorum;
 mod quorum_read;
 mod raft;
 mod registry;
+mod shards;
 mod shrink;
 mod twopc;
 mod wal;
