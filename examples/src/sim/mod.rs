@@ -19,6 +19,7 @@ pub mod chain;
 pub mod chain_explorer;
 pub mod counter;
 pub mod election;
+pub mod flusher;
 pub mod kv;
 pub mod lease;
 #[path = "../lines.rs"]
@@ -67,6 +68,7 @@ pub fn cases() -> Vec<Case> {
         lease::case(),
         quorum_read::case(),
         shards::case(),
+        flusher::case(),
     ]
 }
 

@@ -9,6 +9,7 @@ mod sim;
 mod chain;
 mod counter;
 mod election;
+mod flusher;
 mod kv;
 mod lease;
 mod liveness;
