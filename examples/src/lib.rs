@@ -15,6 +15,10 @@
 //! | [`counter`] | a counter over UDP with request numbers and retries, on a network that duplicates datagrams | the server applies a duplicated request twice (needs a duplicate) |
 //! | [`quorum`] | a register on 3 replicas over UDP, writes to all, reads from the first two answers | replicas keep values in memory only: two restarts leave a read quorum without the value (needs two faults) |
 //! | [`election`] | Raft's leader election, 3 nodes over UDP, staggered timeouts | a node follows a disruptive candidate while it hears a live leader: under a partition of the leader from one node the office changes hands forever (liveness) |
+//! | [`lease`] | a lease server over UDP, 2 clients that renew the lease while they work under it | a holder counts its lease from the renewal's reply, not its request: cut off by a partition, it acts on past the server's expiry |
+//! | [`quorum_read`] | a register on 3 replicas over UDP with majority writes and reads, on a lossy network | a read returns the newest of its two answers without writing it back: a later read can return an older value |
+//! | [`shards`] | a name directory in two locked shards on one host, a write-ahead journal of moves with group commit, checkpoints | a move lets the source shard go before journaling: a checkpoint between the sync and the insert includes the move but not the name (four tasks in one order) |
+//! | [`flusher`] | a key-value store over TCP: a data file of writes, a background flusher (group commit), a compactor that renames a rewritten copy into place | the compactor renames its copy into place unsynced and leaves the sync to the flusher: a crash in between empties the store |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -38,14 +42,18 @@ extern crate sim_rt as tokio;
 pub mod chain;
 pub mod counter;
 pub mod election;
+pub mod flusher;
 #[cfg(doctest)]
 mod guide;
 pub mod kv;
+pub mod lease;
 pub mod linearizability;
 mod lines;
 pub mod lock;
 pub mod quorum;
+pub mod quorum_read;
 pub mod raft;
 pub mod registry;
+pub mod shards;
 pub mod twopc;
 pub mod wal;

@@ -19,13 +19,17 @@ pub mod chain;
 pub mod chain_explorer;
 pub mod counter;
 pub mod election;
+pub mod flusher;
 pub mod kv;
+pub mod lease;
 #[path = "../lines.rs"]
 mod lines;
 pub mod lock;
 pub mod quorum;
+pub mod quorum_read;
 pub mod raft;
 pub mod registry;
+pub mod shards;
 pub mod twopc;
 pub mod wal;
 
@@ -61,6 +65,10 @@ pub fn cases() -> Vec<Case> {
         registry::case(),
         counter::case(),
         quorum::case(),
+        lease::case(),
+        quorum_read::case(),
+        shards::case(),
+        flusher::case(),
     ]
 }
 
