@@ -1104,6 +1104,7 @@ impl World {
         (id, waker, span)
     }
 
+    #[inline]
     fn set_running(&self, current: Option<Current>) {
         if current.is_none() {
             self.watch.end();

@@ -47,6 +47,7 @@ thread_local! {
 
 /// Sets the budget: `true` gives the running task a fresh one, `false`
 /// removes it (between polls). Called by the executor around every poll.
+#[inline]
 pub(crate) fn start_poll(polling: bool) {
     BUDGET.with(|b| b.set(polling.then_some(INITIAL)));
     if polling {
