@@ -222,10 +222,11 @@ impl Explorer {
     }
 
     /// Runs the adaptive portfolio (also `SIM_SEARCH=adaptive`): the
-    /// default portfolio's members and the other built-in walks (uniform,
-    /// PCT, swarm), interleaved as the default interleaves, but in
-    /// generations of 32 planned executions whose shares follow each
-    /// member's recent rate of new *orderings*: at each host, which kind of
+    /// default portfolio's members (its weights as their starting shares)
+    /// and the other built-in walks (uniform, PCT, swarm), interleaved as
+    /// the default interleaves, but in generations of 16 planned executions
+    /// whose shares are each member's starting share times its recent rate
+    /// of new *orderings*: at each host, which kind of
     /// event (a packet from a given host, a timer, a stop or start, a link
     /// change, a loss) followed which, in no earlier execution. Every
     /// member keeps at least an eighth of the best one's share.

@@ -118,9 +118,9 @@ pub(crate) fn default_members() -> Vec<Member> {
     ]
 }
 
-/// The adaptive portfolio's members, in order: the default's, and the
-/// other built-in walks (uniform, PCT, uniform swarm), each starting with
-/// the same share.
+/// The adaptive portfolio's members, in order: the default's, with its
+/// weights as their starting shares, and the other built-in walks
+/// (uniform, PCT, uniform swarm) with a share of 1 each.
 pub(crate) fn adaptive_members() -> Vec<Member> {
     let mut members = default_members();
     members.push(Member::new(
@@ -386,7 +386,10 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
     }
     let mut learner = Learner::new(members.iter().map(|m| m.weight).collect());
     let mut next: Vec<u64> = start;
-    while report.executions < ctx.executions && report.failure.is_none() {
+    // The budget counts planned executions of every shard's units, as the
+    // default's single plan does: a shard runs its part of each generation.
+    let mut planned = first;
+    while planned < ctx.executions && report.failure.is_none() {
         let weighted: Vec<Member> = members
             .iter()
             .zip(learner.weights())
@@ -395,23 +398,21 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                 ..m.clone()
             })
             .collect();
-        let budget = GENERATION.min(ctx.executions - report.executions);
+        let budget = GENERATION.min(ctx.executions - planned);
         let plan = Interleaving::new(&weighted, own.clone(), spent.clone(), next.clone(), budget);
         if plan.units.is_empty() {
             break;
         }
         for &(m, l) in &plan.units {
-            spent[m] += own[m].cost(l).expect("planned units have a cost");
+            let cost = own[m].cost(l).expect("planned units have a cost");
+            spent[m] += cost;
+            planned += cost;
             next[m] = next[m].max(l + 1);
         }
-        let before = report.executions;
         pool::run_observed(ctx, &plan, &mut report, line, work, |unit, done| {
             learner.learn(unit.member, done)
         });
         learner.end_generation();
-        if report.executions == before {
-            break; // nothing ran (a shard with no unit of this generation)
-        }
     }
     report
 }

@@ -23,7 +23,7 @@
 //! simulation does; it only ends a process that would otherwise hang.
 //!
 //! What a poll publishes costs a few relaxed stores ([`PollWatch::begin`]);
-//! a simulation registers once per `block_on`.
+//! a simulation registers once, when it is built, until it is dropped.
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicU8, Ordering};
