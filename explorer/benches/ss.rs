@@ -10,6 +10,10 @@
 //!
 //! - `ss_rtc_1_job`: one thread.
 //! - `ss_rtc_2_jobs`: two threads (the machine's cores).
+//! - `walk_1_job`, `default_1_job`, `adaptive_1_job`: the same protocol
+//!   under a uniform random walk, the default portfolio and the adaptive
+//!   portfolio, one thread: what a search costs per execution on top of
+//!   the simulation.
 //!
 //! Run with `cargo bench -p explorer --bench ss`; for CPU time and system
 //! calls, `SIM_BENCH_ONCE=<jobs> perf stat -e task-clock <the bench
@@ -18,7 +22,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, Criterion, Throughput};
-use explorer::{Explorer, Rtc, Sampling};
+use explorer::{Explorer, Random, Rtc, Sampling, Walk};
 use sim_rt::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use sim_rt::net::{TcpListener, TcpStream};
 use sim_rt::sim;
@@ -83,9 +87,16 @@ async fn protocol() {
 }
 
 fn explore(jobs: usize) -> u64 {
-    let report = Explorer::new()
-        .explorer(Rtc::default())
-        .search(Sampling::new(3))
+    explore_with(
+        Explorer::new()
+            .explorer(Rtc::default())
+            .search(Sampling::new(3)),
+        jobs,
+    )
+}
+
+fn explore_with(explorer: Explorer, jobs: usize) -> u64 {
+    let report = explorer
         .executions(EXECUTIONS)
         .jobs(jobs)
         .progress(false)
@@ -101,6 +112,14 @@ fn bench(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(10));
     g.bench_function("ss_rtc_1_job", |b| b.iter(|| explore(1)));
     g.bench_function("ss_rtc_2_jobs", |b| b.iter(|| explore(2)));
+    let walk = || Explorer::new().explorer(Random::default()).search(Walk);
+    g.bench_function("walk_1_job", |b| b.iter(|| explore_with(walk(), 1)));
+    g.bench_function("default_1_job", |b| {
+        b.iter(|| explore_with(Explorer::new(), 1))
+    });
+    g.bench_function("adaptive_1_job", |b| {
+        b.iter(|| explore_with(Explorer::new().adaptive(), 1))
+    });
     g.finish();
 }
 

@@ -109,9 +109,13 @@ pub(crate) fn size(schedule: &[Deviation], trace: &Trace) -> ExecutionSize {
 }
 
 /// The schedule that makes a walk's execution without random data: its
-/// non-default data choices, as deviations.
-pub(crate) fn data_choices(trace: &Trace) -> Vec<Deviation> {
-    trace
+/// non-default data choices, as deviations, and the delays of its own
+/// `schedule` (a mutated walk's).
+pub(crate) fn data_choices(trace: &Trace, schedule: &[Deviation]) -> Vec<Deviation> {
+    let delays = schedule
+        .iter()
+        .filter(|&&(at, _)| !matches!(trace.step_at(at.into()), Some(Step::Choose { .. })));
+    let mut all: Vec<Deviation> = trace
         .positions()
         .iter()
         .zip(trace.steps())
@@ -119,7 +123,10 @@ pub(crate) fn data_choices(trace: &Trace) -> Vec<Deviation> {
             Step::Choose { index, .. } if index > 0 => Some((at as u32, index)),
             _ => None,
         })
-        .collect()
+        .chain(delays.copied())
+        .collect();
+    all.sort_unstable();
+    all
 }
 
 /// How a failure is told apart from others.

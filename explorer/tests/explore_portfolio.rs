@@ -222,3 +222,60 @@ fn the_adaptive_portfolio_finds_replays_and_does_not_depend_on_the_jobs() {
         .run(lost_update);
     assert_eq!(again.failure.expect("replayed").trace, f.trace);
 }
+
+/// The adaptive portfolio's mutations of its walks: some seed's storm is
+/// found by one (a kept walk run again with changed choices); its failure
+/// says so, gives no seed line (the seed alone is not that walk), and both
+/// its token and its shrunk token replay it.
+#[test]
+fn an_adaptive_mutations_failure_says_so_and_replays() {
+    let (report, f) = (0..20)
+        .find_map(|seed| {
+            let report = storm()
+                .adaptive()
+                .seed(seed)
+                .executions(2_000)
+                .run(three_resets);
+            let f = report.failure.clone()?;
+            f.found_by.contains("mutation").then_some((report, f))
+        })
+        .expect("a mutation finds the storm on one of 20 seeds");
+    assert!(report.to_string().contains(&f.found_by), "{report}");
+    assert!(f.seed_command.is_none(), "{:?}", f.seed_command);
+    let shrunk = f.shrunk.as_ref().expect("failures are shrunk by default");
+    assert!(
+        !shrunk.original.schedule.is_empty(),
+        "a mutated walk deviates"
+    );
+    let again = storm().replay(f.token.to_string()).run(three_resets);
+    assert_eq!(again.failure.expect("replayed").trace, f.trace);
+    let original = storm()
+        .replay(shrunk.original.to_string())
+        .shrink(0)
+        .run(three_resets);
+    assert!(original.failed(), "the walk as found replays too");
+}
+
+/// Under `SIM_SHARD` the adaptive portfolio's shards run their part of
+/// each generation: a shard's result does not depend on the jobs, and the
+/// failure a shard finds replays.
+#[test]
+fn adaptive_shards_do_not_depend_on_the_jobs() {
+    let run = |shard, jobs| {
+        let report = storm()
+            .adaptive()
+            .executions(3_000)
+            .shard(shard, 2)
+            .jobs(jobs)
+            .run(three_resets);
+        report
+            .failure
+            .map(|f| (report.executions, f.token.to_string()))
+    };
+    for shard in 0..2 {
+        let one = run(shard, 1);
+        assert_eq!(one, run(shard, 2));
+        let (_, token) = one.expect("each shard finds the storm");
+        assert!(storm().replay(token).run(three_resets).failed());
+    }
+}

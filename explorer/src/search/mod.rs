@@ -178,6 +178,12 @@ impl Ctx<'_> {
             .trace
             .as_ref()
             .expect("a failed execution keeps its trace");
+        // A walk with deviations (a mutated one) is not its seed's walk.
+        let by_seed = match self.search {
+            "ss" => true,
+            "walk" | "swarm" => schedule.is_empty(),
+            _ => false,
+        };
         let original = self.token(seed, schedule, trace, self.search);
         let original_command = format!("SIM_REPLAY={original} {}", self.command);
         let (mut ran, schedule, search, shrunk) = if shrink > 0 {
@@ -197,10 +203,7 @@ impl Ctx<'_> {
         let trace = ran.trace.expect("a failed execution keeps its trace");
         let token = self.token(seed, &schedule, &trace, search);
         let command = format!("SIM_REPLAY={token} {}", self.command);
-        let seed_command = match self.search {
-            "ss" | "walk" | "swarm" => Some(self.seed_line(seed)),
-            _ => None,
-        };
+        let seed_command = by_seed.then(|| self.seed_line(seed));
         // Once more, to tell it in words and draw it (unless this search
         // only needs to know that it failed).
         let (story, picture, shiviz) = if self.describe {
@@ -344,7 +347,7 @@ impl Ctx<'_> {
                 .as_ref()
                 .expect("a failed execution keeps its trace");
             let converted = Exec {
-                schedule: shrink::data_choices(trace),
+                schedule: shrink::data_choices(trace, schedule),
                 random_data: false,
                 swarm: false,
                 ..base.clone()

@@ -65,6 +65,20 @@ pub(super) struct Done {
     /// Its executions' orderings (`orderings.rs`), sorted and distinct;
     /// empty unless the adaptive search tracks them.
     pub(super) orderings: Vec<u64>,
+    /// The execution, kept to be mutated (the adaptive search's walks).
+    pub(super) kept: Option<Kept>,
+}
+
+/// A walk execution as the adaptive search's corpus keeps it: enough to
+/// run it again with changed choices.
+#[derive(Debug, Clone)]
+pub(super) struct Kept {
+    /// The portfolio member whose explorer and data choices it ran with.
+    pub(super) member: usize,
+    pub(super) seed: u64,
+    pub(super) schedule: Vec<crate::schedule::Deviation>,
+    /// Its choice points with more than one option.
+    pub(super) branches: Vec<crate::guided::Branch>,
 }
 
 /// `into` (sorted, distinct) with `more` (sorted, distinct) added.

@@ -35,7 +35,11 @@ use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::Deviation;
 
-use super::pool::{self, unit_seed, Done, Plan, Unit, Units};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use sim_rt::scheduler::{derive_seed, uniform};
+
+use super::pool::{self, unit_seed, Done, Kept, Plan, Unit, Units};
 use super::{ss, walk, Ctx, Sampling, Search};
 
 /// Makes a fresh explorer for each execution.
@@ -52,6 +56,12 @@ pub(crate) enum Kind {
     /// data option) at a branching point of it, in order. Finite: a member
     /// whose units run out leaves the interleaving.
     Sweep,
+    /// The adaptive portfolio's mutations: each unit takes a walk from the
+    /// corpus (walks, of any walk member, that showed orderings no earlier
+    /// execution had) and runs it again with one or two of its choices
+    /// changed (see [`mutate`]). With the corpus still empty it runs a
+    /// fresh walk of the first walk member.
+    Mutate,
 }
 
 /// One strategy of a portfolio.
@@ -83,6 +93,7 @@ impl Member {
         match &self.kind {
             Kind::Search(s) => s.name(),
             Kind::Sweep => "ses",
+            Kind::Mutate => "walk",
         }
     }
 
@@ -94,6 +105,7 @@ impl Member {
                 "first-delay sweep (ses, at most 1 delay) with {}",
                 self.explorer
             ),
+            Kind::Mutate => "mutations of its walks".to_string(),
         }
     }
 
@@ -138,6 +150,7 @@ pub(crate) fn adaptive_members() -> Vec<Member> {
         Kind::Search(super::Swarm.into()),
         1,
     ));
+    members.push(Member::new(Pct::new(3), Kind::Mutate, 1));
     members
 }
 
@@ -287,7 +300,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
     for (m, member) in members.iter().enumerate() {
         own.push(match &member.kind {
             Kind::Search(Search::Sampling(s)) => Own::Plan(s.plan()),
-            Kind::Search(_) => Own::Plan(Plan::walks()),
+            Kind::Search(_) | Kind::Mutate => Own::Plan(Plan::walks()),
             Kind::Sweep => {
                 assert!(sweep.is_empty(), "a portfolio has at most one sweep");
                 let c = &ctxs[m];
@@ -327,14 +340,56 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             // The sweep's unit l is exhaustive search's execution l + 1.
             Kind::Sweep => format!("SIM_EXECUTIONS={} {}", u.index + 1, c.seed_line(u.seed)),
             Kind::Search(_) => c.seed_line(u.seed),
+            // Depends on the corpus: the exploration reaches it again.
+            Kind::Mutate => ctx.seed_line(ctx.seed),
         }
     };
+    // The adaptive portfolio's walks, kept when they showed new orderings,
+    // and the first walk member (a mutation's stand-in while it is empty).
+    let corpus: std::sync::RwLock<Arc<Vec<Kept>>> = Default::default();
+    let first_walk = members
+        .iter()
+        .position(|m| matches!(m.kind, Kind::Search(Search::Walk(_) | Search::Swarm(_))));
+    let is_swarm = |m: usize| matches!(members[m].kind, Kind::Search(Search::Swarm(_)));
     let work = |unit: Unit| {
         let c = &ctxs[unit.member];
         match &members[unit.member].kind {
             Kind::Search(Search::Sampling(_)) => ss::sample(c, unit),
+            Kind::Search(Search::Swarm(_) | Search::Walk(_)) if adaptive => walk::guided(
+                c,
+                unit.seed,
+                is_swarm(unit.member),
+                Vec::new(),
+                Some(unit.member),
+            ),
             Kind::Search(Search::Swarm(_)) => walk::execution(c, unit, true),
             Kind::Search(_) => walk::execution(c, unit, false),
+            Kind::Mutate => {
+                let entries = corpus.read().unwrap_or_else(|e| e.into_inner()).clone();
+                let mut rng =
+                    Xoshiro256PlusPlus::seed_from_u64(derive_seed(unit.seed, MUTATE_STREAM));
+                let Some(parent) =
+                    (!entries.is_empty()).then(|| &entries[uniform(&mut rng, entries.len())])
+                else {
+                    let m = first_walk.expect("an adaptive portfolio has a walk member");
+                    return walk::guided(&ctxs[m], unit.seed, is_swarm(m), Vec::new(), Some(m));
+                };
+                let m = parent.member;
+                let mut done = walk::guided(
+                    &ctxs[m],
+                    parent.seed,
+                    is_swarm(m),
+                    mutate(parent, &mut rng),
+                    Some(m),
+                );
+                if let Some(found) = &mut done.found {
+                    found.found_by = format!(
+                        "the adaptive portfolio's mutations of its walks (a mutation of {})",
+                        members[m].describe()
+                    );
+                }
+                done
+            }
             Kind::Sweep => {
                 let (deviation, at) = sweep[unit.index as usize - 1];
                 let schedule = vec![deviation];
@@ -369,6 +424,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                         max_delays: 1,
                         coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
                         orderings: std::mem::take(&mut ran.record.orderings),
+                        kept: None,
                         found: ran
                             .failure
                             .is_some()
@@ -409,10 +465,21 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             planned += cost;
             next[m] = next[m].max(l + 1);
         }
+        let mut keep = Vec::new();
         pool::run_observed(ctx, &plan, &mut report, line, work, |unit, done| {
-            learner.learn(unit.member, done)
+            if learner.learn(unit.member, done) > 0 {
+                keep.extend(done.kept.clone());
+            }
         });
         learner.end_generation();
+        if !keep.is_empty() {
+            let mut c = corpus.write().unwrap_or_else(|e| e.into_inner());
+            let mut entries: Vec<Kept> = c.as_ref().clone();
+            entries.extend(keep);
+            let over = entries.len().saturating_sub(CORPUS);
+            entries.drain(..over);
+            *c = Arc::new(entries);
+        }
     }
     report
 }
@@ -423,6 +490,41 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
 /// depend on `SIM_JOBS`. (Under `SIM_SHARD` each shard learns from its own
 /// units.)
 const GENERATION: u64 = 16;
+
+/// The most walks the corpus keeps: past it, the oldest go.
+const CORPUS: usize = 256;
+
+/// Generator stream for a mutation's choices.
+const MUTATE_STREAM: u64 = 0x4d55;
+
+/// `parent`'s deviations with one or two changes, each at a uniformly
+/// random branching choice point of its execution: one more delay at a
+/// pick, another option at a data choice (a fault where it had none, or
+/// another draw); or, a quarter of the time, one deviation dropped. The
+/// parent's seed stays, so the walk is the same up to the first change.
+fn mutate(parent: &Kept, rng: &mut Xoshiro256PlusPlus) -> Vec<Deviation> {
+    let mut schedule = parent.schedule.clone();
+    for _ in 0..1 + uniform(rng, 2) {
+        if !schedule.is_empty() && uniform(rng, 4) == 0 {
+            schedule.remove(uniform(rng, schedule.len()));
+            continue;
+        }
+        if parent.branches.is_empty() {
+            break;
+        }
+        let b = parent.branches[uniform(rng, parent.branches.len())];
+        let option = |rng: &mut Xoshiro256PlusPlus| 1 + uniform(rng, b.options as usize - 1) as u32;
+        match schedule.binary_search_by_key(&b.at, |d| d.0) {
+            Ok(i) if b.pick => schedule[i].1 += 1,
+            Ok(i) => schedule[i].1 = option(rng),
+            Err(i) => {
+                let action = if b.pick { 1 } else { option(rng) };
+                schedule.insert(i, (b.at, action));
+            }
+        }
+    }
+    schedule
+}
 
 /// The adaptive portfolio's shares: each member's is its recent rate of
 /// new orderings (ones no earlier execution showed) per execution, with a
@@ -450,7 +552,8 @@ impl Learner {
         }
     }
 
-    fn learn(&mut self, member: usize, done: &Done) {
+    /// Counts `done`'s new orderings for `member`, and returns them.
+    fn learn(&mut self, member: usize, done: &Done) -> u64 {
         let new = done
             .orderings
             .iter()
@@ -458,6 +561,7 @@ impl Learner {
             .count() as u64;
         self.novel[member] += new * 1024;
         self.ran[member] += done.executions * 1024;
+        new
     }
 
     fn end_generation(&mut self) {
@@ -579,6 +683,32 @@ mod tests {
                 bound: 1,
                 member: 0
             }
+        );
+    }
+
+    /// A mutation changes one or two choices at the parent's branching
+    /// points and keeps a schedule (sorted, every action at least 1).
+    #[test]
+    fn mutations_stay_schedules_at_the_parents_choice_points() {
+        let branch = |at, options, pick| Branch { at, options, pick };
+        let parent = Kept {
+            member: 0,
+            seed: 7,
+            schedule: vec![(3, 2)],
+            branches: vec![branch(1, 2, true), branch(3, 3, true), branch(8, 4, false)],
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut changed = 0;
+        for _ in 0..200 {
+            let s = mutate(&parent, &mut rng);
+            assert!(s.windows(2).all(|w| w[0].0 < w[1].0), "{s:?}");
+            assert!(s.iter().all(|&(at, a)| a >= 1 && [1, 3, 8].contains(&at)));
+            assert!(s.iter().all(|&(at, a)| at != 8 || a <= 3), "{s:?}");
+            changed += usize::from(s != parent.schedule);
+        }
+        assert!(
+            changed > 150,
+            "{changed} of 200 mutations changed something"
         );
     }
 

@@ -190,6 +190,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 found: Some(found),
                 coverage,
                 orderings,
+                kept: None,
             };
         }
         if delays >= unit.bound {
@@ -199,6 +200,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 found: None,
                 coverage,
                 orderings,
+                kept: None,
             };
         }
         // The last segment: branching points from the last delay on (after
@@ -218,6 +220,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 found: None,
                 coverage,
                 orderings,
+                kept: None,
             };
         }
         let b = segment[uniform(&mut rng, segment.len())];

@@ -15,7 +15,9 @@ use crate::coverage::Coverage;
 use crate::exec::Exec;
 use crate::report::Report;
 
-use super::pool::{self, Done, Plan, Unit};
+use crate::schedule::Deviation;
+
+use super::pool::{self, Done, Kept, Plan, Unit};
 use super::Ctx;
 
 /// Independent executions of a randomized explorer (the baselines: uniform
@@ -60,19 +62,42 @@ pub(super) fn run(ctx: &Ctx<'_>, swarm: bool) -> Report {
 
 /// One walk execution.
 pub(super) fn execution(ctx: &Ctx<'_>, unit: Unit, swarm: bool) -> Done {
+    guided(ctx, unit.seed, swarm, Vec::new(), None)
+}
+
+/// A walk execution with seed `seed` and the deviations `schedule` (a
+/// mutated walk of the adaptive search, which keeps it for member `keep`
+/// with its branching choice points).
+pub(super) fn guided(
+    ctx: &Ctx<'_>,
+    seed: u64,
+    swarm: bool,
+    schedule: Vec<Deviation>,
+    keep: Option<usize>,
+) -> Done {
     let search = if swarm { "swarm" } else { "walk" };
     ctx.numbered(1, || {
-        let mut ran = ctx.target.run(Exec::of(unit.seed, Vec::new(), search));
+        let mut ran = ctx.target.run(Exec {
+            record_from: if keep.is_some() { 0 } else { u32::MAX },
+            ..Exec::of(seed, schedule.clone(), search)
+        });
         ctx.progress.executed(1, 0);
+        let delays = schedule.iter().map(|&(_, a)| a).sum();
         Done {
             executions: 1,
-            max_delays: 0,
+            max_delays: delays,
             coverage: Coverage::of_execution(&ran.coverage),
             orderings: std::mem::take(&mut ran.record.orderings),
+            kept: keep.map(|member| Kept {
+                member,
+                seed,
+                schedule: schedule.clone(),
+                branches: std::mem::take(&mut ran.record.branches),
+            }),
             found: ran
                 .failure
                 .is_some()
-                .then(|| ctx.found(ran, unit.seed, &[], 0, 1)),
+                .then(|| ctx.found(ran, seed, &schedule, delays, 1)),
         }
     })
 }
