@@ -423,4 +423,9 @@ impl Scheduler for Guided {
         }
         self.explorer.step(observation);
     }
+
+    /// A packet may arrive late in its window: a choice every search sees.
+    fn late_deliveries(&self) -> bool {
+        true
+    }
 }

@@ -342,6 +342,10 @@ impl<A: Scheduler, B: Scheduler> Scheduler for Switch<A, B> {
     fn observes(&self) -> bool {
         self.first.observes() || self.watch.is_some()
     }
+
+    fn late_deliveries(&self) -> bool {
+        self.first.late_deliveries()
+    }
 }
 
 /// A walk's scheduler: uniform picks, data choices with their

@@ -100,6 +100,9 @@ fn choice_words(kind: u8, index: u32, of: u32) -> String {
         "sim::choose chose"
     } else if kind == (ChoiceKind::Buggify { probability: 0.0 }).code() {
         return "a sim::buggify point fired".to_string();
+    } else if kind == (ChoiceKind::Late { probability: 0.0 }).code() {
+        return "the packets in flight arrived late: the clock moved to the end of the first                 one's latency window before any was delivered"
+            .to_string();
     } else if kind == (ChoiceKind::DiskEio { probability: 0.0 }).code() {
         "a disk operation failed with an injected EIO: option"
     } else if kind == ChoiceKind::DiskCrashPrefix.code()

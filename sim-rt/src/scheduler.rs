@@ -129,6 +129,16 @@ pub enum ChoiceKind {
         /// The link's loss probability.
         probability: f64,
     },
+    /// Whether the packets deliverable now wait until the earliest of their
+    /// latest arrivals (asked only under a scheduler that offers
+    /// [`late_deliveries`](Scheduler::late_deliveries), and only when no
+    /// timer and no window opening comes before then): option 1 moves the
+    /// clock there first.
+    Late {
+        /// How often a random walk takes it
+        /// ([`LATE_PROBABILITY`](crate::runtime::LATE_PROBABILITY)).
+        probability: f64,
+    },
     /// Whether a datagram just sent is delivered twice: option 1 duplicates
     /// it.
     Duplicate {
@@ -189,6 +199,7 @@ impl ChoiceKind {
             ChoiceKind::DiskCrashKeep => 8,
             ChoiceKind::DiskTornWrite => 9,
             ChoiceKind::Buggify { .. } => 10,
+            ChoiceKind::Late { .. } => 11,
         }
     }
 
@@ -205,7 +216,8 @@ impl ChoiceKind {
             | ChoiceKind::Duplicate { probability }
             | ChoiceKind::Fault { probability }
             | ChoiceKind::DiskEio { probability }
-            | ChoiceKind::Buggify { probability } => Some(probability),
+            | ChoiceKind::Buggify { probability }
+            | ChoiceKind::Late { probability } => Some(probability),
         }
     }
 }
@@ -397,6 +409,19 @@ pub trait Scheduler {
     fn observes(&self) -> bool {
         true
     }
+
+    /// Whether the runtime should offer late deliveries: when no task is
+    /// runnable and packets are deliverable but no timer fires and no
+    /// window opens before one of them must arrive, a data choice of kind
+    /// [`ChoiceKind::Late`] whose option 1 moves the clock to that latest
+    /// arrival before anything is delivered, so that a packet may arrive at
+    /// the end of its window, not only at its opening. The runtime asks
+    /// once, when the simulation starts. The default is `false`: the
+    /// built-in schedulers deliver at the opening (and a plain run's trace
+    /// has no such choices); the explorer's say `true`.
+    fn late_deliveries(&self) -> bool {
+        false
+    }
 }
 
 impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
@@ -417,6 +442,9 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
     }
     fn observes(&self) -> bool {
         (**self).observes()
+    }
+    fn late_deliveries(&self) -> bool {
+        (**self).late_deliveries()
     }
 }
 
@@ -527,7 +555,10 @@ impl Scheduler for RandomScheduler {
 /// [`RandomScheduler`] draws it, from a xoshiro256++ generator seeded from
 /// the simulation seed: which deliverable packet arrives first and whether
 /// time moves first (when no task is runnable, or at a park: see
-/// [`Shape`]), and every data choice (losses, latency, `select!`'s first
+/// [`Shape`]; a packet is delivered when its window opens unless a timer
+/// or another window may come first: late deliveries,
+/// [`Scheduler::late_deliveries`], are left to explorers), and every data
+/// choice (losses, latency, `select!`'s first
 /// branch, [`choose`](crate::sim::choose)).
 ///
 /// Orders tokio's current-thread scheduler would not pick (a multi-thread
@@ -697,6 +728,11 @@ impl Scheduler for Replay {
     fn observes(&self) -> bool {
         false
     }
+
+    /// As the recorded run.
+    fn late_deliveries(&self) -> bool {
+        self.trace.late_deliveries()
+    }
 }
 
 /// Replays the first `steps` steps of a recorded [`Trace`], then hands every
@@ -793,6 +829,11 @@ impl<S: Scheduler> Scheduler for ReplayPrefix<S> {
 
     fn observes(&self) -> bool {
         self.then.observes()
+    }
+
+    /// As the recorded run.
+    fn late_deliveries(&self) -> bool {
+        self.replay.late_deliveries()
     }
 }
 

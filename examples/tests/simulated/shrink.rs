@@ -63,6 +63,8 @@ fn a_walks_data_choices_shrink_away() {
             before.data > 0 && after.data == 0,
             "{name}: {before} -> {after}"
         );
-        assert!(after.steps <= before.steps, "{name}: {before} -> {after}");
+        // Steps come last in the order: an execution without a walk's late
+        // deliveries may take a few more steps in the same simulated time.
+        assert!(after.faults <= before.faults, "{name}: {before} -> {after}");
     }
 }

@@ -25,10 +25,15 @@
 //!   [`UnixDatagram`], [`UnixSocket`], [`unix::pipe`]) exist with tokio's
 //!   API but are not simulated: their constructors fail with
 //!   `Unsupported`.
-//! - A packet travelling alone arrives at the start of its latency window:
-//!   time moves only to instants where something becomes due, so within a
-//!   window the arrival instant matters only relative to timers and other
-//!   packets, and those orders are explored.
+//! - Time moves only to instants where something becomes due: a timer's
+//!   deadline, a window's opening, or (under the explorer) a packet's
+//!   latest arrival. So a packet arrives at the opening of its window, or
+//!   after any timer or other packet that falls inside it, or, under the
+//!   explorer, at the window's end (a *late delivery*: see
+//!   [`Scheduler::late_deliveries`](crate::scheduler::Scheduler::late_deliveries)),
+//!   which a program that reads the clock on arrival can tell apart. A
+//!   plain run (no explorer) delivers a lone packet at its window's
+//!   opening.
 //! - Readiness (`ready(Interest)`, `readable`, `writable`, `try_io`,
 //!   `async_io`) of a `TcpStream` is tokio's: the simulated connection's
 //!   state, or what tokio would still have cached (ready until an

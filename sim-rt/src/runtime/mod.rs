@@ -99,6 +99,15 @@ pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 /// such a test raises it.
 pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
 
+/// How often a random walk (and the fault-rate draws of a swarm walk, which
+/// scale it like a fault's) delivers late: the probability of option 1 of
+/// a [`ChoiceKind::Late`](crate::scheduler::ChoiceKind::Late) choice, which
+/// moves the clock to the packets' latest arrival before any of them is
+/// delivered. Low, so that a walk's messages mostly keep their usual
+/// timing; a delaying explorer takes it as any data choice's non-default
+/// option.
+pub const LATE_PROBABILITY: f64 = 0.1;
+
 /// Default [`Builder::max_time`]: no limit. As on tokio with its clock
 /// paused, a run may sleep as long as it likes (two simulated days, or the
 /// thirty years of `sleep(Duration::MAX)`); a run that never ends stops at
@@ -939,6 +948,18 @@ impl Runtime {
     pub fn elapsed(&self) -> Duration {
         let core = self.world().core.borrow();
         core.now - core.start
+    }
+
+    /// The latest deadline any timer of this run was armed with (a
+    /// `sleep`, a `timeout`, an interval's tick, the simulator's own
+    /// delays), as time since the runtime was built; `None` when no timer
+    /// was armed. The explorer's liveness walks go on at least twice as
+    /// long, so that they outlast the program's own timeouts.
+    pub fn latest_timer_deadline(&self) -> Option<Duration> {
+        let core = self.world().core.borrow();
+        core.timers
+            .latest_deadline()
+            .map(|d| d.saturating_sub(core.start))
     }
 }
 

@@ -68,6 +68,9 @@ pub(crate) struct Timers {
     /// The simulation's start, in nanoseconds since the epoch: ticks count
     /// from it.
     start: u64,
+    /// The latest deadline any timer was armed with, in nanoseconds since
+    /// the epoch (0: none yet).
+    latest: u64,
 }
 
 /// tokio's timer resolution.
@@ -92,6 +95,12 @@ impl Timers {
         }
     }
 
+    /// The latest deadline a timer was ever armed with (since the epoch),
+    /// if any was.
+    pub(crate) fn latest_deadline(&self) -> Option<Duration> {
+        (self.latest > 0).then(|| Duration::from_nanos(self.latest))
+    }
+
     /// The instant a tokio timer with this deadline fires: the first tick
     /// at or after it.
     pub(crate) fn tick(&self, deadline: Duration) -> Duration {
@@ -104,6 +113,7 @@ impl Timers {
         let spare = &mut self.spare;
         let order = &mut self.order;
         let at = ns(deadline);
+        self.latest = self.latest.max(at);
         self.buckets
             .entry(at)
             .or_insert_with(|| {

@@ -94,6 +94,9 @@ pub struct Trace {
     hash: u64,
     /// Every step is recorded.
     full: bool,
+    /// The run's scheduler took late deliveries
+    /// ([`Scheduler::late_deliveries`](crate::scheduler::Scheduler::late_deliveries)).
+    late: bool,
 }
 
 impl fmt::Debug for Trace {
@@ -118,6 +121,7 @@ impl Trace {
             len: 0,
             hash: mix(FNV_OFFSET, seed),
             full: false,
+            late: false,
         }
     }
 
@@ -168,6 +172,17 @@ impl Trace {
     /// The seed of the recorded run.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// Whether the recorded run offered late deliveries (its scheduler's
+    /// [`late_deliveries`](crate::scheduler::Scheduler::late_deliveries)):
+    /// a replay of it offers them too.
+    pub fn late_deliveries(&self) -> bool {
+        self.late
+    }
+
+    pub(crate) fn set_late_deliveries(&mut self, late: bool) {
+        self.late = late;
     }
 
     /// The recorded steps, in order: every step of a [`full`](Self::full)

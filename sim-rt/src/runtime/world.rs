@@ -11,7 +11,10 @@
 //!
 //! Each step: move the wakes queued since the last step into the enabled
 //! set; if no task is runnable, `Advance` is enabled when a timer is armed
-//! (else the run is deadlocked); the scheduler picks one enabled event; the
+//! or a packet's window opens before some packet in flight must arrive, or
+//! else, with packets deliverable, to the earliest of their latest arrivals
+//! (a late delivery; with nothing deliverable and nothing to advance to,
+//! the run is deadlocked); the scheduler picks one enabled event; the
 //! runtime records the pick in the trace and runs it (polls the task, or
 //! moves the clock to the next deadline and fires every timer due then).
 //!
@@ -50,7 +53,7 @@ use super::run_queue::{Lane, RunQueue, Runnable};
 use super::task::{Task, TaskCell, TaskWaker, WakeQueue, WakeRecord, MAIN_KEY};
 use super::timer::{TimerKey, Timers};
 use super::trace::{Step, Trace};
-use super::{context, watchdog, UnhandledPanic};
+use super::{context, watchdog, UnhandledPanic, LATE_PROBABILITY};
 use crate::scheduler::{derive_seed, ChoiceKind, Event, HostId, Observation, Scheduler, Shape};
 use crate::task::{Id, JoinError};
 
@@ -228,6 +231,8 @@ pub(crate) struct Core {
     pub(crate) start: Duration,
     /// `start + config.max_time` (saturating): time may not pass it.
     time_limit: Duration,
+    /// `scheduler.late_deliveries()`, asked once.
+    late_deliveries: bool,
     pub(crate) step: u64,
     /// How many times the clock moved (the simulated worker "parked"), for
     /// `RuntimeMetrics`.
@@ -357,11 +362,13 @@ impl World {
         let seed = config.seed;
         let watch: Arc<watchdog::PollWatch> = Arc::default();
         let watched = watchdog::register(&watch, seed);
-        let trace = if config.full_trace {
+        let mut trace = if config.full_trace {
             Trace::full(seed)
         } else {
             Trace::new(seed)
         };
+        let late_deliveries = scheduler.late_deliveries();
+        trace.set_late_deliveries(late_deliveries);
         let paused = config.start_paused;
         let mut net = NetState::new(config.net.clone());
         // Segments are announced only to be observed (they have no faults).
@@ -386,6 +393,7 @@ impl World {
                 now: start,
                 start,
                 time_limit,
+                late_deliveries,
                 step: 0,
                 advances: 0,
                 spin_epoch: 1,
@@ -1135,6 +1143,7 @@ impl World {
         // Where `Advance`, if enabled, moves the clock.
         let mut advance_to = now;
         let mut advance = false;
+        let mut late = false;
         if polls == 0 {
             // Nothing can run: time may move to the next timer deadline or
             // window opening, unless a packet must arrive before then.
@@ -1164,6 +1173,38 @@ impl World {
                 }
                 None => {}
             }
+            // Packets are deliverable and time cannot move on before they
+            // must arrive: under a scheduler that asks for it, a data
+            // choice may still move the clock to the earliest of their
+            // latest arrivals (the packets wait), so that "late in its
+            // window" is reachable, not only the window's opening.
+            if !advance && delivers > 0 && core.late_deliveries {
+                if let Some(l) = latest.filter(|&l| l > now && l <= core.time_limit) {
+                    let kind = ChoiceKind::Late {
+                        probability: LATE_PROBABILITY,
+                    };
+                    let index = self.scheduler.borrow_mut().choose(kind, 2);
+                    assert!(
+                        index < 2,
+                        "the scheduler chose option {index} of a {kind:?} choice among 2"
+                    );
+                    core.trace.push(Step::Choose {
+                        kind: kind.code(),
+                        index: index as u32,
+                        of: 2,
+                    });
+                    if index == 1 {
+                        self.tell_in(core, || super::story::Happening::Choice {
+                            kind: kind.code(),
+                            index: 1,
+                            of: 2,
+                        });
+                        advance_to = l;
+                        advance = true;
+                        late = true;
+                    }
+                }
+            }
             if delivers == 0 && !advance {
                 drop(net);
                 let tasks = self.task_infos(core);
@@ -1178,6 +1219,8 @@ impl World {
                 self.failure_in(core, Cause::StepLimit { limit, tasks }),
             ));
         }
+        // A late delivery was chosen: the packets wait, time moves.
+        let delivers = if late { 0 } else { delivers };
         let n = polls + delivers + usize::from(advance);
         let shape = Shape {
             polls,
@@ -1197,7 +1240,7 @@ impl World {
                             .iter()
                             .map(|r| Event::Poll(Self::runnable_id(&core.tasks, &core.main, r))),
                     );
-                    events.extend(deliverable.iter().map(Event::Deliver));
+                    events.extend(deliverable.iter().take(delivers).map(Event::Deliver));
                     if advance {
                         events.push(Event::Advance);
                     }
