@@ -239,6 +239,11 @@ pub(crate) struct Ran {
     pub(crate) met: bool,
     /// Steps the run took.
     pub(crate) steps: u64,
+    /// Simulated time it took.
+    pub(crate) elapsed: std::time::Duration,
+    /// The latest deadline a timer of it was armed with
+    /// (`Runtime::latest_timer_deadline`).
+    pub(crate) latest_deadline: Option<std::time::Duration>,
     /// The observations of the watched step.
     pub(crate) watched: Vec<Observation>,
     /// For a liveness failure that walks from its end confirmed.
@@ -356,6 +361,9 @@ impl Target<'_> {
                 builder
                     .liveness_walk(u64::MAX / 4)
                     .max_steps(u64::from(tail.from) + tail.length);
+                if let Some(time) = tail.time {
+                    builder.max_time(time);
+                }
                 if tail.faults == crate::WalkFaults::Heal {
                     builder.heal_at_step(tail.from.into());
                 }
@@ -395,6 +403,8 @@ impl Target<'_> {
         let trace = keep.then(|| rt.trace());
         let met = rt.liveness_met();
         let steps = rt.steps();
+        let elapsed = rt.elapsed();
+        let latest_deadline = rt.latest_timer_deadline();
         let story = rt.story();
         let hosts = rt.host_names();
         let coverage = rt.coverage();
@@ -412,6 +422,8 @@ impl Target<'_> {
             record,
             met,
             steps,
+            elapsed,
+            latest_deadline,
             watched,
             end: None,
             story,

@@ -108,7 +108,7 @@ pub use crate::explorers::{
     DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,
 };
 pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
-pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, WalkFaults};
+pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, Verdict, WalkFaults};
 #[cfg(feature = "proptest")]
 pub use crate::prop::{PropFailure, PropReport};
 pub use crate::report::{FoundFailure, Report};

@@ -1,6 +1,7 @@
 //! Liveness in an exploration, after MaceMC (Killian et al., NSDI 2007):
 //! random walks from an execution that ended with an "eventually" property
-//! unmet, and the search for its critical transition.
+//! unmet, a verdict on what kind of failure it is, and the search for its
+//! critical transition.
 //!
 //! An execution whose main future returns while a
 //! [`sim::eventually`](sim_rt::sim::eventually) property has not held is
@@ -10,54 +11,84 @@
 //! a state, so a walk re-runs the execution's choices up to that point and
 //! then chooses at random. If one walk reaches the property, the execution
 //! was only slow: it does not count as a failure (the report counts it
-//! in [`Report::slow`](crate::Report::slow)). If none does, the property is
-//! dead with high probability, and the failure is reported with a
-//! [`LivenessFinding`].
+//! in [`Report::slow`](crate::Report::slow)). If none does, the failure is
+//! reported with a [`LivenessFinding`] and its [`Verdict`].
+//!
+//! # Verdicts
+//!
+//! Each walk ends in one of three ways: it reaches the property; it
+//! *stops*, because nothing more can happen (no task can run, no timer is
+//! armed, no packet is in flight); or it *runs on* to its bound with events
+//! still happening. When no walk reaches the property:
+//!
+//! - **dead**: every walk stopped (or the execution itself ended with
+//!   nothing more to happen): the property can never hold;
+//! - **livelock**: every walk ran on for the whole of its simulated time
+//!   (or spun: see `Builder::livelock_steps`): the system keeps doing
+//!   things and the property never comes; the report says what kept
+//!   happening in the first walk (clock moves, deliveries, polls);
+//! - **unknown**: the walks disagree (some stopped, some ran on), or they
+//!   ran out of steps before their simulated time was up.
+//!
+//! # Walk bounds
+//!
+//! A walk is bounded in simulated time and in steps, both derived from the
+//! execution. Its time reaches at least [`WALK_TIME_FACTOR`] + 1 times the
+//! execution's simulated duration, twice the latest deadline any timer of
+//! the execution was armed with (so it outlasts the program's own timeouts,
+//! retries and scheduled heals), and [`MIN_WALK_TIME`] past the execution's
+//! end. Its steps are what the execution's own rate of steps per simulated
+//! time needs to cover that, twice over, at least [`WALK_LENGTH_FACTOR`]
+//! times the execution's steps and [`MIN_WALK_LENGTH`], and at most
+//! [`MAX_WALK_LENGTH_FACTOR`] times the larger of those two. A chatty
+//! system (a client pinging every millisecond) thus gets the steps its
+//! chatter needs; a walk that runs out of steps first is reported
+//! "unknown", never "livelock".
 //!
 //! # The critical transition
 //!
-//! For a dead execution, the explorer looks for the first step after which
-//! no walk recovers. A *probe* at `i` runs up to `k` walks after the first
-//! `i` steps of the execution: it is live when one of them reaches the
-//! property (it stops there), dead when none does. The probes go 0, 1, 2,
-//! 4, ... until one is dead (the end is dead already), then a binary search
-//! between the last live probe and the first dead one. The step between
+//! For a dead execution, the explorer looks for the choice after which no
+//! walk recovers. A *probe* at a cut runs up to `k` walks from the state
+//! after the execution's first steps up to the cut: it is live when one of
+//! them reaches the property (it stops there), dead when none does. Cuts
+//! are placed only just after steps that had a real choice (two options or
+//! more): a forced step leads to the same state whatever a walk does, so it
+//! cannot be the transition. The probes go over those cuts 0, 1, 2, 4, ...
+//! until one is dead (the end is dead already), then a binary search
+//! between the last live cut and the first dead one. The choice between
 //! them is the critical transition. The report gives its event, a replay
-//! token for a dead walk just after it, and one for the live walk just
-//! before it: the two share every step before the transition, so comparing
-//! them shows what went differently.
+//! token for a dead walk just after it and one for a live walk just before
+//! it (the two share every step before the transition), and a confidence:
+//! how many of `k` walks from just before it reach the property (none of
+//! `k` from just after it do).
 //!
 //! # Cost
 //!
-//! For an execution of `N` steps and walks of `L` steps, a probe costs at
-//! most `k` walks of at most `N + L` steps (the prefix is re-run). The
-//! search runs at most `2 * ceil(log2 N) + 2` probes: so at most
-//! `k * (N + L) * (2 * ceil(log2 N) + 2)` steps, O(k · L · log N) since
-//! `L >= N`. With the defaults (`k` = 10, `L` = 4 N but at least 5,000) and
-//! an execution of 500 steps, that is at most 20 probes and 1.1 million
-//! steps: one to two seconds in a debug build. A live probe usually stops
-//! after its first walk, so the actual cost is closer to half.
+//! For an execution of `N` steps with `C` real choices and walks of `L`
+//! steps, a probe costs at most `k` walks of at most `N + L` steps (the
+//! prefix is re-run). The search runs at most `2 * ceil(log2 C) + 3`
+//! probes (one more, complete, for the confidence): so at most
+//! `k * (N + L) * (2 * ceil(log2 C) + 3)` steps. A live probe usually stops
+//! after its first walk, and a dead one whose walks stop (a dead system)
+//! after a few steps each; only a livelock's dead probes run their walks to
+//! the bound.
 //!
 //! # Defaults and why
 //!
 //! - `k` = [`DEFAULT_WALKS`] = 10 walks. If a walk from a live state reaches
 //!   the property with probability `q`, all ten miss it with probability
 //!   `(1 - q)^10`: 2.8% at `q = 0.3`, 0.1% at `q = 0.5`. Raising `k` makes
-//!   "dead" surer and a dead probe proportionally dearer.
-//! - `L` = [`WALK_LENGTH_FACTOR`] times the execution's own length, at least
-//!   [`MIN_WALK_LENGTH`] steps. The execution is the test's own idea of how
-//!   long the system needs; four times that covers timeouts, retries and
-//!   backoff that the bound cut short, and the minimum covers short tests
-//!   whose retry timers are long.
-//! - Faults: [`WalkFaults::Keep`]. A walk makes no new faults and heals
-//!   nothing: it asks whether the system can still get there in the
-//!   environment the execution left it in (a crashed host stays down, a
-//!   partition stays). Faults make walks slower to reach the goal, never
-//!   faster (MaceMC weights its walks for the same reason), and a walk that
-//!   heals by chance would call a system "slow" that is dead under a
-//!   lasting partition. [`WalkFaults::Heal`] asks the stronger question of
-//!   TigerBeetle's liveness mode: does the system recover once every
-//!   partition heals and no new fault comes?
+//!   the verdict surer and a dead probe proportionally dearer.
+//! - The bounds above: see *Walk bounds*.
+//! - Faults: [`WalkFaults::Heal`]. A walk heals every partition when it
+//!   starts and makes no new faults: MaceMC's assumption that the
+//!   environment eventually behaves, and TigerBeetle's liveness mode. A
+//!   system that only stalls while a partition lasts is then slow, not
+//!   dead; a crashed host stays down, so a system that cannot recover from
+//!   a crash is still found. [`WalkFaults::Keep`] asks whether the system
+//!   can get there in the environment the execution left it in (a
+//!   partition stays); [`WalkFaults::Rare`] lets the injector go on at a
+//!   tenth of its rate.
 //!
 //! Hot monitors ([`sim::monitor`](sim_rt::sim::monitor)) past their limit
 //! are violations as they stand: they are reported without walks.
@@ -66,12 +97,14 @@
 //!
 //! Walk seeds derive from the execution's seed and the probe's prefix
 //! length; the search is a function of the execution, so the same failure
-//! gives the same critical transition.
+//! gives the same verdict and the same critical transition.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::time::Duration;
 
-use sim_rt::runtime::Step;
+use sim_rt::runtime::{FailureKind, Step, Trace};
 use sim_rt::scheduler::{derive_seed, ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
 
 use crate::exec::{Exec, Ran, Target};
@@ -79,23 +112,32 @@ use crate::token::{ReplayToken, WalkTail};
 
 /// Walks from an indeterminate state (`k`) by default.
 pub const DEFAULT_WALKS: u32 = 10;
-/// A walk is this many times the failing execution's length by default...
+/// A walk takes at least this many times the failing execution's steps...
 pub const WALK_LENGTH_FACTOR: u64 = 4;
-/// ...and at least this many steps.
+/// ...and at least this many steps...
 pub const MIN_WALK_LENGTH: u64 = 5_000;
+/// ...and at most this many times the larger of those two, however many
+/// its simulated time would need.
+pub const MAX_WALK_LENGTH_FACTOR: u64 = 20;
+/// A walk's simulated time goes on at least this many times the
+/// execution's own duration past its end...
+pub const WALK_TIME_FACTOR: u32 = 4;
+/// ...and at least this long past it.
+pub const MIN_WALK_TIME: Duration = Duration::from_secs(1);
 
 /// What a liveness walk does with faults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WalkFaults {
     /// No new faults and no heals: the environment stays as the execution
-    /// left it (the default; see the [module docs](crate::liveness)).
-    #[default]
+    /// left it.
     Keep,
     /// The fault injector goes on at a tenth of its probability (it may
     /// also heal its partitions).
     Rare,
     /// Every partition heals when the walk starts, and no new fault comes
-    /// (TigerBeetle's liveness mode; crashed hosts stay down).
+    /// (the default: see the [module docs](crate::liveness); crashed hosts
+    /// stay down).
+    #[default]
     Heal,
 }
 
@@ -116,19 +158,30 @@ impl WalkFaults {
             _ => return None,
         })
     }
+
+    fn words(self) -> &'static str {
+        match self {
+            WalkFaults::Keep => "no new faults",
+            WalkFaults::Rare => "rare faults",
+            WalkFaults::Heal => "partitions healed, no new faults",
+        }
+    }
 }
 
 /// How an exploration treats an execution that ends with an "eventually"
 /// property unmet: see the [module docs](crate::liveness).
 ///
 /// ```
+/// use std::time::Duration;
+///
 /// use explorer::{Explorer, Liveness, WalkFaults};
 ///
 /// let explorer = Explorer::new().liveness(
 ///     Liveness::new()
 ///         .walks(5)
 ///         .walk_length(20_000)
-///         .faults(WalkFaults::Heal),
+///         .walk_time(Duration::from_secs(30))
+///         .faults(WalkFaults::Keep),
 /// );
 /// # let _ = explorer;
 /// ```
@@ -136,6 +189,7 @@ impl WalkFaults {
 pub struct Liveness {
     walks: u32,
     length: Option<u64>,
+    time: Option<Duration>,
     faults: WalkFaults,
     critical: bool,
 }
@@ -147,13 +201,14 @@ impl Default for Liveness {
 }
 
 impl Liveness {
-    /// [`DEFAULT_WALKS`] walks of the default length, faults kept, and the
-    /// critical-transition search on.
+    /// [`DEFAULT_WALKS`] walks with the default bounds, partitions healed,
+    /// and the critical-transition search on.
     pub fn new() -> Liveness {
         Liveness {
             walks: DEFAULT_WALKS,
             length: None,
-            faults: WalkFaults::Keep,
+            time: None,
+            faults: WalkFaults::Heal,
             critical: true,
         }
     }
@@ -165,8 +220,8 @@ impl Liveness {
         self
     }
 
-    /// Steps per walk after its prefix (default: [`WALK_LENGTH_FACTOR`]
-    /// times the execution's length, at least [`MIN_WALK_LENGTH`]).
+    /// Steps per walk after its prefix (default: derived from the
+    /// execution, see the [module docs](crate::liveness)).
     ///
     /// # Panics
     ///
@@ -177,7 +232,23 @@ impl Liveness {
         self
     }
 
-    /// What walks do with faults (default [`WalkFaults::Keep`]).
+    /// Simulated time per walk past the execution's end (default: derived
+    /// from the execution, see the [module docs](crate::liveness)). A walk
+    /// that covers it with events still happening is a livelock.
+    ///
+    /// # Panics
+    ///
+    /// When `time` is shorter than a millisecond.
+    pub fn walk_time(mut self, time: Duration) -> Self {
+        assert!(
+            time >= Duration::from_millis(1),
+            "a liveness walk needs at least a millisecond of simulated time"
+        );
+        self.time = Some(time);
+        self
+    }
+
+    /// What walks do with faults (default [`WalkFaults::Heal`]).
     pub fn faults(mut self, faults: WalkFaults) -> Self {
         self.faults = faults;
         self
@@ -190,10 +261,36 @@ impl Liveness {
         self
     }
 
-    /// The walk length for an execution of `steps` steps.
-    pub(crate) fn length_for(&self, steps: u64) -> u64 {
-        self.length
-            .unwrap_or_else(|| (steps * WALK_LENGTH_FACTOR).max(MIN_WALK_LENGTH))
+    /// A walk's bounds after an execution of `steps` steps that took
+    /// `elapsed` of simulated time and armed its latest timer for
+    /// `latest`: steps, and the simulated time since the start at which it
+    /// ends (see the module docs).
+    pub(crate) fn bounds_for(
+        &self,
+        steps: u64,
+        elapsed: Duration,
+        latest: Option<Duration>,
+    ) -> (u64, Duration) {
+        let past = self.time.unwrap_or_else(|| {
+            let own = elapsed * WALK_TIME_FACTOR;
+            let timers = latest.map_or(Duration::ZERO, |d| (d * 2).saturating_sub(elapsed));
+            own.max(timers).max(MIN_WALK_TIME)
+        });
+        // Whole milliseconds: a token writes them.
+        let end = Duration::from_millis(
+            u64::try_from((elapsed + past).as_millis()).unwrap_or(u64::MAX) + 1,
+        );
+        let length = self.length.unwrap_or_else(|| {
+            let floor = (steps * WALK_LENGTH_FACTOR).max(MIN_WALK_LENGTH);
+            let rate = if elapsed.is_zero() {
+                u64::MAX
+            } else {
+                let need = 2 * u128::from(steps) * (end - elapsed).as_nanos() / elapsed.as_nanos();
+                u64::try_from(need).unwrap_or(u64::MAX)
+            };
+            rate.clamp(floor, floor.saturating_mul(MAX_WALK_LENGTH_FACTOR))
+        });
+        (length, end)
     }
 
     pub(crate) fn enabled(&self) -> bool {
@@ -201,28 +298,56 @@ impl Liveness {
     }
 }
 
+/// What kind of liveness failure walks from its end found: see the
+/// [module docs](crate::liveness).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Verdict {
+    /// Nothing more can happen: every walk stopped (or the execution
+    /// itself ended) with no task runnable, no timer armed and no packet in
+    /// flight.
+    Dead,
+    /// Events keep happening and the property never holds: every walk ran
+    /// for its whole simulated time, or spun.
+    Livelock {
+        /// What kept happening in the first walk: clock moves, deliveries,
+        /// the tasks polled most.
+        evidence: String,
+    },
+    /// The walks disagree, or ran out of steps before their time was up.
+    Unknown {
+        /// What the walks did.
+        why: String,
+    },
+}
+
 /// What the explorer found out about a liveness failure.
 #[derive(Debug, Clone)]
 pub struct LivenessFinding {
     /// The property that never held.
     pub property: String,
+    /// Dead, livelocked or unknown.
+    pub verdict: Verdict,
     /// Walks run from the end of the execution, none of which reached it
     /// (0 when the execution itself showed it dead: nothing more could
     /// happen).
     pub walks: u32,
-    /// Their length in steps.
+    /// Their bound in steps.
     pub walk_length: u64,
+    /// Their bound in simulated time, since the execution's start.
+    pub walk_time: Duration,
     /// What they did with faults.
     pub faults: WalkFaults,
     /// The critical transition, when searched for.
     pub critical: Option<CriticalTransition>,
 }
 
-/// The first step of a dead execution after which no walk recovers.
+/// The first choice of a dead execution after which no walk recovers.
 #[derive(Debug, Clone)]
 pub struct CriticalTransition {
     /// The step's number (trace steps, from 0), or `None` when no walk
     /// reaches the property even from the start: it may be unreachable.
+    /// Always a step with a real choice (two options or more).
     pub step: Option<u64>,
     /// The execution's length in trace steps.
     pub of: u64,
@@ -238,6 +363,12 @@ pub struct CriticalTransition {
     pub live: Option<ReplayToken>,
     /// The command that replays it.
     pub live_command: Option<String>,
+    /// The confidence: of [`walks_per_probe`](Self::walks_per_probe) walks
+    /// from just before the step, how many reached the property (none from
+    /// just after it did).
+    pub live_walks: u32,
+    /// Walks per probe (`k`).
+    pub walks_per_probe: u32,
     /// Probes run (each up to `k` walks).
     pub probes: u32,
     /// Walks run in all.
@@ -249,18 +380,32 @@ pub struct CriticalTransition {
 impl std::fmt::Display for LivenessFinding {
     /// Indented lines for a failure report.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let faults = match self.faults {
-            WalkFaults::Keep => "no new faults",
-            WalkFaults::Rare => "rare faults",
-            WalkFaults::Heal => "partitions healed, no new faults",
-        };
-        if self.walks > 0 {
-            writeln!(
+        let faults = self.faults.words();
+        let p = &self.property;
+        match &self.verdict {
+            Verdict::Dead if self.walks == 0 => writeln!(
                 f,
-                "  dead with high probability: none of {} walks of {} steps from the end ({faults}) \
-                 reached \"{}\"",
-                self.walks, self.walk_length, self.property
-            )?;
+                "  dead: the execution went on until nothing more could happen (no task could \
+                 run, no timer was armed, no packet was in flight), and \"{p}\" never held"
+            )?,
+            Verdict::Dead => writeln!(
+                f,
+                "  dead: all {} walks from the end ({faults}) stopped with nothing more to happen \
+                 (no task could run, no timer was armed, no packet was in flight) without \
+                 reaching \"{p}\"",
+                self.walks
+            )?,
+            Verdict::Livelock { evidence } => writeln!(
+                f,
+                "  livelock: none of {} walks from the end ({faults}) reached \"{p}\" in {:?} of \
+                 simulated time since the start, and events kept happening: {evidence}",
+                self.walks, self.walk_time
+            )?,
+            Verdict::Unknown { why } => writeln!(
+                f,
+                "  unknown: none of {} walks from the end ({faults}) reached \"{p}\"; {why}",
+                self.walks
+            )?,
         }
         let Some(c) = &self.critical else {
             return Ok(());
@@ -272,16 +417,22 @@ impl std::fmt::Display for LivenessFinding {
                     "  critical transition: trace step {step} of {}: {}",
                     c.of, c.event
                 )?;
+                writeln!(
+                    f,
+                    "    confidence: from just before it {} of {} walks reach the property, from \
+                     just after it none of {}",
+                    c.live_walks, c.walks_per_probe, c.walks_per_probe
+                )?;
                 writeln!(f, "    after it no walk recovers: {}", c.dead_command)?;
                 if let Some(live) = &c.live_command {
                     writeln!(f, "    just before it, this walk does: {live}")?;
                 }
             }
             None => {
+                let why = c.event.strip_prefix("none: ").unwrap_or(&c.event);
                 writeln!(
                     f,
-                    "  no critical transition: no walk reaches the property even from the start; \
-                     it may be unreachable"
+                    "  no critical transition: {why}; the property may be unreachable"
                 )?;
                 writeln!(f, "    a dead walk from the start: {}", c.dead_command)?;
             }
@@ -387,12 +538,52 @@ impl Scheduler for Walker {
     }
 }
 
+/// How one walk ended, when it did not reach the property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// Nothing more could happen.
+    Stopped,
+    /// It reached its simulated time with events still happening, or spun.
+    RanOn,
+    /// It ran out of steps before its time was up.
+    OutOfSteps,
+    /// It failed otherwise (a panic in the walk): no verdict from it.
+    Other,
+}
+
+impl End {
+    /// How the walk `tail` that ran as `ran` ended.
+    fn of(tail: &WalkTail, ran: &Ran) -> End {
+        let out_of_steps = ran.steps >= u64::from(tail.from).saturating_add(tail.length);
+        match ran.failure.as_ref() {
+            Some(f) => match f.liveness_dead() {
+                Some(true) => End::Stopped,
+                // The walk ended at its step or time limit with the
+                // property unmet.
+                Some(false) if out_of_steps => End::OutOfSteps,
+                Some(false) => End::RanOn,
+                None => match f.kind() {
+                    FailureKind::Livelock | FailureKind::TimeLimit => End::RanOn,
+                    FailureKind::StepLimit => End::OutOfSteps,
+                    _ => End::Other,
+                },
+            },
+            // It ended without a failure and without the property.
+            None => End::Other,
+        }
+    }
+}
+
 /// A probe's outcome.
 struct Probe {
     /// The first walk that reached the property.
     live: Option<(WalkTail, Ran)>,
     /// The first walk, when it did not.
     first_dead: Option<(WalkTail, Ran)>,
+    /// How each walk that did not reach the property ended.
+    ends: Vec<End>,
+    /// Walks that reached the property (a complete probe counts them all).
+    reached: u32,
     walks: u32,
     steps: u64,
 }
@@ -402,13 +593,23 @@ fn walk_seed(seed: u64, from: u64, w: u32) -> u64 {
     derive_seed(derive_seed(seed, 0x11fe_0000 + from), u64::from(w))
 }
 
+/// A walk's bounds.
+#[derive(Debug, Clone, Copy)]
+struct Bounds {
+    length: u64,
+    time: Duration,
+}
+
 impl Target<'_> {
-    /// Runs up to `k` walks of `length` steps after the first `from` steps
-    /// of `base`; stops at the first that reaches the property.
-    fn probe(&self, base: &Exec, from: u64, length: u64) -> Probe {
+    /// Runs up to `k` walks within `bounds` after the first `from` steps of
+    /// `base`; stops at the first that reaches the property unless
+    /// `complete`.
+    fn probe(&self, base: &Exec, from: u64, bounds: Bounds, complete: bool) -> Probe {
         let mut probe = Probe {
             live: None,
             first_dead: None,
+            ends: Vec::new(),
+            reached: 0,
             walks: 0,
             steps: 0,
         };
@@ -416,8 +617,9 @@ impl Target<'_> {
             let tail = WalkTail {
                 from: u32::try_from(from).expect("an execution of fewer than 2^32 steps"),
                 seed: walk_seed(base.seed, from, w),
-                length,
+                length: bounds.length,
                 faults: self.liveness.faults,
+                time: Some(bounds.time),
             };
             let ran = self.run_once(&Exec {
                 walk: Some(tail),
@@ -426,9 +628,16 @@ impl Target<'_> {
             probe.walks += 1;
             probe.steps += ran.steps;
             if ran.met {
-                probe.live = Some((tail, ran));
+                probe.reached += 1;
+                if probe.live.is_none() {
+                    probe.live = Some((tail, ran));
+                }
+                if complete {
+                    continue;
+                }
                 break;
             }
+            probe.ends.push(End::of(&tail, &ran));
             if probe.first_dead.is_none() {
                 probe.first_dead = Some((tail, ran));
             }
@@ -443,30 +652,127 @@ impl Target<'_> {
     pub(crate) fn walk_from_end(&self, base: &Exec, ran: &Ran) -> Option<EndWalks> {
         let failure = ran.failure.as_ref()?;
         let steps = ran.trace.as_ref().map_or(0, |t| t.len() as u64);
-        let length = self.liveness.length_for(steps);
+        let (length, time) = self
+            .liveness
+            .bounds_for(steps, ran.elapsed, ran.latest_deadline);
+        let bounds = Bounds { length, time };
         let property = failure.property().unwrap_or_default().to_string();
         let dead = failure.liveness_dead()?;
         if dead {
             return Some(EndWalks {
                 property,
                 walks: 0,
-                length,
+                bounds,
+                verdict: Verdict::Dead,
                 first_dead: None,
             });
         }
-        let probe = self.probe(base, steps, length);
+        let probe = self.probe(base, steps, bounds, false);
         if probe.live.is_some() {
             return None;
         }
+        let verdict = self.verdict(base, &probe, steps, bounds);
         Some(EndWalks {
             property,
             walks: probe.walks,
-            length,
+            bounds,
+            verdict,
             first_dead: probe.first_dead.map(|(tail, ran)| {
                 let trace = ran.trace.expect("walks keep their trace");
                 (tail, trace.len() as u32, trace.hash())
             }),
         })
+    }
+
+    /// The verdict of walks from the end that all missed the property.
+    fn verdict(&self, base: &Exec, probe: &Probe, from: u64, bounds: Bounds) -> Verdict {
+        let count = |e: End| probe.ends.iter().filter(|&&x| x == e).count();
+        let (stopped, ran_on, short, other) = (
+            count(End::Stopped),
+            count(End::RanOn),
+            count(End::OutOfSteps),
+            count(End::Other),
+        );
+        let k = probe.ends.len();
+        if stopped == k {
+            return Verdict::Dead;
+        }
+        if ran_on == k {
+            let first = probe
+                .first_dead
+                .as_ref()
+                .map(|(tail, _)| *tail)
+                .expect("k >= 1 walks");
+            return Verdict::Livelock {
+                evidence: self.what_kept_happening(base, first, from),
+            };
+        }
+        let mut parts = Vec::new();
+        if stopped > 0 {
+            parts.push(format!("{stopped} stopped with nothing more to happen"));
+        }
+        if ran_on > 0 {
+            parts.push(format!(
+                "{ran_on} ran on with events still happening until {:?}",
+                bounds.time
+            ));
+        }
+        if short > 0 {
+            parts.push(format!(
+                "{short} ran out of their {} steps before {:?} (Liveness::walk_length raises \
+                 it)",
+                bounds.length, bounds.time
+            ));
+        }
+        if other > 0 {
+            parts.push(format!("{other} failed otherwise"));
+        }
+        Verdict::Unknown {
+            why: format!("of the walks, {}", parts.join(", ")),
+        }
+    }
+
+    /// What happened in the walk `tail` after its prefix: clock moves,
+    /// deliveries, and the tasks polled most.
+    fn what_kept_happening(&self, base: &Exec, tail: WalkTail, from: u64) -> String {
+        let ran = self.run_once(&Exec {
+            walk: Some(tail),
+            full_trace: true,
+            ..base.clone()
+        });
+        let trace = ran.trace.as_ref().expect("walks keep their trace");
+        let (mut advances, mut deliveries, mut polls) = (0u64, 0u64, 0u64);
+        let mut by_task: BTreeMap<u64, u64> = BTreeMap::new();
+        for (&at, step) in trace.positions().iter().zip(trace.steps()) {
+            if at < from {
+                continue;
+            }
+            match step {
+                Step::Pick { event, .. } => match event {
+                    Event::Advance => advances += 1,
+                    Event::Deliver(_) => deliveries += 1,
+                    Event::Poll(id) => {
+                        polls += 1;
+                        *by_task.entry(id.as_u64()).or_default() += 1;
+                    }
+                    _ => {}
+                },
+                Step::Choose { .. } => {}
+            }
+        }
+        let mut busiest: Vec<(u64, u64)> = by_task.into_iter().collect();
+        busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let most = busiest
+            .iter()
+            .take(3)
+            .map(|(id, n)| format!("task {id} {n} times"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "in the first walk, until {:?}, the clock moved {advances} times, {deliveries} \
+             packets were delivered and tasks were polled {polls} times (most: {most})",
+            ran.elapsed
+        )
     }
 }
 
@@ -475,7 +781,8 @@ impl Target<'_> {
 pub(crate) struct EndWalks {
     property: String,
     walks: u32,
-    length: u64,
+    bounds: Bounds,
+    verdict: Verdict,
     /// The first dead walk's tail, steps and hash.
     first_dead: Option<(WalkTail, u32, u64)>,
 }
@@ -508,23 +815,25 @@ impl Tokens<'_> {
 }
 
 impl Target<'_> {
-    /// The finding for a dead execution `base` (of `steps` trace steps),
+    /// The finding for a dead execution `base` (whose trace is `trace`),
     /// with its critical transition when the settings ask for it.
     pub(crate) fn finding(
         &self,
         base: &Exec,
-        steps: u64,
+        trace: &Trace,
         end: EndWalks,
         tokens: &Tokens<'_>,
     ) -> LivenessFinding {
         let critical = self
             .liveness
             .critical
-            .then(|| self.critical(base, steps, &end, tokens));
+            .then(|| self.critical(base, trace, &end, tokens));
         LivenessFinding {
             property: end.property,
+            verdict: end.verdict,
             walks: end.walks,
-            walk_length: end.length,
+            walk_length: end.bounds.length,
+            walk_time: end.bounds.time,
             faults: self.liveness.faults,
             critical,
         }
@@ -533,14 +842,32 @@ impl Target<'_> {
     fn critical(
         &self,
         base: &Exec,
-        n: u64,
+        trace: &Trace,
         end: &EndWalks,
         tokens: &Tokens<'_>,
     ) -> CriticalTransition {
-        let length = end.length;
+        let n = trace.len() as u64;
+        let bounds = end.bounds;
+        let k = self.liveness.walks;
+        // Cut i is the state after the first c[i] steps: the start, then
+        // just after each step with a real choice. The steps after the last
+        // choice are forced, so the last cut is the end's state: the end
+        // walks' verdict is its.
+        let mut cuts: Vec<u64> = vec![0];
+        cuts.extend(
+            trace
+                .positions()
+                .iter()
+                .zip(trace.steps())
+                .filter(|(_, s)| match s {
+                    Step::Pick { of, .. } | Step::Choose { of, .. } => *of > 1,
+                })
+                .map(|(&at, _)| at + 1),
+        );
+        cuts.dedup();
         let (mut probes, mut walks, mut steps) = (0u32, 0u64, 0u64);
-        let mut run = |from: u64| {
-            let p = self.probe(base, from, length);
+        let mut run = |from: u64, complete: bool| {
+            let p = self.probe(base, from, bounds, complete);
             probes += 1;
             walks += u64::from(p.walks);
             steps += p.steps;
@@ -548,36 +875,49 @@ impl Target<'_> {
         };
         // The dead end: the end walks' first, or (when the execution showed
         // itself dead) a walk from the end.
+        let last = cuts.len() - 1;
         let mut dead = match end.first_dead {
-            Some((tail, s, h)) => (n, tokens.token(tail, s, h)),
+            Some((tail, s, h)) => (last, tokens.token(tail, s, h)),
             None => {
-                let p = run(n);
+                let p = run(n, false);
                 let (tail, ran) = p.first_dead.or(p.live).expect("k >= 1 walks");
-                (n, tokens.of(tail, &ran))
+                (last, tokens.of(tail, &ran))
             }
         };
-        let start = run(0);
-        let Some((tail, ran)) = start.live else {
-            let (tail, ran) = start.first_dead.expect("k >= 1 walks");
-            let dead = tokens.of(tail, &ran);
+        let start = run(0, false);
+        // With no real choice in the execution, the start is the end's
+        // state: there is no transition to find.
+        let start_live = if last > 0 { start.live } else { None };
+        let Some((tail, ran)) = start_live else {
+            let dead = match start.first_dead {
+                Some((tail, ran)) => tokens.of(tail, &ran),
+                None => dead.1,
+            };
+            let event = if last > 0 {
+                "none: no walk reaches the property even from the start"
+            } else {
+                "none: the execution made no choice, so its start is its end's state"
+            };
             return CriticalTransition {
                 step: None,
                 of: n,
-                event: "none: no walk reaches the property even from the start".to_string(),
+                event: event.to_string(),
                 dead_command: tokens.command(&dead),
                 dead,
                 live: None,
                 live_command: None,
+                live_walks: 0,
+                walks_per_probe: k,
                 probes,
                 walks,
                 steps,
             };
         };
-        let mut live = (0u64, tokens.of(tail, &ran));
-        // Doubling from the start, then bisection.
+        let mut live = (0usize, tokens.of(tail, &ran));
+        // Doubling over the cuts from the start, then bisection.
         let mut i = 1;
         while i < dead.0 {
-            let p = run(i);
+            let p = run(cuts[i], false);
             match (p.live, p.first_dead) {
                 (Some((tail, ran)), _) => live = (i, tokens.of(tail, &ran)),
                 (None, Some((tail, ran))) => {
@@ -590,14 +930,17 @@ impl Target<'_> {
         }
         while dead.0 - live.0 > 1 {
             let mid = live.0 + (dead.0 - live.0) / 2;
-            let p = run(mid);
+            let p = run(cuts[mid], false);
             match (p.live, p.first_dead) {
                 (Some((tail, ran)), _) => live = (mid, tokens.of(tail, &ran)),
                 (None, Some((tail, ran))) => dead = (mid, tokens.of(tail, &ran)),
                 (None, None) => unreachable!("k >= 1 walks"),
             }
         }
-        let step = dead.0 - 1;
+        // The confidence: every walk from just before it.
+        let live_walks = run(cuts[live.0], true).reached;
+        // The choice just before the first dead cut.
+        let step = cuts[dead.0] - 1;
         let event = self.describe(base, &dead.1, step);
         CriticalTransition {
             step: Some(step),
@@ -607,6 +950,8 @@ impl Target<'_> {
             dead: dead.1,
             live_command: Some(tokens.command(&live.1)),
             live: Some(live.1),
+            live_walks,
+            walks_per_probe: k,
             probes,
             walks,
             steps,
@@ -666,10 +1011,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lengths() {
+    fn bounds() {
+        let ms = Duration::from_millis;
         let l = Liveness::new();
-        assert_eq!(l.length_for(100), MIN_WALK_LENGTH);
-        assert_eq!(l.length_for(10_000), 40_000);
-        assert_eq!(l.walk_length(7).length_for(10_000), 7);
+        // A short run of few steps: the minimum steps, a second of time.
+        assert_eq!(
+            l.bounds_for(100, ms(100), None),
+            (MIN_WALK_LENGTH, ms(1_101))
+        );
+        // Time: five times the run, or twice its latest timer.
+        assert_eq!(l.bounds_for(100, ms(1_000), None).1, ms(5_001));
+        assert_eq!(l.bounds_for(100, ms(1_000), Some(ms(4_000))).1, ms(8_001));
+        // Steps: what the run's own rate needs for that time, twice over,
+        // between 4 N (at least 5,000) and 20 times that.
+        assert_eq!(l.bounds_for(10_000, ms(1_000), None).0, 80_020);
+        assert_eq!(l.bounds_for(10_000, ms(1), None).0, 800_000);
+        assert_eq!(l.bounds_for(10_000, Duration::ZERO, None).0, 800_000);
+        // Set by hand.
+        let set = l.walk_length(7).walk_time(ms(20));
+        assert_eq!(set.bounds_for(10_000, ms(1_000), None), (7, ms(1_021)));
     }
 }

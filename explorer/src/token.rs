@@ -19,6 +19,7 @@
 //!           varint(count) count * (varint(index delta) varint(action))
 //!           varint(steps) varint(hash) [walk]
 //! walk    = varint(from) varint(walk seed) varint(length) varint(faults)
+//!           [varint(time)]
 //! string  = varint(byte length) ++ UTF-8 bytes
 //! ```
 //!
@@ -28,7 +29,9 @@
 //!   first, the high bit set on every byte but the last.
 //! - `walk`, present only in tokens of liveness walks (see
 //!   [`WalkTail`]), follows the execution's first `from` steps with a random
-//!   walk; `faults` is 0 (keep), 1 (rare) or 2 (heal).
+//!   walk; `faults` is 0 (keep), 1 (rare) or 2 (heal); `time`, when
+//!   present and not 0, is the walk's bound in simulated milliseconds
+//!   since the execution's start.
 //! - `crc32` is the CRC-32 (IEEE) of the payload, 4 bytes little-endian.
 //! - The schedule is stored as deltas: the first choice-point index as is,
 //!   each later one as its distance (>= 1) from the previous one, so a run
@@ -99,6 +102,10 @@ pub struct WalkTail {
     pub length: u64,
     /// What the walk does with faults.
     pub faults: crate::WalkFaults,
+    /// The walk ends when the simulated clock would pass this (time since
+    /// the execution's start, whole milliseconds), if it has not reached
+    /// the property or stopped before; `None`: only `length` bounds it.
+    pub time: Option<std::time::Duration>,
 }
 
 impl ReplayToken {
@@ -144,6 +151,9 @@ impl ReplayToken {
             put_varint(&mut bytes, w.seed);
             put_varint(&mut bytes, w.length);
             put_varint(&mut bytes, w.faults.code().into());
+            if let Some(t) = w.time {
+                put_varint(&mut bytes, u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+            }
         }
         let crc = crc32fast::hash(&bytes);
         bytes.extend_from_slice(&crc.to_le_bytes());
@@ -244,11 +254,18 @@ impl ReplayToken {
             let code = r.u32("walk faults")?;
             let faults = crate::WalkFaults::from_code(code)
                 .ok_or_else(|| malformed("walk", "unknown fault mode"))?;
+            let time = if r.bytes.is_empty() {
+                None
+            } else {
+                let ms = r.varint("walk time")?;
+                (ms > 0).then(|| std::time::Duration::from_millis(ms))
+            };
             Some(WalkTail {
                 from,
                 seed,
                 length,
                 faults,
+                time,
             })
         };
         if !r.bytes.is_empty() {
@@ -524,7 +541,13 @@ mod tests {
             schedules(),
             any::<u32>(),
             any::<u64>(),
-            proptest::option::of((any::<u32>(), any::<u64>(), any::<u64>(), 0u32..3)),
+            proptest::option::of((
+                any::<u32>(),
+                any::<u64>(),
+                any::<u64>(),
+                0u32..3,
+                proptest::option::of(1u64..u64::MAX / 2),
+            )),
         )
             .prop_map(
                 |(test, explorer, search, seed, schedule, steps, hash, walk)| ReplayToken {
@@ -535,11 +558,12 @@ mod tests {
                     schedule,
                     steps,
                     hash,
-                    walk: walk.map(|(from, seed, length, faults)| WalkTail {
+                    walk: walk.map(|(from, seed, length, faults, time)| WalkTail {
                         from,
                         seed,
                         length,
                         faults: crate::WalkFaults::from_code(faults).expect("0..3"),
+                        time: time.map(std::time::Duration::from_millis),
                     }),
                 },
             )
@@ -693,9 +717,10 @@ mod tests {
         let good = payload_with_schedule(&[(4, 1)]);
         assert!(ReplayToken::decode(&seal(good.clone())).is_ok());
 
-        // A walk (from 0, seed 0, length 0, faults 0), then one more byte.
+        // A walk (from 0, seed 0, length 0, faults 0, time 0), then one
+        // more byte.
         let mut trailing = good.clone();
-        trailing.extend_from_slice(&[0, 0, 0, 0, 0]);
+        trailing.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
         assert!(message(&seal(trailing)).contains("trailing bytes"));
         let mut bad_mode = good.clone();
         bad_mode.extend_from_slice(&[0, 0, 0, 3]);

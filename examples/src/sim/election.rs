@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use explorer::{Explorer, RoundRobin, Sampling};
+use explorer::{Explorer, Liveness, RoundRobin, Sampling, WalkFaults};
 use futures::FutureExt;
 use sim_rt::net::UdpSocket;
 use sim_rt::sim::{self, FaultInjector};
@@ -49,12 +49,19 @@ pub fn runtime(b: &mut sim_rt::runtime::Builder) {
 /// Round-robin, stratified sampling with one delay: the failing executions
 /// need one fault (the partition of n1 from another node, before the first
 /// leader has held the office for a second), which costs one delay.
+///
+/// The property is liveness *under a lasting partition*: with n1 cut off
+/// from one node, the two that still hear each other must keep a leader.
+/// So liveness walks keep the partition ([`WalkFaults::Keep`]) instead of
+/// healing it, as they do by default (the planted bug heals with the
+/// network).
 pub fn explorer() -> Explorer {
     Explorer::new()
         .name("election")
         .runtime(runtime)
         .explorer(RoundRobin::default())
         .search(Sampling::new(1))
+        .liveness(Liveness::new().faults(WalkFaults::Keep))
         .executions(2_000)
 }
 

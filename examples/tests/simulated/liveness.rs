@@ -72,3 +72,39 @@ fn a_lock_service_slow_to_converge_is_not_reported() {
     assert_eq!(failures, 0);
     assert_eq!(slow, SEEDS * 40, "every execution was slow, none dead");
 }
+
+/// The critical transition of every liveness bug of the examples, over
+/// several seeds, is a step with a real choice (two options or more): a
+/// forced step leads to the same state whatever comes after, so it cannot
+/// be where the system became unable to recover.
+#[test]
+fn critical_transitions_are_never_on_forced_steps() {
+    use sim_rt::runtime::Step;
+    for name in ["election", "lock"] {
+        let case = crate::sim::case(name).expect("a case of the examples");
+        let (explorer, test) = (case.explorer, case.test);
+        for seed in 0..3 {
+            let report = explorer()
+                .seed(seed)
+                .progress(false)
+                .run(move || test(true));
+            let found = report.failure.as_ref().expect("the planted bug is found");
+            let critical = found
+                .liveness
+                .as_ref()
+                .and_then(|l| l.critical.as_ref())
+                .expect("searched by default");
+            let step = critical.step.expect("the start is live");
+            let at = found
+                .trace
+                .positions()
+                .iter()
+                .position(|&p| p == step)
+                .unwrap_or_else(|| panic!("{name}, seed {seed}: step {step} was forced: {report}"));
+            let options = match found.trace.steps()[at] {
+                Step::Pick { of, .. } | Step::Choose { of, .. } => of,
+            };
+            assert!(options > 1, "{name}, seed {seed}: {report}");
+        }
+    }
+}

@@ -282,7 +282,7 @@ impl Ctx<'_> {
                 base: &token,
                 command: &self.command,
             };
-            self.target.finding(&base, trace.len() as u64, end, &tokens)
+            self.target.finding(&base, &trace, end, &tokens)
         });
         let found_by = self
             .strategy
