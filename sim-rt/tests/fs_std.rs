@@ -207,10 +207,21 @@ struct Boots {
     after_reset: Option<Found>,
 }
 
-/// Host `db` writes `/db/synced` (synced, and its directory too) and
+/// How host `db` makes `/db/synced` durable.
+#[derive(Clone, Copy, PartialEq)]
+enum Durability {
+    /// `sync_all` on the file and its directory.
+    Fsync,
+    /// Opened with `O_DSYNC` (each write durable), directory synced.
+    Dsync,
+    /// Not at all.
+    None,
+}
+
+/// Host `db` writes `/db/synced` (made durable as `how` says) and
 /// `/db/unsynced` (not synced) with std::fs, then is reset; on reboot it
 /// reports what it finds.
-fn unsynced_std_writes_are_lost(sync: bool) -> Found {
+fn unsynced_std_writes_are_lost(how: Durability) -> Found {
     let shared = Arc::new(Mutex::new(Boots::default()));
     let (set_up, rebooted) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
     runtime().block_on({
@@ -230,10 +241,23 @@ fn unsynced_std_writes_are_lost(sync: bool) -> Found {
                         if boot == 1 {
                             std::fs::create_dir("/db").unwrap();
                             std::fs::File::open("/").unwrap().sync_all().unwrap();
-                            let mut f = std::fs::File::create("/db/synced").unwrap();
+                            use std::os::unix::fs::OpenOptionsExt;
+                            let dsync = if how == Durability::Dsync {
+                                libc::O_DSYNC
+                            } else {
+                                0
+                            };
+                            let mut f = std::fs::OpenOptions::new()
+                                .write(true)
+                                .create(true)
+                                .custom_flags(dsync)
+                                .open("/db/synced")
+                                .unwrap();
                             f.write_all(b"kept").unwrap();
-                            if sync {
+                            if how == Durability::Fsync {
                                 f.sync_all().unwrap();
+                            }
+                            if how != Durability::None {
                                 std::fs::File::open("/db").unwrap().sync_all().unwrap();
                             }
                             std::fs::write("/db/unsynced", b"lost").unwrap();
@@ -263,12 +287,72 @@ fn unsynced_std_writes_are_lost(sync: bool) -> Found {
 
 #[test]
 fn a_host_reset_loses_unsynced_std_writes_and_keeps_synced_ones() {
-    assert_eq!(
-        unsynced_std_writes_are_lost(true),
-        (Some(b"kept".to_vec()), None)
-    );
+    let kept = (Some(b"kept".to_vec()), None);
+    assert_eq!(unsynced_std_writes_are_lost(Durability::Fsync), kept);
+    assert_eq!(unsynced_std_writes_are_lost(Durability::Dsync), kept);
     // Without the syncs, the new file's name and data are lost too.
-    assert_eq!(unsynced_std_writes_are_lost(false), (None, None));
+    assert_eq!(unsynced_std_writes_are_lost(Durability::None), (None, None));
+}
+
+#[test]
+fn a_std_file_opened_inside_converts_to_a_tokio_file() {
+    use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+    runtime().block_on(async {
+        let mut std_file = std::fs::File::create("/converted").unwrap();
+        std_file.write_all(b"std ").unwrap();
+        let mut file = sim_rt::fs::File::from_std(std_file);
+        file.write_all(b"then tokio").await.unwrap();
+        file.sync_all().await.unwrap();
+        drop(file);
+        let mut s = String::new();
+        sim_rt::fs::File::from(std::fs::File::open("/converted").unwrap())
+            .read_to_string(&mut s)
+            .await
+            .unwrap();
+        assert_eq!(s, "std then tokio");
+    });
+}
+
+#[test]
+fn a_simulated_file_maps_only_as_a_copy() {
+    use std::os::fd::AsRawFd;
+    runtime().block_on(async {
+        std::fs::write("/mapped", b"bytes on the simulated disk").unwrap();
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/mapped")
+            .unwrap();
+        let len = 27;
+        // SAFETY: plain mmap calls on an open descriptor; unmapped below.
+        unsafe {
+            let private = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                f.as_raw_fd(),
+                0,
+            );
+            assert_ne!(private, libc::MAP_FAILED);
+            let seen = std::slice::from_raw_parts(private.cast::<u8>(), len);
+            assert_eq!(seen, b"bytes on the simulated disk");
+            libc::munmap(private, len);
+            let shared = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            );
+            assert_eq!(shared, libc::MAP_FAILED);
+            assert_eq!(
+                std::io::Error::last_os_error().raw_os_error(),
+                Some(libc::ENODEV)
+            );
+        }
+    });
 }
 
 #[test]

@@ -39,6 +39,20 @@ pub(crate) struct Disk {
 }
 
 impl Disk {
+    /// Host `host`'s disk in simulation `runtime`.
+    #[cfg_attr(
+        not(all(
+            feature = "intercept",
+            target_os = "linux",
+            target_env = "gnu",
+            not(target_feature = "crt-static")
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn new(runtime: u64, host: HostId) -> Disk {
+        Disk { runtime, host }
+    }
+
     /// The disk of the running task's host (the main host outside any task).
     ///
     /// # Panics

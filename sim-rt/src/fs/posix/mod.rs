@@ -523,6 +523,19 @@ pub(crate) fn read_for_map(fd: c_int, offset: u64, len: usize) -> Route<Vec<u8>>
     }
 }
 
+/// A new descriptor of the model sharing simulated descriptor `fd`'s open
+/// file description, for `tokio::fs::File::from_std` of a `std::fs::File`
+/// opened inside the simulation: the simulation's id, the host, the
+/// descriptor. `None` for any other descriptor.
+pub(crate) fn adopt(fd: c_int) -> Option<(u64, HostId, sim_fs::Fd)> {
+    let (open, file) = sim_file(fd)?;
+    let File::Sim(world, sfd, _) = file else {
+        return None;
+    };
+    let new = on_disk(&world, open.host, |disk, _| disk.fs.try_clone(sfd)).ok()?;
+    Some((world.id, open.host, new))
+}
+
 /// Whether `fd` is a simulated file (not the lower layer's).
 pub(crate) fn is_sim_file(fd: c_int) -> bool {
     matches!(
