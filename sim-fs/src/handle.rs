@@ -32,7 +32,9 @@ impl Fd {
 ///
 /// # Differences from std
 ///
-/// No permissions mode and no custom flags.
+/// No permissions mode and no custom flags. [`OpenOptions::syscall`]
+/// switches to the semantics of `open(2)` itself, for a runtime that
+/// simulates the C call rather than std's wrapper.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenOptions {
     pub(crate) read: bool,
@@ -41,6 +43,7 @@ pub struct OpenOptions {
     pub(crate) truncate: bool,
     pub(crate) create: bool,
     pub(crate) create_new: bool,
+    pub(crate) syscall: bool,
 }
 
 impl OpenOptions {
@@ -85,6 +88,17 @@ impl OpenOptions {
         self
     }
 
+    /// The semantics of `open(2)` rather than std's `OpenOptions`: none of
+    /// std's checks of the combination (so `O_RDONLY|O_CREAT` creates the
+    /// file and opens it read-only, and `O_RDONLY|O_TRUNC` truncates it,
+    /// as Linux does), and [`append`](Self::append) only moves every write
+    /// to the end without granting write access (`O_RDONLY|O_APPEND`
+    /// cannot write).
+    pub fn syscall(&mut self, syscall: bool) -> &mut Self {
+        self.syscall = syscall;
+        self
+    }
+
     /// `File::open`: read only.
     pub fn for_open() -> Self {
         *OpenOptions::new().read(true)
@@ -102,6 +116,9 @@ impl OpenOptions {
 
     /// std's own checks, before the kernel sees the flags.
     pub(crate) fn validate(&self) -> std::io::Result<()> {
+        if self.syscall {
+            return Ok(());
+        }
         if !self.read && !self.write && !self.append {
             return Err(crate::errno::invalid_input_msg(
                 "must specify at least one of read, write, or append access",
@@ -122,7 +139,7 @@ impl OpenOptions {
 
     /// Whether the handle may write.
     pub(crate) fn writable(&self) -> bool {
-        self.write || self.append
+        self.write || (self.append && !self.syscall)
     }
 }
 

@@ -97,6 +97,18 @@ pub struct DirEntry {
 }
 
 impl DirEntry {
+    /// An entry built outside the model: for a runtime that merges the
+    /// entries of a layer the model does not hold (real files shown
+    /// read-only under the simulated ones) into a listing.
+    pub fn new(path: PathBuf, name: OsString, file_type: FileType, ino: u64) -> DirEntry {
+        DirEntry {
+            path,
+            name,
+            file_type,
+            ino,
+        }
+    }
+
     /// The directory path given to `read_dir` joined with the entry's name,
     /// as std's `DirEntry::path`.
     pub fn path(&self) -> PathBuf {

@@ -57,7 +57,8 @@
 
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
-// Only `intercept` (the libc functions interposed on Linux), three io
+// Only `intercept` (the libc functions interposed on Linux) and
+// `fs::posix` (the simulated file-system calls behind them), three io
 // files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
 // `unsafe fn AsyncFd::register` signatures), the lock guards of
 // `sync::{mutex, rwlock}` and the `unsafe fn`s whose traits demand it

@@ -15,6 +15,8 @@ pub use sim_fs::{
 };
 pub use sim_net::{LinkConfig, NetConfig};
 
+pub use crate::fs::lower::RealFiles;
+
 pub use crate::intercept::{
     allow_threads, intercepting, without_interception, SUPPORTED as INTERCEPTION_SUPPORTED,
     WALL_CLOCK_EPOCH,

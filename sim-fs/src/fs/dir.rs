@@ -332,6 +332,51 @@ impl Fs {
             .collect())
     }
 
+    /// Adds `path`, a file holding `data`, as if it had been on the disk,
+    /// synced, before the run began: it is in the volatile view and the
+    /// durable layer at once, with nothing pending, so no crash loses it.
+    ///
+    /// For a runtime that shows real files through a lower layer and copies
+    /// one up into the simulated disk before the program changes it (the
+    /// copy is the file as it already was, not a change of the program's).
+    /// Not a file-system operation: it asks no fault and takes no capacity
+    /// into account.
+    ///
+    /// # Errors
+    ///
+    /// As creating the file: `ENOENT` or `ENOTDIR` when the parent is not a
+    /// directory, `EEXIST` when the name is taken.
+    pub fn import_file(&mut self, path: impl AsRef<Path>, data: Vec<u8>) -> io::Result<()> {
+        self.import(path.as_ref(), Node::File(data))
+    }
+
+    /// Adds `path`, an empty directory, as if it had been on the disk,
+    /// synced, before the run began; see [`Fs::import_file`].
+    pub fn import_dir(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.import(path.as_ref(), Node::Dir(Default::default()))
+    }
+
+    fn import(&mut self, path: &Path, node: Node) -> io::Result<()> {
+        let Target::Named { dir, name, .. } = self.target(path)? else {
+            return Err(errno::already_exists());
+        };
+        if self.entry(dir, &name).is_some() {
+            return Err(errno::already_exists());
+        }
+        let kind = node.file_type();
+        let data = match &node {
+            Node::File(data) => Some(data.clone()),
+            Node::Dir(_) => None,
+        };
+        let ino = self.inodes.alloc(node);
+        self.inodes.link(dir, name.clone(), ino);
+        self.durable.add_entry(dir, name, ino, kind);
+        if let Some(data) = data.filter(|d| !d.is_empty()) {
+            self.durable.write(ino, 0, &data);
+        }
+        Ok(())
+    }
+
     /// Simulated [`std::fs::read`]: the whole file. `EISDIR` on a
     /// directory. Asks one read fault ([`IoOp::Read`]).
     pub fn read_file(
@@ -389,6 +434,56 @@ mod tests {
         fs.create_dir("/full").unwrap();
         fs.write_file("/full/x", b"", &mut DefaultChooser).unwrap();
         fs
+    }
+
+    #[test]
+    fn imported_entries_survive_every_crash() {
+        let mut fs = Fs::default();
+        fs.import_dir("/etc").unwrap();
+        fs.import_file("/etc/conf", b"real".to_vec()).unwrap();
+        assert!(fs.pending().is_empty(), "an import is not a pending change");
+        fs.check_invariants();
+        // A change to the copy is volatile as any other.
+        let f = fs.open("/etc/conf", &OpenOptions::for_create()).unwrap();
+        fs.write(f, b"sim", &mut DefaultChooser).unwrap();
+        fs.close(f);
+        fs.write_file("/etc/new", b"x", &mut DefaultChooser)
+            .unwrap();
+        fs.check_invariants();
+        fs.crash(&mut DefaultChooser);
+        fs.check_invariants();
+        assert_eq!(
+            fs.read_file("/etc/conf", &mut DefaultChooser).unwrap(),
+            b"real"
+        );
+        assert!(!fs.try_exists("/etc/new").unwrap());
+        assert_eq!(errno(fs.import_dir("/etc")), libc::EEXIST);
+        assert_eq!(errno(fs.import_file("/", Vec::new())), libc::EEXIST);
+        assert_eq!(errno(fs.import_file("/no/x", Vec::new())), libc::ENOENT);
+    }
+
+    #[test]
+    fn syscall_semantics_are_open_2s() {
+        let mut fs = Fs::default();
+        // O_RDONLY | O_CREAT creates the file and cannot write it.
+        let mut ro_create = OpenOptions::new();
+        ro_create.syscall(true).read(true).create(true);
+        assert!(OpenOptions::new()
+            .read(true)
+            .create(true)
+            .validate()
+            .is_err());
+        let f = fs.open("/lock", &ro_create).unwrap();
+        assert_eq!(errno(fs.write(f, b"x", &mut DefaultChooser)), libc::EBADF);
+        fs.close(f);
+        assert!(fs.try_exists("/lock").unwrap());
+        // O_RDONLY | O_APPEND cannot write either.
+        let mut ro_append = OpenOptions::new();
+        ro_append.syscall(true).read(true).append(true);
+        let f = fs.open("/lock", &ro_append).unwrap();
+        assert_eq!(errno(fs.write(f, b"x", &mut DefaultChooser)), libc::EBADF);
+        fs.close(f);
+        fs.check_invariants();
     }
 
     #[test]

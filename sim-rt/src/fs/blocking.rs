@@ -24,6 +24,8 @@ use std::sync::Arc;
 use crate::io::ReadBuf;
 use sim_fs::{Chooser, Fd, Fs, IoOp};
 
+use super::lower::HostDisk;
+
 use crate::runtime::context;
 use crate::runtime::world::{Origin, World, MAIN_HOST};
 use crate::scheduler::HostId;
@@ -37,6 +39,20 @@ pub(crate) struct Disk {
 }
 
 impl Disk {
+    /// Host `host`'s disk in simulation `runtime`.
+    #[cfg_attr(
+        not(all(
+            feature = "intercept",
+            target_os = "linux",
+            target_env = "gnu",
+            not(target_feature = "crt-static")
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn new(runtime: u64, host: HostId) -> Disk {
+        Disk { runtime, host }
+    }
+
     /// The disk of the running task's host (the main host outside any task).
     ///
     /// # Panics
@@ -96,7 +112,7 @@ pub(crate) fn spawn_op<K, R, F>(disk: Disk, op: IoOp, keep: K, f: F) -> io::Resu
 where
     K: 'static,
     R: 'static,
-    F: FnOnce(&mut Fs, &K, &mut dyn Chooser) -> R + 'static,
+    F: FnOnce(&mut HostDisk, &K, &mut dyn Chooser) -> R + 'static,
 {
     let origin = Origin::Blocking(Location::caller());
     let world = disk.world()?;
@@ -121,7 +137,7 @@ where
 pub(crate) async fn asyncify<R, F>(disk: Disk, op: IoOp, f: F) -> io::Result<R>
 where
     R: Send + 'static,
-    F: FnOnce(&mut Fs, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
+    F: FnOnce(&mut HostDisk, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
 {
     match spawn_op(disk, op, (), move |fs, _, chooser| f(fs, chooser))?.await {
         Ok(res) => res,
@@ -136,7 +152,7 @@ where
 pub(crate) async fn asyncify_on<R, F>(handle: &Arc<Handle>, op: IoOp, f: F) -> io::Result<R>
 where
     R: Send + 'static,
-    F: FnOnce(&mut Fs, Fd, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
+    F: FnOnce(&mut HostDisk, Fd, &mut dyn Chooser) -> io::Result<R> + Send + 'static,
 {
     let job = spawn_op(handle.disk, op, handle.clone(), move |fs, h, chooser| {
         f(fs, h.fd, chooser)

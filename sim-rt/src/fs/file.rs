@@ -76,8 +76,11 @@ use crate::task::JoinHandle;
 /// # Differences from tokio
 ///
 /// - There is no OS file. [`from_std`](Self::from_std),
-///   `From<std::fs::File>`, `From<OwnedFd>` and `FromRawFd` panic (a real
-///   file cannot join the simulated disk: open it with `sim_rt::fs`);
+///   `From<std::fs::File>`, `From<OwnedFd>` and `FromRawFd` take a file
+///   that `std::fs` opened inside the simulation (on Linux with glibc,
+///   where std's calls reach the simulated disk), and panic on a real
+///   file (a real file cannot join the simulated disk: open it inside the
+///   simulation);
 ///   [`into_std`](Self::into_std) panics and
 ///   [`try_into_std`](Self::try_into_std) always returns the file back.
 /// - `AsRawFd`/`AsFd` give a placeholder descriptor, `/dev/null` opened
@@ -193,22 +196,28 @@ impl File {
     }
 
     /// Simulated [`tokio::fs::File::from_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.from_std):
-    /// would wrap a real `std::fs::File`.
+    /// wraps a `std::fs::File` that std opened inside the simulation (on
+    /// the simulated disk, see the guide's "No escape" chapter); the new
+    /// `File` shares its cursor, as tokio's shares the OS file's.
     ///
     /// # Panics
     ///
-    /// Always: a real OS file cannot join the simulated disk. Open the
-    /// file with [`File::open`] (or [`OpenOptions`]) inside the simulation
-    /// instead.
+    /// When `std` is a real OS file (opened outside the simulation, or
+    /// where sim-rt does not interpose libc): it cannot join the simulated
+    /// disk. Open the file inside the simulation instead.
     ///
     /// # Differences from tokio
     ///
-    /// tokio wraps the file; here there is nothing to wrap it into. The
-    /// std file is dropped (closed) while the panic unwinds.
+    /// The panic. The std file is dropped (closed) either way.
     #[track_caller]
     pub fn from_std(std: StdFile) -> File {
-        drop(std);
-        from_std_panic("File::from_std")
+        match adopt(&std) {
+            Some(file) => file,
+            None => {
+                drop(std);
+                from_std_panic("File::from_std")
+            }
+        }
     }
 
     /// Simulated [`tokio::fs::File::sync_all`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.sync_all): waits for the write in
@@ -692,23 +701,58 @@ impl AsyncWrite for File {
     }
 }
 
+/// The simulated `File` sharing the open file description of `fd`, if it
+/// is a file std opened on the simulated disk; `fd` stays the caller's.
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+fn adopt(fd: &impl std::os::fd::AsRawFd) -> Option<File> {
+    let (runtime, host, fd) = super::posix::adopt(fd.as_raw_fd())?;
+    Some(File::from_handle(Handle {
+        disk: super::blocking::Disk::new(runtime, host),
+        fd,
+    }))
+}
+
+#[cfg(not(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+)))]
+fn adopt<T>(_: &T) -> Option<File> {
+    None
+}
+
 impl From<StdFile> for File {
-    /// As [`File::from_std`]: always panics.
+    /// As [`File::from_std`].
     #[track_caller]
     fn from(std: StdFile) -> Self {
-        drop(std);
-        from_std_panic("From<std::fs::File> for File")
+        match adopt(&std) {
+            Some(file) => file,
+            None => {
+                drop(std);
+                from_std_panic("From<std::fs::File> for File")
+            }
+        }
     }
 }
 
 #[cfg(unix)]
 impl From<std::os::fd::OwnedFd> for File {
-    /// As [`File::from_std`]: always panics (the descriptor is closed while
-    /// the panic unwinds).
+    /// As [`File::from_std`] (the descriptor is closed either way).
     #[track_caller]
     fn from(fd: std::os::fd::OwnedFd) -> Self {
-        drop(fd);
-        from_std_panic("From<OwnedFd> for File")
+        match adopt(&fd) {
+            Some(file) => file,
+            None => {
+                drop(fd);
+                from_std_panic("From<OwnedFd> for File")
+            }
+        }
     }
 }
 
@@ -737,17 +781,29 @@ impl std::os::fd::AsFd for File {
 #[cfg(unix)]
 #[allow(unsafe_code)]
 impl std::os::fd::FromRawFd for File {
-    /// As [`File::from_std`]: always panics. The descriptor is left open
-    /// (it is never touched).
+    /// As [`File::from_std`]: takes (and closes) a descriptor std opened
+    /// on the simulated disk; panics on any other, which is left open (it
+    /// is never touched).
     ///
     /// # Safety
     ///
-    /// As [`std::os::fd::FromRawFd::from_raw_fd`]; this implementation
-    /// does not use the descriptor.
+    /// As [`std::os::fd::FromRawFd::from_raw_fd`].
     #[track_caller]
     unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> Self {
-        let _ = fd;
-        from_std_panic("FromRawFd for File")
+        struct Raw(std::os::fd::RawFd);
+        impl std::os::fd::AsRawFd for Raw {
+            fn as_raw_fd(&self) -> std::os::fd::RawFd {
+                self.0
+            }
+        }
+        match adopt(&Raw(fd)) {
+            Some(file) => {
+                // SAFETY: the caller hands over ownership of `fd`.
+                drop(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
+                file
+            }
+            None => from_std_panic("FromRawFd for File"),
+        }
     }
 }
 

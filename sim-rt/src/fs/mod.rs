@@ -2,8 +2,14 @@
 //! disk, which loses what was not synced when the host crashes.
 //!
 //! Every host of the simulation (the main host included) has its own disk,
-//! an empty directory tree at first, modelled by the `sim_fs` crate. A task
-//! reads and writes the disk of its host; a host sees only its own disk. The
+//! modelled by the `sim_fs` crate, over the real files as a read-only lower
+//! layer (see [`RealFiles`](crate::sim::RealFiles): a path the disk does not
+//! have shows the real file, and changing it copies it up first, so nothing
+//! reaches the real disk). A task reads and writes the disk of its host; a
+//! host sees only its own disk, through this module or, on Linux with
+//! glibc, through `std::fs` and C code: inside a simulation sim-rt
+//! interposes libc's file calls onto the same disk (the guide's "No
+//! escape" chapter, `docs/src/no-escape.md`). The
 //! API is tokio's: the free functions ([`read`], [`write()`], [`rename`],
 //! [`create_dir_all`], [`read_dir`](read_dir()), ...), [`File`] (which implements
 //! tokio's `AsyncRead`, `AsyncWrite` and `AsyncSeek`) and [`OpenOptions`],
@@ -61,8 +67,7 @@
 //!   as on a path that is not a link (`InvalidInput`, or `NotFound`);
 //!   [`set_permissions`], [`File::set_permissions`], [`File::set_times`]
 //!   and [`File::set_modified`] succeed on an existing file and change
-//!   nothing; [`DirBuilder::mode`] is recorded, not applied; relative paths
-//!   start at `/`.
+//!   nothing; [`DirBuilder::mode`] is recorded, not applied.
 //! - A path function's job sleeps one latency, whatever it does.
 
 mod blocking;
@@ -70,9 +75,18 @@ mod dir_builder;
 mod fd;
 mod file;
 mod file_times;
+pub(crate) mod lower;
 mod metadata;
 mod open_options;
 mod ops;
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+#[allow(unsafe_code)] // the real libc calls and `DIR` streams behind the interposed functions
+pub(crate) mod posix;
 mod read_dir;
 
 pub use self::dir_builder::DirBuilder;

@@ -64,8 +64,10 @@ macro_rules! real {
         static SLOT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let p = next(&SLOT, $name);
         // SAFETY: `p` is libc's definition of the function of that name,
-        // whose C signature is `$ty`.
-        unsafe { std::mem::transmute::<*mut c_void, $ty>(p) }
+        // whose C signature is `$ty`. (Used inside `unsafe` blocks too.)
+        #[allow(unused_unsafe)]
+        let f = unsafe { std::mem::transmute::<*mut c_void, $ty>(p) };
+        f
     }};
 }
 
@@ -100,6 +102,8 @@ pub(super) fn keep_linked() {
         epoll_create as *const (),
         epoll_create1 as *const (),
     ]);
+    std::hint::black_box(fs::keep_linked());
+    std::hint::black_box(fs::keep_linked_more());
 }
 
 // ----- time ------------------------------------------------------------------
@@ -360,6 +364,26 @@ pub unsafe extern "C" fn syscall(
             }
             #[cfg(target_arch = "x86_64")]
             libc::SYS_time => return unsafe { time(a1 as *mut time_t) } as c_long,
+            libc::SYS_statx => {
+                return unsafe {
+                    fs::statx(
+                        a1 as c_int,
+                        a2 as *const c_char,
+                        a3 as c_int,
+                        a4 as c_uint,
+                        a5 as *mut libc::statx,
+                    )
+                } as c_long
+            }
+            libc::SYS_getdents64 => {
+                return unsafe { fs::getdents64(a1 as c_int, a2 as *mut c_void, a3 as size_t) }
+                    as c_long
+            }
+            libc::SYS_io_uring_setup => {
+                super::refuse(Escape::IoUring);
+                set_errno(libc::ENOSYS);
+                return -1;
+            }
             _ => {}
         }
     }
@@ -826,3 +850,5 @@ fn alloc_list(entries: &[GaiEntry]) -> Option<*mut addrinfo> {
     }
     Some(head)
 }
+
+mod fs;

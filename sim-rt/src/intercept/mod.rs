@@ -1,5 +1,5 @@
-//! No escape from the simulation: real time, OS randomness, threads and
-//! sockets, seen from inside a simulation.
+//! No escape from the simulation: real time, OS randomness, threads,
+//! sockets and files, seen from inside a simulation.
 //!
 //! Programs read the clock and the OS's randomness through std and other
 //! crates (`Instant::now`, `SystemTime::now`, the keys of std's `HashMap`,
@@ -20,6 +20,7 @@
 //! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
+//! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::fs::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |
 //!
 //! `socket` itself is allowed: a real socket that is never bound, connected
 //! nor sent on reaches no network, and libraries create one before handing
@@ -138,6 +139,12 @@ pub(crate) enum Escape {
     Thread,
     Socket,
     Reactor,
+    /// A writable shared `mmap` of a simulated file.
+    SharedMap,
+    /// `symlink` on the simulated disk.
+    Symlink,
+    /// `io_uring_setup`.
+    IoUring,
 }
 
 impl Escape {
@@ -164,7 +171,29 @@ impl Escape {
                  the crate with --cfg sim so that `tokio::` resolves to sim_rt, and use \
                  sim_rt's runtime and net types"
             }
+            Escape::SharedMap => {
+                "a simulated file was mapped shared and writable (mmap with MAP_SHARED and \
+                 PROT_WRITE was refused with ENODEV). Writes through such a mapping would bypass \
+                 the simulated disk's durability model: write the file with write/pwrite (a \
+                 private or read-only mapping of a simulated file works, as a copy of its bytes)"
+            }
+            Escape::Symlink => {
+                "a symlink was created on the simulated disk (symlink was refused with EPERM: \
+                 the simulated disk has no symlinks). Use a hard link (std::fs::hard_link) or a \
+                 copy; the real files' symlinks under the simulated disk are followed"
+            }
+            Escape::IoUring => {
+                "io_uring was set up inside a simulation (io_uring_setup was refused with \
+                 ENOSYS): the simulation cannot see its submissions. Use tokio::fs (sim_rt::fs) \
+                 or std::fs, which run on the simulated disk"
+            }
         }
+    }
+
+    /// Whether the note is said once per process (file-system notes, which
+    /// a program may hit in a loop) rather than at every refusal.
+    fn once(self) -> bool {
+        matches!(self, Escape::SharedMap | Escape::Symlink | Escape::IoUring)
     }
 }
 
@@ -284,6 +313,14 @@ fn refuse(what: Escape) {
         .map(|w| (w.id, w.core.try_borrow().map_or(u64::MAX, |c| c.step)))
         .unwrap_or((0, u64::MAX));
     MISUSE.with(|m| m.set(Some(Misuse { what, world, step })));
+    if what.once() {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static SAID: AtomicU8 = AtomicU8::new(0);
+        let bit = 1 << (what as u8);
+        if SAID.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+            return;
+        }
+    }
     use std::io::Write;
     // Never panic here (we are inside an `extern "C"` function).
     let _ = writeln!(std::io::stderr(), "sim_rt: {}", what.note());

@@ -44,29 +44,34 @@
 use sim_fs::{Choice, Chooser, Fs, FsConfig};
 
 use super::world::World;
+use crate::fs::lower::{HostDisk, RealFiles};
 use crate::scheduler::{ChoiceKind, HostId};
 
 /// The disks of a world. See the module docs.
 pub(crate) struct FsState {
     /// The configuration of a disk created on first use.
     default: FsConfig,
+    /// What every disk shows of the real files.
+    real: RealFiles,
     /// Host `h`'s disk at index `h`, created lazily.
-    disks: Vec<Fs>,
+    disks: Vec<HostDisk>,
 }
 
 impl FsState {
-    pub(crate) fn new(default: FsConfig) -> FsState {
+    pub(crate) fn new(default: FsConfig, real: RealFiles) -> FsState {
         FsState {
             default,
+            real,
             disks: Vec::new(),
         }
     }
 
     /// Host `host`'s disk, created with the default configuration if it is
     /// the first use.
-    fn disk(&mut self, host: HostId) -> &mut Fs {
+    fn disk(&mut self, host: HostId) -> &mut HostDisk {
         while self.disks.len() <= host.index() {
-            self.disks.push(Fs::new(self.default.clone()));
+            self.disks
+                .push(HostDisk::new(Fs::new(self.default.clone()), self.real));
         }
         &mut self.disks[host.index()]
     }
@@ -100,10 +105,22 @@ impl World {
     pub(crate) fn fs_op<R>(
         &self,
         host: HostId,
-        f: impl FnOnce(&mut Fs, &mut dyn Chooser) -> R,
+        f: impl FnOnce(&mut HostDisk, &mut dyn Chooser) -> R,
     ) -> R {
         let mut st = self.fs.borrow_mut();
         f(st.disk(host), &mut WorldChooser(self))
+    }
+
+    /// [`World::fs_op`] for the interposed libc calls, which may run while
+    /// the disks are in use (a destructor run from inside an operation):
+    /// `None` then, instead of a panic.
+    pub(crate) fn try_fs_op<R>(
+        &self,
+        host: HostId,
+        f: impl FnOnce(&mut HostDisk, &mut dyn Chooser) -> R,
+    ) -> Option<R> {
+        let mut st = self.fs.try_borrow_mut().ok()?;
+        Some(f(st.disk(host), &mut WorldChooser(self)))
     }
 
     /// The latency the model gives `op` on `host`'s disk.
@@ -113,7 +130,7 @@ impl World {
 
     /// Replaces the configuration of `host`'s disk (creating it if needed).
     pub(crate) fn fs_configure(&self, host: HostId, config: FsConfig) {
-        *self.fs.borrow_mut().disk(host).config_mut() = config;
+        *self.fs.borrow_mut().disk(host).fs.config_mut() = config;
     }
 
     /// Crashes `host`'s disk (a host stop or reset). A host that never used

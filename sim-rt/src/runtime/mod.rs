@@ -192,6 +192,8 @@ pub struct Builder {
     scheduler: Option<SchedulerFactory>,
     net: sim_net::NetConfig,
     disk: sim_fs::FsConfig,
+    /// [`Builder::real_files`].
+    real_files: crate::sim::RealFiles,
     faults: Option<crate::sim::FaultInjector>,
     /// Set by `exact_seed`: `SIM_SEED` is not read.
     exact_seed: bool,
@@ -229,6 +231,7 @@ impl fmt::Debug for Builder {
             .field("custom_scheduler", &self.scheduler.is_some())
             .field("network", &self.net)
             .field("disk", &self.disk)
+            .field("real_files", &self.real_files)
             .field("fault_injector", &self.faults)
             .field("name", &self.name)
             .finish()
@@ -247,6 +250,7 @@ impl Builder {
             scheduler: None,
             net: sim_net::NetConfig::default(),
             disk: sim_fs::FsConfig::default(),
+            real_files: crate::sim::RealFiles::default(),
             faults: None,
             exact_seed: false,
             full_trace: false,
@@ -518,6 +522,31 @@ impl Builder {
         self
     }
 
+    /// What every host's simulated disk shows of the real file system.
+    ///
+    /// By default ([`RealFiles::ReadOnlyLower`](crate::sim::RealFiles)) the
+    /// real files are a read-only lower layer: a path a host's disk does not
+    /// have reads through to the real file of the same path (fixtures,
+    /// certificates, the program's own config), and changing it copies it
+    /// up into the simulated disk first, so nothing a simulation does
+    /// reaches the real disk. [`RealFiles::Hidden`](crate::sim::RealFiles)
+    /// starts every disk as an empty tree.
+    ///
+    /// ```
+    /// use sim_rt::sim::RealFiles;
+    /// let rt = sim_rt::runtime::Builder::new_current_thread()
+    ///     .real_files(RealFiles::Hidden)
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async {
+    ///     assert!(!sim_rt::fs::try_exists(env!("CARGO_MANIFEST_DIR")).await.unwrap());
+    /// });
+    /// ```
+    pub fn real_files(&mut self, real_files: crate::sim::RealFiles) -> &mut Self {
+        self.real_files = real_files;
+        self
+    }
+
     /// Turns on the built-in fault injector, which resets hosts and
     /// partitions links as data choices, within a budget (see
     /// [`FaultInjector`](crate::sim::FaultInjector)). Off by default.
@@ -652,6 +681,7 @@ impl Builder {
                 flavor: self.flavor,
                 net: self.net.clone(),
                 fs: self.disk.clone(),
+                real_files: self.real_files,
                 faults: self.faults.clone(),
                 name: self.name.clone(),
                 full_trace: self.full_trace,

@@ -70,6 +70,8 @@ pub(crate) struct Config {
     pub(crate) net: sim_net::NetConfig,
     /// The configuration of every host's disk, unless the host sets its own.
     pub(crate) fs: sim_fs::FsConfig,
+    /// What every disk shows of the real files.
+    pub(crate) real_files: crate::sim::RealFiles,
     pub(crate) faults: Option<crate::sim::FaultInjector>,
     /// [`Builder::name`](super::Builder::name).
     pub(crate) name: Option<std::sync::Arc<str>>,
@@ -373,7 +375,7 @@ impl World {
         let mut net = NetState::new(config.net.clone());
         // Segments are announced only to be observed (they have no faults).
         net.net.announce_segments(scheduler.observes());
-        let fs = super::fs::FsState::new(config.fs.clone());
+        let fs = super::fs::FsState::new(config.fs.clone(), config.real_files);
         let injector = config.faults.clone().map(super::fault::Injector::new);
         let injecting = injector.is_some() || config.heal_at != u64::MAX;
         let park_hooks = Some(config.park_hooks.clone()).filter(|h| !h.is_empty());

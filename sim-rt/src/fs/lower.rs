@@ -1,0 +1,477 @@
+//! The real file system as a read-only lower layer under each host's
+//! simulated disk, with copy-up: fixtures are readable inside a simulation,
+//! and nothing the simulation does reaches the real disk.
+//!
+//! A host's disk ([`HostDisk`]) is its `sim_fs` model plus this layer. A
+//! path resolves first on the model; a path the model does not have shows
+//! the real file or directory of the same (absolute) path, as overlayfs
+//! shows its lower directory under an upper one:
+//!
+//! - **Reading** through `tokio::fs` copies the file up first (it becomes a
+//!   file of the model, identical to the real one). Reading through libc
+//!   (`std::fs`, C code) opens the real file read-only instead, so a large
+//!   file (the test binary, read by a backtrace) is not copied, and `mmap`
+//!   works on it (see `posix.rs`).
+//! - **Changing** a path (opening it for writing, truncating, removing,
+//!   renaming from or over it, linking to it, creating in its directory)
+//!   first *copies it up*: the real file (its content) or directory (only
+//!   its entry; its children stay in the lower layer until they are changed
+//!   themselves) is imported into the model as already durable
+//!   ([`sim_fs::Fs::import_file`]), with its real ancestors; then the
+//!   change is made on the model, where it is volatile until synced like
+//!   any other. Removing or renaming a directory copies up all of it, so
+//!   the model sees what is in it (`ENOTEMPTY`).
+//! - Every path the program changed is **shadowed**: the lower layer is
+//!   never consulted for it again, so a removed fixture stays removed (the
+//!   model holds the whole truth about that path), while a crash that
+//!   loses the removal brings back the durable copy.
+//! - **Listing** a directory merges the model's entries with the real
+//!   directory's entries that are neither in the model nor shadowed, sorted
+//!   by name.
+//!
+//! A real symlink is followed (the model has none): it shows as the file or
+//! directory it points to. A real entry that is neither (a device, a
+//! socket, a dangling link) is not shown.
+//!
+//! # Invariants
+//!
+//! - The lower layer is never written: every real call here is a read
+//!   (`stat`, `read`, `readdir`), made with interception off.
+//! - A path in `shadowed` is decided by the model alone.
+//! - A copied-up entry is durable at once: it was on the disk before the
+//!   run, so no crash loses it.
+//!
+//! # Determinism
+//!
+//! The real files are read when first needed, and each path's real kind is
+//! remembered for the rest of the run; merged listings are sorted by name.
+//! So a run is a function of its seed as long as the real files it reads do
+//! not change while it runs (fixtures). `shadowed` and the cache are ordered
+//! maps.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+use std::io;
+use std::ops::{Deref, DerefMut};
+use std::path::{Component, Path, PathBuf};
+
+use sim_fs::{Chooser, DirEntry, Fd, FileType, Fs, Metadata, OpenOptions};
+
+/// What a simulated disk shows of the real file system.
+///
+/// Set with [`Builder::real_files`](crate::runtime::Builder::real_files).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RealFiles {
+    /// The real files, read-only, under every host's simulated files (the
+    /// default): a path the simulated disk does not have reads through to
+    /// the real file system, and changing it copies it up into the
+    /// simulated disk first. See the guide's "Disk" chapter.
+    #[default]
+    ReadOnlyLower,
+    /// None: every host's disk starts as an empty directory tree.
+    Hidden,
+}
+
+/// What a real path is, as the lower layer shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RealKind {
+    File,
+    Dir,
+}
+
+/// Where a path leads on a host's disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// The model has it.
+    Sim(Metadata),
+    /// Only the real file system has it.
+    Lower(RealKind),
+    /// Neither (the model's own error says why).
+    Missing,
+}
+
+/// One host's disk: the model, and the real files under it.
+#[derive(Debug)]
+pub(crate) struct HostDisk {
+    pub(crate) fs: Fs,
+    lower: Lower,
+}
+
+#[derive(Debug)]
+struct Lower {
+    real: RealFiles,
+    /// Paths the program changed: the model alone decides them.
+    shadowed: BTreeSet<PathBuf>,
+    /// The real kind of each path asked about (`None`: nothing shown).
+    known: BTreeMap<PathBuf, Option<RealKind>>,
+}
+
+impl Deref for HostDisk {
+    type Target = Fs;
+    fn deref(&self) -> &Fs {
+        &self.fs
+    }
+}
+
+impl DerefMut for HostDisk {
+    fn deref_mut(&mut self) -> &mut Fs {
+        &mut self.fs
+    }
+}
+
+/// `path` made absolute (a relative path starts at the process's working
+/// directory) and normalised lexically: no `.`, no `..`, no repeated or
+/// trailing `/`. The empty path stays empty (it names nothing: `ENOENT`).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    if path.as_os_str().is_empty() {
+        return PathBuf::new();
+    }
+    let mut out = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        // getcwd is not intercepted: the real working directory.
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+    };
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => out = PathBuf::from("/"),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
+    out
+}
+
+/// [`absolute`], keeping a trailing `/` (or `/.`), which tells the model
+/// the path must be a directory.
+pub(crate) fn for_model(path: &Path) -> PathBuf {
+    let abs = absolute(path);
+    let raw = path.as_os_str().as_encoded_bytes();
+    if abs.parent().is_some() && (raw.ends_with(b"/") || raw.ends_with(b"/.")) {
+        let mut s = abs.into_os_string();
+        s.push("/");
+        PathBuf::from(s)
+    } else {
+        abs
+    }
+}
+
+impl HostDisk {
+    pub(crate) fn new(fs: Fs, real: RealFiles) -> HostDisk {
+        HostDisk {
+            fs,
+            lower: Lower {
+                real,
+                shadowed: BTreeSet::new(),
+                known: BTreeMap::new(),
+            },
+        }
+    }
+
+    /// Where absolute path `abs` leads.
+    pub(crate) fn find(&mut self, abs: &Path) -> Found {
+        match self.fs.metadata(abs) {
+            Ok(m) => Found::Sim(m),
+            Err(_) => match self.lower_kind(abs) {
+                Some(kind) => Found::Lower(kind),
+                None => Found::Missing,
+            },
+        }
+    }
+
+    /// What the lower layer shows at absolute path `abs`: nothing when it
+    /// is shadowed, or its parent is not a directory of the merged view.
+    fn lower_kind(&mut self, abs: &Path) -> Option<RealKind> {
+        if self.lower.real == RealFiles::Hidden || self.lower.shadowed.contains(abs) {
+            return None;
+        }
+        let parent = abs.parent()?;
+        let parent_is_dir = match self.fs.metadata(parent) {
+            Ok(m) => m.is_dir(),
+            Err(_) => self.lower_kind(parent) == Some(RealKind::Dir),
+        };
+        if !parent_is_dir {
+            return None;
+        }
+        if let Some(&kind) = self.lower.known.get(abs) {
+            return kind;
+        }
+        let kind = real_kind(abs);
+        self.lower.known.insert(abs.to_owned(), kind);
+        kind
+    }
+
+    /// Copies absolute path `abs` up from the lower layer if only the lower
+    /// layer has it, with every ancestor only the lower layer has; `deep`
+    /// copies a directory's whole content up too. Does nothing where the
+    /// path leads nowhere (the model's operation then fails as it should).
+    pub(crate) fn copy_up(&mut self, abs: &Path, deep: bool) -> io::Result<()> {
+        if self.lower.real == RealFiles::Hidden {
+            return Ok(());
+        }
+        if let Some(parent) = abs.parent() {
+            let mut dir = PathBuf::from("/");
+            for c in parent.components().skip(1) {
+                dir.push(c);
+                match self.fs.metadata(&dir) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => return Ok(()),
+                    Err(_) => match self.lower_kind(&dir) {
+                        Some(RealKind::Dir) => {
+                            self.fs.import_dir(&dir)?;
+                            self.lower.shadowed.insert(dir.clone());
+                        }
+                        _ => return Ok(()),
+                    },
+                }
+            }
+        }
+        let is_dir = match self.fs.metadata(abs) {
+            Ok(m) => m.is_dir(),
+            Err(_) => match self.lower_kind(abs) {
+                Some(RealKind::File) => {
+                    let data = real_read(abs)?;
+                    self.fs.import_file(abs, data)?;
+                    self.lower.shadowed.insert(abs.to_owned());
+                    false
+                }
+                Some(RealKind::Dir) => {
+                    self.fs.import_dir(abs)?;
+                    self.lower.shadowed.insert(abs.to_owned());
+                    true
+                }
+                None => return Ok(()),
+            },
+        };
+        if deep && is_dir {
+            for (name, _) in real_list(abs) {
+                let child = abs.join(&name);
+                if self.fs.metadata(&child).is_err() && self.lower_kind(&child).is_some() {
+                    self.copy_up(&child, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Prepares absolute path `abs` for a change: copies it up (all of a
+    /// directory when `deep`) and shadows it.
+    pub(crate) fn touch(&mut self, abs: &Path, deep: bool) -> io::Result<()> {
+        self.copy_up(abs, deep)?;
+        if self.lower.real != RealFiles::Hidden && abs.parent().is_some() {
+            self.lower.shadowed.insert(abs.to_owned());
+        }
+        Ok(())
+    }
+
+    /// The merged entries of directory `path` (made absolute here), sorted
+    /// by name; each entry's path is `path` joined with its name.
+    pub(crate) fn list(&mut self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        let abs = for_model(path);
+        let mut entries = match self.fs.read_dir(&abs) {
+            Ok(entries) => entries,
+            Err(e) => match self.lower_kind(&absolute(path)) {
+                Some(RealKind::Dir) => Vec::new(),
+                _ => return Err(e),
+            },
+        };
+        let abs = absolute(path);
+        if self.lower.real == RealFiles::Hidden {
+            return Ok(entries);
+        }
+        let mut merged = false;
+        for (name, ino) in real_list(&abs) {
+            let child = abs.join(&name);
+            if self.fs.metadata(&child).is_ok() {
+                continue;
+            }
+            if let Some(kind) = self.lower_kind(&child) {
+                let file_type = match kind {
+                    RealKind::File => FileType::File,
+                    RealKind::Dir => FileType::Dir,
+                };
+                entries.push(DirEntry::new(path.join(&name), name, file_type, ino));
+                merged = true;
+            }
+        }
+        if merged {
+            entries.sort_by_key(|e| e.file_name());
+        }
+        Ok(entries)
+    }
+
+    // ----- the operations of `tokio::fs`, on the merged view -------------
+    //
+    // The closures of `sim_rt::fs` call these by the model's names: each
+    // makes its paths absolute, copies up what it reads or changes, then
+    // calls the model.
+
+    pub(crate) fn metadata(&mut self, path: impl AsRef<Path>) -> io::Result<Metadata> {
+        let abs = absolute(path.as_ref());
+        self.copy_up(&abs, false)?;
+        self.fs.metadata(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn symlink_metadata(&mut self, path: impl AsRef<Path>) -> io::Result<Metadata> {
+        self.metadata(path)
+    }
+
+    pub(crate) fn canonicalize(&mut self, path: impl AsRef<Path>) -> io::Result<PathBuf> {
+        let abs = absolute(path.as_ref());
+        self.copy_up(&abs, false)?;
+        self.fs.canonicalize(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn create_dir(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.touch(&absolute(path.as_ref()), false)?;
+        self.fs.create_dir(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn create_dir_all(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        let abs = absolute(path.as_ref());
+        if abs.as_os_str().is_empty() {
+            return Ok(());
+        }
+        self.touch(&abs, false)?;
+        self.fs.create_dir_all(&abs)
+    }
+
+    pub(crate) fn remove_file(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.touch(&absolute(path.as_ref()), false)?;
+        self.fs.remove_file(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn remove_dir(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.touch(&absolute(path.as_ref()), true)?;
+        self.fs.remove_dir(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn remove_dir_all(&mut self, path: impl AsRef<Path>) -> io::Result<()> {
+        self.touch(&absolute(path.as_ref()), true)?;
+        self.fs.remove_dir_all(for_model(path.as_ref()))
+    }
+
+    pub(crate) fn rename(
+        &mut self,
+        from: impl AsRef<Path>,
+        to: impl AsRef<Path>,
+    ) -> io::Result<()> {
+        self.touch(&absolute(from.as_ref()), true)?;
+        self.touch(&absolute(to.as_ref()), true)?;
+        self.fs
+            .rename(for_model(from.as_ref()), for_model(to.as_ref()))
+    }
+
+    pub(crate) fn hard_link(
+        &mut self,
+        original: impl AsRef<Path>,
+        link: impl AsRef<Path>,
+    ) -> io::Result<()> {
+        self.touch(&absolute(original.as_ref()), false)?;
+        self.touch(&absolute(link.as_ref()), false)?;
+        self.fs
+            .hard_link(for_model(original.as_ref()), for_model(link.as_ref()))
+    }
+
+    pub(crate) fn copy(
+        &mut self,
+        from: impl AsRef<Path>,
+        to: impl AsRef<Path>,
+        chooser: &mut dyn Chooser,
+    ) -> io::Result<u64> {
+        self.copy_up(&absolute(from.as_ref()), false)?;
+        self.touch(&absolute(to.as_ref()), false)?;
+        self.fs
+            .copy(for_model(from.as_ref()), for_model(to.as_ref()), chooser)
+    }
+
+    pub(crate) fn read_dir(&mut self, path: impl AsRef<Path>) -> io::Result<Vec<DirEntry>> {
+        self.list(path.as_ref())
+    }
+
+    pub(crate) fn read_file(
+        &mut self,
+        path: impl AsRef<Path>,
+        chooser: &mut dyn Chooser,
+    ) -> io::Result<Vec<u8>> {
+        self.copy_up(&absolute(path.as_ref()), false)?;
+        self.fs.read_file(for_model(path.as_ref()), chooser)
+    }
+
+    pub(crate) fn write_file(
+        &mut self,
+        path: impl AsRef<Path>,
+        contents: impl AsRef<[u8]>,
+        chooser: &mut dyn Chooser,
+    ) -> io::Result<()> {
+        self.touch(&absolute(path.as_ref()), false)?;
+        self.fs
+            .write_file(for_model(path.as_ref()), contents, chooser)
+    }
+
+    pub(crate) fn open(&mut self, path: impl AsRef<Path>, options: &OpenOptions) -> io::Result<Fd> {
+        let abs = absolute(path.as_ref());
+        if changes(options) {
+            self.touch(&abs, false)?;
+        } else {
+            self.copy_up(&abs, false)?;
+        }
+        self.fs.open(for_model(path.as_ref()), options)
+    }
+}
+
+/// Whether opening with `options` may change the path (create or truncate
+/// it) or its content (write access).
+pub(crate) fn changes(options: &OpenOptions) -> bool {
+    // `OpenOptions` has no getters; its Debug form is stable within the
+    // workspace, but a comparison is clearer: an open that only reads is
+    // exactly one of these two.
+    let mut read = OpenOptions::new();
+    read.read(true);
+    let mut read_syscall = read;
+    read_syscall.syscall(true);
+    *options != read && *options != read_syscall
+}
+
+/// Runs `f` with interception off: the real file system.
+fn real<R>(f: impl FnOnce() -> R) -> R {
+    crate::intercept::without_interception(f)
+}
+
+/// The real kind of absolute path `abs`, following symlinks.
+fn real_kind(abs: &Path) -> Option<RealKind> {
+    let meta = real(|| std::fs::metadata(abs)).ok()?;
+    if meta.is_file() {
+        Some(RealKind::File)
+    } else if meta.is_dir() {
+        Some(RealKind::Dir)
+    } else {
+        None
+    }
+}
+
+/// The content of real file `abs`.
+fn real_read(abs: &Path) -> io::Result<Vec<u8>> {
+    real(|| std::fs::read(abs))
+}
+
+/// The names and inode numbers in real directory `abs` (nothing when it
+/// cannot be read).
+pub(crate) fn real_list(abs: &Path) -> Vec<(OsString, u64)> {
+    use std::os::unix::fs::DirEntryExt;
+    real(|| {
+        let Ok(dir) = std::fs::read_dir(abs) else {
+            return Vec::new();
+        };
+        let mut names: Vec<(OsString, u64)> = dir
+            .filter_map(|e| e.ok())
+            .map(|e| (e.file_name(), e.ino()))
+            .collect();
+        names.sort();
+        names
+    })
+}
