@@ -26,7 +26,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sim_rt::runtime::{Builder, Failure, Runtime, Trace};
-use sim_rt::scheduler::{Observation, Scheduler};
+use sim_rt::scheduler::Scheduler;
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
@@ -239,8 +239,6 @@ pub(crate) struct Ran {
     pub(crate) met: bool,
     /// Steps the run took.
     pub(crate) steps: u64,
-    /// The observations of the watched step.
-    pub(crate) watched: Vec<Observation>,
     /// For a liveness failure that walks from its end confirmed.
     pub(crate) end: Option<EndWalks>,
     /// When telling: the runtime's story, the hosts' names, the delayed
@@ -399,7 +397,6 @@ impl Target<'_> {
         let hosts = rt.host_names();
         let coverage = rt.coverage();
         drop(rt);
-        let watched = std::mem::take(&mut *seen.borrow_mut());
         let record = Rc::try_unwrap(record)
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
@@ -412,7 +409,6 @@ impl Target<'_> {
             record,
             met,
             steps,
-            watched,
             end: None,
             story,
             hosts,
