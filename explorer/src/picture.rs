@@ -831,10 +831,12 @@ impl Model {
                 }
             }
         }
-        // Arrows, labelled with their message's summary.
+        // Arrows, labelled with their message's summary: those whose ends
+        // are both shown (a fold hides the others; the story's messages
+        // have both ends named).
         for (i, a) in self.arrows.iter().enumerate() {
             let ends = [Some(a.sent_row), a.delivered_row];
-            if !ends.iter().flatten().any(|&r| layout.shown(r)) {
+            if !ends.iter().flatten().all(|&r| layout.shown(r)) {
                 continue;
             }
             let (x1, y1) = (x(a.from), layout.y(a.sent_row));
@@ -1102,7 +1104,7 @@ body[data-view="folded"] #full, body[data-view="full"] #folded {{ display: none;
     var detail = panel.textContent.split("\n")[0];
     var labels = Array.prototype.filter.call(document.querySelectorAll("#folded .msg-label"), function (t) {{
       return t.textContent.length > 0 && t.getBoundingClientRect().width > 0;
-    }}).length;
+    }}).map(function (t) {{ return t.textContent; }}).join(" | ");
     // A line of the story shows its details; a fold opens every step.
     var line = document.querySelector("#story a");
     if (line) {{
@@ -1118,7 +1120,7 @@ body[data-view="folded"] #full, body[data-view="full"] #folded {{ display: none;
     var b = document.body;
     b.setAttribute("data-selftest", ok ? "ok" : "failed");
     b.setAttribute("data-failure-steps", banner + " / " + detail);
-    b.setAttribute("data-labels", String(labels));
+    b.setAttribute("data-labels", labels);
     b.setAttribute("data-story", String(document.querySelectorAll("#story li").length));
     b.setAttribute("data-reproduce", document.getElementById("reproduce").textContent);
     b.setAttribute("data-folded-height", String(Math.round(document.getElementById("folded").getBoundingClientRect().height)));

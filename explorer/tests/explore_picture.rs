@@ -243,8 +243,12 @@ fn the_page_opens_in_a_headless_browser_without_console_errors() {
     let story: usize = attribute(&dom, "data-story").parse().unwrap();
     assert_eq!(story, found.story.len(), "the story's lines, on the page");
     assert_eq!(attribute(&dom, "data-reproduce"), found.command);
-    let labels: usize = attribute(&dom, "data-labels").parse().unwrap();
-    assert!(labels >= 2, "labelled arrows drawn: {labels}");
+    // The folded view's arrows, as drawn: the hello, labelled.
+    let labels = attribute(&dom, "data-labels");
+    assert!(
+        labels.contains("&quot;hello b&quot;"),
+        "labelled arrows drawn: {labels}"
+    );
     let step = found.failure.step();
     assert_eq!(
         attribute(&dom, "data-failure-steps"),
