@@ -15,7 +15,8 @@
 //!   non-default data choices ("sim::choose picked 3 of 4");
 //! - delays: "p1 -> coordinator \"COMMIT ack\" delayed past task 7 on p1";
 //! - races the faults made: a timer that fired on a host while a message
-//!   to it was held by a partition, or delayed, and had not arrived ("the
+//!   to or from it was held by a partition, or delayed, and had not
+//!   arrived ("the
 //!   timer of task 9 on p3 fired before coordinator -> p3 \"COMMIT 10\"
 //!   (sent at 180ms) arrived").
 //!
@@ -517,8 +518,9 @@ pub(crate) fn group_words(words: &Words<'_>, group: &[Happening]) -> Vec<(HostId
     out
 }
 
-/// Timers that fired on a host while a message to it, held by a partition
-/// or delayed, had not arrived: the first such timer per message.
+/// Timers that fired on a host while a message to or from it (a request
+/// that timed out), held by a partition or delayed, had not arrived: the
+/// first such timer per message.
 fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
     let delayed_packets: Vec<PacketId> = delayed
         .iter()
@@ -530,15 +532,30 @@ fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
     let mut told: Vec<PacketId> = Vec::new();
     let mut out = Vec::new();
     let mut after_advance = false;
+    // Partitioned links (from, to), as the story goes: a message in flight
+    // on one is held by the partition, sent before it or not.
+    let mut cut: Vec<(HostId, HostId)> = Vec::new();
     for t in story {
+        if let Happening::Link {
+            from,
+            to,
+            partitioned,
+        } = t.what
+        {
+            cut.retain(|&l| l != (from, to));
+            if partitioned {
+                cut.push((from, to));
+            }
+        }
         match t.what {
             Happening::Advanced => after_advance = true,
             Happening::Woken { task, host } if after_advance => {
                 for (&id, p) in &words.packets {
-                    let waiting = p.to == host
+                    let held = p.held || cut.contains(&(p.from, p.to));
+                    let waiting = (p.to == host || p.from == host)
                         && p.sent < t.at
                         && p.delivered.is_none_or(|d| d.0 > t.at)
-                        && (p.held || delayed_packets.contains(&id))
+                        && (held || delayed_packets.contains(&id))
                         && p.bytes > 0;
                     if waiting && !told.contains(&id) {
                         told.push(id);
@@ -550,7 +567,7 @@ fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
                                 words.task(task),
                                 words.message(id),
                                 p.sent,
-                                if p.held {
+                                if held {
                                     " (held by the partition)"
                                 } else {
                                     " (delayed)"

@@ -223,3 +223,41 @@ fn a_choice_and_a_labelled_task_are_told_in_words() {
         found.story
     );
 }
+
+/// "a" asks "b" and waits 50 ms for the answer; a partition of a | b
+/// before the question makes it time out.
+async fn question() {
+    sim_rt::sim::host("b").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        let mut buf = [0u8; 16];
+        loop {
+            let (n, from) = sock.recv_from(&mut buf).await?;
+            sock.send_to(&buf[..n], from).await?;
+        }
+        #[allow(unreachable_code)]
+        Ok::<(), std::io::Error>(())
+    });
+    sim_rt::sim::host("a").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        sim_rt::time::sleep(Duration::from_millis(20)).await;
+        sock.send_to(b"are you there", "b:9").await?;
+        let mut buf = [0u8; 16];
+        let answer = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
+        assert!(answer.await.is_ok(), "b never answered");
+        Ok::<(), std::io::Error>(())
+    });
+    sim_rt::time::sleep(Duration::from_millis(100)).await;
+}
+
+#[test]
+fn a_request_that_timed_out_is_told_with_the_message_it_waited_for() {
+    let report = common::partition_explorer().run(question);
+    let found = report.failure.expect("a partition before the question");
+    let story = found.story.join("\n");
+    assert!(
+        story.contains(
+            "fired before a -> b \"are you there\" (sent at 20ms) arrived (held by the partition)"
+        ),
+        "{story}"
+    );
+}

@@ -12,6 +12,8 @@ use crate::scheduler::HostId;
 use crate::scheduler::PacketId;
 use crate::task::Id;
 
+mod http2;
+
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Told {
@@ -134,29 +136,27 @@ pub enum Happening {
 ///
 /// A payload that starts with text (a line protocol, an HTTP/1 request)
 /// is summed up by its first line, followed by `...` when more follows;
-/// a binary one (a length-prefixed frame, protobuf) by its runs of three
-/// or more printable characters, so that `\0\0\0\0\x07\n\x05alice`
-/// reads `alice`. At most [`SHOWN`] characters; empty when nothing in the
-/// first [`SCANNED`] bytes is printable.
+/// HTTP/2 by what its frames say (a request's method and path, a
+/// response's status, the text of its data: see `http2.rs`); another
+/// binary one (a length-prefixed frame, protobuf) by its runs of three or
+/// more printable characters, so that `\0\0\0\0\x07\n\x05alice` reads
+/// `alice`. At most [`SHOWN`] characters; empty when nothing in the first
+/// [`SCANNED`] bytes is printable.
 pub(crate) fn preview(payload: &[u8]) -> String {
-    let printable = |b: u8| b.is_ascii_graphic() || b == b' ';
     let head = &payload[..payload.len().min(SCANNED)];
     let end = head
         .iter()
         .position(|&b| b == b'\n' || b == b'\r')
         .unwrap_or(head.len());
     let line = &head[..end];
-    let (mut text, more) = if !line.is_empty() && line.iter().all(|&b| printable(b)) {
+    let (mut text, more) = if let Some(said) = http2::summary(payload, runs) {
+        (said, false)
+    } else if !line.is_empty() && line.iter().all(|&b| printable(b)) {
         let rest = &payload[end..];
         let more = rest.iter().any(|b| !b.is_ascii_whitespace());
         (String::from_utf8_lossy(line).trim_end().to_string(), more)
     } else {
-        let runs: Vec<String> = head
-            .split(|&b| !printable(b))
-            .map(|r| String::from_utf8_lossy(r).trim().to_string())
-            .filter(|r| r.len() >= 3 && r.bytes().any(|b| b.is_ascii_alphanumeric()))
-            .collect();
-        (runs.join(" "), payload.len() > head.len())
+        (runs(payload), payload.len() > head.len())
     };
     let cut = text.len() > SHOWN;
     text.truncate(SHOWN);
@@ -166,9 +166,24 @@ pub(crate) fn preview(payload: &[u8]) -> String {
     text
 }
 
+fn printable(b: u8) -> bool {
+    b.is_ascii_graphic() || b == b' '
+}
+
+/// The runs of three or more printable characters (one of them a letter
+/// or digit) in the first [`SCANNED`] bytes of `bytes`, space-separated.
+fn runs(bytes: &[u8]) -> String {
+    let runs: Vec<String> = bytes[..bytes.len().min(SCANNED)]
+        .split(|&b| !printable(b))
+        .map(|r| String::from_utf8_lossy(r).trim().to_string())
+        .filter(|r| r.len() >= 3 && r.bytes().any(|b| b.is_ascii_alphanumeric()))
+        .collect();
+    runs.join(" ")
+}
+
 /// Characters a packet's summary shows at most.
-const SHOWN: usize = 32;
-/// Bytes of a payload [`preview`] reads.
+const SHOWN: usize = 40;
+/// Bytes of a payload (or of an HTTP/2 frame's data) a summary reads.
 const SCANNED: usize = 96;
 
 #[cfg(test)]
@@ -183,7 +198,7 @@ mod tests {
             preview(b"GET /orders/alice HTTP/1.1\r\nhost: shop\r\n\r\n"),
             "GET /orders/alice HTTP/1.1..."
         );
-        assert_eq!(preview(&[b'a'; 40]), format!("{}...", "a".repeat(32)));
+        assert_eq!(preview(&[b'a'; 50]), format!("{}...", "a".repeat(40)));
         // A gRPC message: a 5-byte frame header, then protobuf.
         assert_eq!(
             preview(b"\0\0\0\0\x0e\n\x05alice\x12\x05apple"),
