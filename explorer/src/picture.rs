@@ -845,7 +845,13 @@ impl Model {
                 (None, true) => ((x(a.from) + x(a.to)) / 2, y1 + ROW, "message lost"),
                 (None, false) => ((x(a.from) + x(a.to)) / 2, y1 + ROW, "message undelivered"),
             };
-            let (lx, ly) = ((3 * x1 + x2) / 4, (3 * y1 + y2) / 4);
+            // Along a delivered arrow; past the cross of one that was not
+            // (a short arrow, whose start a fault's mark may cover).
+            let (lx, ly) = if class == "message" {
+                ((3 * x1 + x2) / 4, (3 * y1 + y2) / 4)
+            } else {
+                (x2 + 10 + 3 * a.label.len() as u64, y2 + 7)
+            };
             let _ = writeln!(
                 svg,
                 r#"<g class="{class}" data-i="{i}"><line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" marker-end="url(#head-{id})"/><text x="{lx}" y="{}" text-anchor="middle" class="msg-label">{}</text><title>{}</title></g>"#,
