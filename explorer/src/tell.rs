@@ -518,9 +518,9 @@ pub(crate) fn group_words(words: &Words<'_>, group: &[Happening]) -> Vec<(HostId
     out
 }
 
-/// Timers that fired on a host while a message to or from it (a request
-/// that timed out), held by a partition or delayed, had not arrived: the
-/// first such timer per message.
+/// Timers that fired on a host while a message to it, held by a partition
+/// or delayed, had not arrived, or while its own message was held by a
+/// partition (a request that timed out): the first such timer per message.
 fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
     let delayed_packets: Vec<PacketId> = delayed
         .iter()
@@ -552,7 +552,10 @@ fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
             Happening::Woken { task, host } if after_advance => {
                 for (&id, p) in &words.packets {
                     let held = p.held || cut.contains(&(p.from, p.to));
-                    let waiting = (p.to == host || p.from == host)
+                    // On the sender, only a partition's hold: a request
+                    // that timed out (a message merely delayed while its
+                    // sender slept is no race).
+                    let waiting = (p.to == host || (p.from == host && held))
                         && p.sent < t.at
                         && p.delivered.is_none_or(|d| d.0 > t.at)
                         && (held || delayed_packets.contains(&id))
