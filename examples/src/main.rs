@@ -52,7 +52,7 @@ fn main() {
         "the replay is the same execution"
     );
     println!(
-        "replayed: the same {} steps, the same failure: {}",
+        "replayed: the same {} choice points, the same failure: {}",
         replayed.trace.len(),
         replayed
             .failure

@@ -26,7 +26,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use sim_rt::runtime::{Builder, Failure, Runtime, Trace};
-use sim_rt::scheduler::{Observation, Scheduler};
+use sim_rt::scheduler::Scheduler;
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
@@ -244,8 +244,6 @@ pub(crate) struct Ran {
     /// The latest deadline a timer of it was armed with
     /// (`Runtime::latest_timer_deadline`).
     pub(crate) latest_deadline: Option<std::time::Duration>,
-    /// The observations of the watched step.
-    pub(crate) watched: Vec<Observation>,
     /// For a liveness failure that walks from its end confirmed.
     pub(crate) end: Option<EndWalks>,
     /// When telling: the runtime's story, the hosts' names, the delayed
@@ -409,7 +407,6 @@ impl Target<'_> {
         let hosts = rt.host_names();
         let coverage = rt.coverage();
         drop(rt);
-        let watched = std::mem::take(&mut *seen.borrow_mut());
         let record = Rc::try_unwrap(record)
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
@@ -424,7 +421,6 @@ impl Target<'_> {
             steps,
             elapsed,
             latest_deadline,
-            watched,
             end: None,
             story,
             hosts,

@@ -345,14 +345,23 @@ pub struct LivenessFinding {
 /// The first choice of a dead execution after which no walk recovers.
 #[derive(Debug, Clone)]
 pub struct CriticalTransition {
-    /// The step's number (trace steps, from 0), or `None` when no walk
-    /// reaches the property even from the start: it may be unreachable.
-    /// Always a step with a real choice (two options or more).
+    /// The step, numbered as the story, the failure page and
+    /// [`sim::step`](sim_rt::sim::step) number them (events run, from 1;
+    /// a data choice or fault is in the step it happened in or after), or
+    /// `None` when no walk reaches the property even from the start: it
+    /// may be unreachable. Always a choice with two options or more (see
+    /// [`point`](Self::point)).
     pub step: Option<u64>,
-    /// The execution's length in trace steps.
+    /// Simulated time at that step.
+    pub at: std::time::Duration,
+    /// The choice point the step's pick or data choice was, as replay
+    /// tokens count them (every pick and data choice, from 0).
+    pub point: Option<u64>,
+    /// The execution's length in choice points.
     pub of: u64,
-    /// What happened at that step: the event or data choice, and what it
-    /// did (packets delivered or lost, links changed, hosts stopped).
+    /// What happened at that step, in the story's words: the event or
+    /// data choice, and what it did ("reset worker (fault injector)",
+    /// "poll task 7 on a: sends a -> b \"hello b\"").
     pub event: String,
     /// Replays a dead walk from just after the step.
     pub dead: ReplayToken,
@@ -414,8 +423,8 @@ impl std::fmt::Display for LivenessFinding {
             Some(step) => {
                 writeln!(
                     f,
-                    "  critical transition: trace step {step} of {}: {}",
-                    c.of, c.event
+                    "  critical transition: step {step}, {:?}: {}",
+                    c.at, c.event
                 )?;
                 writeln!(
                     f,
@@ -900,6 +909,8 @@ impl Target<'_> {
             };
             return CriticalTransition {
                 step: None,
+                at: std::time::Duration::ZERO,
+                point: None,
                 of: n,
                 event: event.to_string(),
                 dead_command: tokens.command(&dead),
@@ -940,12 +951,14 @@ impl Target<'_> {
         // The confidence: every walk from just before it.
         let live_walks = run(cuts[live.0], true).reached;
         // The choice just before the first dead cut.
-        let step = cuts[dead.0] - 1;
-        let event = self.describe(base, &dead.1, step);
+        let point = cuts[dead.0] - 1;
+        let told = self.describe(base, &dead.1, point);
         CriticalTransition {
-            step: Some(step),
+            step: Some(told.step),
+            at: told.at,
+            point: Some(point),
             of: n,
-            event,
+            event: told.words,
             dead_command: tokens.command(&dead.1),
             dead: dead.1,
             live_command: Some(tokens.command(&live.1)),
@@ -958,51 +971,24 @@ impl Target<'_> {
         }
     }
 
-    /// What happened at trace step `step` of the walk `token` replays.
-    fn describe(&self, base: &Exec, token: &ReplayToken, step: u64) -> String {
+    /// What happened at choice point `point` of the walk `token` replays,
+    /// in the story's words and step numbering (see `tell::transition`).
+    fn describe(&self, base: &Exec, token: &ReplayToken, point: u64) -> crate::tell::Line {
         let ran = self.run_once(&Exec {
             walk: token.walk,
-            watch: Some(step),
             full_trace: true,
+            tell: true,
             ..base.clone()
         });
         let trace = ran.trace.as_ref().expect("walks keep their trace");
-        let mut words = match trace.step_at(step) {
-            Some(s) => describe_step(&s),
-            None => format!("step {step}"),
-        };
-        for o in &ran.watched {
-            let what = match o {
-                Observation::LinkChanged { from, to } => {
-                    format!("link {} -> {} changed", from.index(), to.index())
-                }
-                Observation::HostStopped { host } => format!("host {} stopped", host.index()),
-                Observation::HostStarted { host } => format!("host {} started", host.index()),
-                Observation::Lost { packet } => format!("{packet} lost"),
-                Observation::Duplicated { packet, copy } => {
-                    format!("{packet} duplicated as {copy}")
-                }
-                Observation::Delivered { packet, to } => {
-                    format!("{packet} delivered to host {}", to.index())
-                }
-                Observation::Finished { task } => format!("task {task} finished"),
-                _ => continue,
-            };
-            words.push_str("; ");
-            words.push_str(&what);
-        }
-        words
-    }
-}
-
-fn describe_step(step: &Step) -> String {
-    match step {
-        Step::Choose { kind, index, of }
-            if *kind == ChoiceKind::Fault { probability: 0.0 }.code() =>
-        {
-            format!("the fault injector's option {index} of {of}")
-        }
-        other => other.to_string(),
+        crate::tell::transition(&ran.story, &ran.hosts, trace, point).unwrap_or_else(|| {
+            crate::tell::Line {
+                step: point,
+                at: std::time::Duration::ZERO,
+                words: format!("choice point {point}, which the walk did not reach"),
+                names: Vec::new(),
+            }
+        })
     }
 }
 

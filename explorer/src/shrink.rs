@@ -23,7 +23,8 @@
 //!
 //! The size of an execution is, in this order of importance: its faults
 //! (lost or duplicated packets, injected resets and partitions, disk
-//! errors), its other non-default data choices, its delays and its steps.
+//! errors), its other non-default data choices, its delays and its choice
+//! points (picks and data choices).
 //!
 //! # Determinism
 //!
@@ -50,7 +51,8 @@ pub struct ExecutionSize {
     pub data: u32,
     /// Delays at picks.
     pub delays: u32,
-    /// Trace steps.
+    /// Choice points: every pick and data choice, as replay tokens count
+    /// them (not the steps a report numbers, which count events run).
     pub steps: u32,
 }
 
@@ -58,7 +60,7 @@ impl std::fmt::Display for ExecutionSize {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} faults, {} other data choices, {} delays, {} steps",
+            "{} faults, {} other data choices, {} delays, {} choice points",
             self.faults, self.data, self.delays, self.steps
         )
     }

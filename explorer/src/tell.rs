@@ -1,6 +1,7 @@
 //! Telling a failure in words: the few things that happened in the
 //! reported execution that the defaults would not have made happen, in
-//! order, as a person would say them.
+//! order, as a person would say them, and the vocabulary every part of a
+//! report shares (the story, the critical transition, the failure page).
 //!
 //! The explorer re-runs the execution it reports once more with the
 //! runtime's story on ([`sim_rt::runtime::Builder::record_story`]) and the
@@ -8,187 +9,350 @@
 //! ran instead. From those it tells:
 //!
 //! - faults: partitions and heals ("partition coordinator | p3"), host
-//!   resets, stops and restarts, each marked as the fault injector's or the
-//!   program's; packets lost or duplicated by chance; disk errors and
-//!   other non-default data choices;
-//! - delays: "the packet p1 -> coordinator (data, 24 bytes, "COMMIT ack")
-//!   delayed past task 7 on p1";
-//! - races the faults made: a timer that fired on a host while a packet to
-//!   it was held by a partition, or delayed, and had not arrived ("the
-//!   timer of task 9 on p3 fired before the packet coordinator -> p3 ...
-//!   sent at 180ms arrived").
+//!   resets, stops and restarts ("reset p3"), each marked as the fault
+//!   injector's or the program's; messages lost or duplicated by chance
+//!   ("lose p1 -> coordinator \"ACK\" (by chance)"); disk errors and other
+//!   non-default data choices ("sim::choose picked 3 of 4");
+//! - delays: "p1 -> coordinator \"COMMIT ack\" delayed past task 7 on p1";
+//! - races the faults made: a timer that fired on a host while a message
+//!   to or from it was held by a partition, or delayed, and had not
+//!   arrived ("the
+//!   timer of task 9 on p3 fired before coordinator -> p3 \"COMMIT 10\"
+//!   (sent at 180ms) arrived").
+//!
+//! # Vocabulary
+//!
+//! Hosts by name; tasks as "task 7 on p3", with the last label the task
+//! gave itself with [`sim::annotate`](sim_rt::sim::annotate) ("task 7
+//! (client) on p3"); messages as "from -> to" and a summary of the payload
+//! (its first line, or its printable runs when binary, quoted: see
+//! `Happening::Sent`), or the packet's kind when it has no payload ("a ->
+//! b SYN"); faults by what they did ("partition a | b", "reset b").
+//!
+//! # Steps
+//!
+//! Every line starts "step N, T:", with the step numbered as
+//! [`sim::step`](sim_rt::sim::step) and [`Failure::step`] number it (events
+//! run, from 1). A data choice or a fault happens within a step: its line
+//! has the number of the event it happened in (or after). The critical
+//! transition ([`transition`]) and the failure page use the same numbers.
+//!
+//! [`Failure::step`]: sim_rt::runtime::Failure::step
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::time::Duration;
 
-use sim_rt::runtime::{Happening, Told};
+use sim_rt::runtime::{Happening, Step, Told, Trace};
 use sim_rt::scheduler::{ChoiceKind, Event, HostId, PacketId};
 use sim_rt::task::Id;
 
-/// At most this many lines are told; the rest are counted.
+/// At most this many lines are told in a report; the rest are counted
+/// (the failure page lists them all).
 const MAX_LINES: usize = 12;
 
 /// What the scheduler noted at a delayed pick: the trace step, what the
 /// explorer would have run (unknown for randomized explorers), and what ran.
 pub(crate) type Delayed = (u32, Option<Event>, Event);
 
-struct Packet {
-    from: HostId,
-    to: HostId,
-    kind: &'static str,
-    bytes: usize,
-    text: String,
-    sent: Duration,
-    /// The link was partitioned when it was sent.
-    held: bool,
-    delivered: Option<Duration>,
+/// One line of a story.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The step it happened at, as [`sim::step`](sim_rt::sim::step)
+    /// numbers them.
+    pub(crate) step: u64,
+    /// Simulated time then.
+    pub(crate) at: Duration,
+    /// What happened, in words.
+    pub(crate) words: String,
+    /// The other steps of what it names: the sends and deliveries of the
+    /// messages it names.
+    pub(crate) names: Vec<u64>,
 }
 
-/// The story's facts, indexed.
-struct Facts<'a> {
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "step {}, {:?}: {}", self.step, self.at, self.words)
+    }
+}
+
+/// A packet, as the story tells it.
+#[derive(Debug, Clone)]
+pub(crate) struct Packet {
+    pub(crate) from: HostId,
+    pub(crate) to: HostId,
+    pub(crate) kind: &'static str,
+    pub(crate) bytes: usize,
+    pub(crate) text: String,
+    pub(crate) sent: Duration,
+    pub(crate) sent_step: u64,
+    /// The link was partitioned when it was sent, or a partition dropped
+    /// it.
+    pub(crate) held: bool,
+    /// When and at which step it was delivered.
+    pub(crate) delivered: Option<(Duration, u64)>,
+}
+
+/// The vocabulary of one story: its hosts, tasks and messages, indexed.
+pub(crate) struct Words<'a> {
     hosts: &'a [String],
     packets: BTreeMap<PacketId, Packet>,
-    tasks: BTreeMap<Id, HostId>,
+    /// Each task's host and last label.
+    tasks: BTreeMap<Id, (HostId, Option<&'static str>)>,
 }
 
-impl Facts<'_> {
-    fn host(&self, h: HostId) -> &str {
+impl<'a> Words<'a> {
+    /// Indexes `story`, whose hosts are named `hosts`.
+    pub(crate) fn new(story: &[Told], hosts: &'a [String]) -> Words<'a> {
+        let mut words = Words {
+            hosts,
+            packets: BTreeMap::new(),
+            tasks: BTreeMap::new(),
+        };
+        // Partitioned links (from, to), as the story goes.
+        let mut cut: Vec<(HostId, HostId)> = Vec::new();
+        for t in story {
+            match &t.what {
+                Happening::Spawned { task, host } => {
+                    words.tasks.insert(*task, (*host, None));
+                }
+                Happening::Labelled { task, label } => {
+                    if let Some(entry) = words.tasks.get_mut(task) {
+                        entry.1 = Some(label);
+                    }
+                }
+                Happening::Sent {
+                    packet,
+                    from,
+                    to,
+                    kind,
+                    bytes,
+                    text,
+                } => {
+                    words.packets.insert(
+                        *packet,
+                        Packet {
+                            from: *from,
+                            to: *to,
+                            kind,
+                            bytes: *bytes,
+                            text: text.clone(),
+                            sent: t.at,
+                            sent_step: t.step,
+                            held: cut.contains(&(*from, *to)),
+                            delivered: None,
+                        },
+                    );
+                }
+                Happening::Duplicated { packet, copy } => {
+                    if let Some(p) = words.packets.get(packet).cloned() {
+                        words.packets.insert(*copy, p);
+                    }
+                }
+                Happening::Delivered { packet } => {
+                    if let Some(p) = words.packets.get_mut(packet) {
+                        p.delivered = Some((t.at, t.step));
+                    }
+                }
+                Happening::Lost {
+                    packet,
+                    why: "partitioned",
+                } => {
+                    if let Some(p) = words.packets.get_mut(packet) {
+                        p.held = true;
+                    }
+                }
+                Happening::Link {
+                    from,
+                    to,
+                    partitioned,
+                } => {
+                    if *partitioned {
+                        if !cut.contains(&(*from, *to)) {
+                            cut.push((*from, *to));
+                        }
+                    } else {
+                        cut.retain(|&l| l != (*from, *to));
+                    }
+                }
+                _ => {}
+            }
+        }
+        words
+    }
+
+    /// A host's name.
+    pub(crate) fn host(&self, h: HostId) -> &str {
         self.hosts.get(h.index()).map_or("?", String::as_str)
     }
 
-    fn packet(&self, id: PacketId) -> String {
+    /// A packet, when the story saw it sent.
+    pub(crate) fn packet(&self, id: PacketId) -> Option<&Packet> {
+        self.packets.get(&id)
+    }
+
+    /// A message's summary: its payload's text, quoted, or its kind when
+    /// it has no payload, or its size when none of it is text.
+    pub(crate) fn summary(&self, id: PacketId) -> String {
         match self.packets.get(&id) {
-            Some(p) if p.bytes > 0 => format!(
-                "the packet {} -> {} ({}, {} bytes, \"{}\")",
-                self.host(p.from),
-                self.host(p.to),
-                p.kind,
-                p.bytes,
-                p.text
-            ),
+            Some(p) if p.bytes == 0 => p.kind.to_string(),
+            Some(p) if p.text.is_empty() => format!("({} bytes)", p.bytes),
+            Some(p) => format!("\"{}\"", p.text),
+            None => format!("{id}"),
+        }
+    }
+
+    /// A message: "a -> b \"hello b\"".
+    pub(crate) fn message(&self, id: PacketId) -> String {
+        match self.packets.get(&id) {
             Some(p) => format!(
-                "the packet {} -> {} ({})",
+                "{} -> {} {}",
                 self.host(p.from),
                 self.host(p.to),
-                p.kind
+                self.summary(id)
             ),
             None => format!("{id}"),
         }
     }
 
-    fn task(&self, id: Id) -> String {
+    /// The steps a message was sent and delivered at.
+    fn message_steps(&self, id: PacketId) -> Vec<u64> {
+        self.packets.get(&id).map_or_else(Vec::new, |p| {
+            std::iter::once(p.sent_step)
+                .chain(p.delivered.map(|d| d.1))
+                .collect()
+        })
+    }
+
+    /// A task: "task 7 on a", "task 7 (client) on a".
+    pub(crate) fn task(&self, id: Id) -> String {
         match self.tasks.get(&id) {
-            Some(h) => format!("task {id} on {}", self.host(*h)),
+            Some((h, Some(label))) => format!("task {id} ({label}) on {}", self.host(*h)),
+            Some((h, None)) => format!("task {id} on {}", self.host(*h)),
             None => format!("task {id} on main"),
         }
     }
 
-    fn event(&self, e: &Event) -> String {
+    /// A task's host.
+    pub(crate) fn task_host(&self, id: Id) -> Option<HostId> {
+        self.tasks.get(&id).map(|t| t.0)
+    }
+
+    /// What a pick ran, as a subject: "task 7 on a", "a -> b \"x\"",
+    /// "the clock".
+    pub(crate) fn event(&self, e: &Event) -> String {
         match *e {
             Event::Poll(id) => self.task(id),
-            Event::Deliver(p) => self.packet(p),
+            Event::Deliver(p) => self.message(p),
             Event::Advance => "the clock".to_string(),
             _ => format!("{e:?}"),
         }
     }
 }
 
-fn choice_words(kind: u8, index: u32, of: u32) -> String {
-    let name = if kind == ChoiceKind::Select.code() {
-        "a select! took branch"
+/// Words for a data choice that took option `index` of `of`, other than a
+/// loss, a duplicate or a fault (told by what they did).
+pub(crate) fn choice_words(kind: u8, index: u32, of: u32) -> String {
+    if kind == ChoiceKind::Select.code() {
+        format!("a select! took branch {index} of {of}")
     } else if kind == ChoiceKind::User.code() {
-        "sim::choose chose"
+        format!("sim::choose picked {index} of {of}")
     } else if kind == (ChoiceKind::Buggify { probability: 0.0 }).code() {
-        return "a sim::buggify point fired".to_string();
+        if index == 0 {
+            "a sim::buggify point did not fire".to_string()
+        } else {
+            "a sim::buggify point fired".to_string()
+        }
     } else if kind == (ChoiceKind::Late { probability: 0.0 }).code() {
-        return "the packets in flight arrived late: the clock moved to the end of the first                 one's latency window before any was delivered"
-            .to_string();
+        if index == 0 {
+            "the packets in flight were delivered in their windows".to_string()
+        } else {
+            "the packets in flight arrived late: the clock moved to the end of the first \
+             one's latency window before any was delivered"
+                .to_string()
+        }
     } else if kind == (ChoiceKind::DiskEio { probability: 0.0 }).code() {
-        "a disk operation failed with an injected EIO: option"
-    } else if kind == ChoiceKind::DiskCrashPrefix.code()
-        || kind == ChoiceKind::DiskCrashKeep.code()
-        || kind == ChoiceKind::DiskTornWrite.code()
-    {
-        "a disk crash kept unsynced data: option"
+        if index == 0 {
+            "a disk operation succeeded".to_string()
+        } else {
+            "a disk operation failed with an injected EIO".to_string()
+        }
+    } else if kind == ChoiceKind::DiskCrashPrefix.code() {
+        format!(
+            "a disk crash kept the oldest {index} of {} unsynced operations",
+            of - 1
+        )
+    } else if kind == ChoiceKind::DiskCrashKeep.code() {
+        if index == 0 {
+            "a disk crash lost an unsynced operation".to_string()
+        } else {
+            "a disk crash kept an unsynced operation".to_string()
+        }
+    } else if kind == ChoiceKind::DiskTornWrite.code() {
+        if index == 0 {
+            "a disk crash kept an unsynced write whole".to_string()
+        } else {
+            format!(
+                "a disk crash tore an unsynced write (tear {index} of {})",
+                of - 1
+            )
+        }
+    } else if kind == (ChoiceKind::Loss { probability: 0.0 }).code() {
+        format!("a loss choice: option {index} of {of}")
+    } else if kind == (ChoiceKind::Duplicate { probability: 0.0 }).code() {
+        format!("a duplication choice: option {index} of {of}")
+    } else if kind == (ChoiceKind::Fault { probability: 0.0 }).code() {
+        format!("the fault injector's option {index} of {of}")
     } else {
-        return format!("data choice of kind {kind}: option {index} of {of}");
-    };
-    format!("{name} {index} of {of}")
+        format!("a data choice of kind {kind}: option {index} of {of}")
+    }
 }
 
-/// The lines telling `story` (with its hosts' names and the delays the
-/// scheduler noted).
-pub(crate) fn tell(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Vec<String> {
-    let mut facts = Facts {
-        hosts,
-        packets: BTreeMap::new(),
-        tasks: BTreeMap::new(),
-    };
-    // Partitioned links (from, to), as the story goes.
-    let mut cut: Vec<(HostId, HostId)> = Vec::new();
-    let mut lines: Vec<(u64, Duration, String)> = Vec::new();
+/// Every line telling `story` (with its hosts' names and the delays the
+/// scheduler noted), in step order.
+pub(crate) fn lines(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Vec<Line> {
+    let words = Words::new(story, hosts);
+    let mut lines: Vec<Line> = Vec::new();
     // The link and host changes of the current step, told together.
     let mut group: Vec<Happening> = Vec::new();
     let mut group_at = (0, Duration::ZERO);
     let mut injected = false;
     for t in story {
         if !group.is_empty() && t.step != group_at.0 {
-            flush(&facts, &mut group, group_at, injected, &mut lines);
+            flush(&words, &mut group, group_at, injected, &mut lines);
             injected = false;
         }
+        let line = |words: String, names: Vec<u64>| Line {
+            step: t.step,
+            at: t.at,
+            words,
+            names,
+        };
         match &t.what {
-            Happening::Spawned { task, host } => {
-                facts.tasks.insert(*task, *host);
-            }
-            Happening::Sent {
-                packet,
-                from,
-                to,
-                kind,
-                bytes,
-                text,
-            } => {
-                facts.packets.insert(
-                    *packet,
-                    Packet {
-                        from: *from,
-                        to: *to,
-                        kind,
-                        bytes: *bytes,
-                        text: text.clone(),
-                        sent: t.at,
-                        held: cut.contains(&(*from, *to)),
-                        delivered: None,
-                    },
-                );
-            }
-            Happening::Delivered { packet } => {
-                if let Some(p) = facts.packets.get_mut(packet) {
-                    p.delivered = Some(t.at);
-                }
-            }
             Happening::Lost { packet, why } => {
-                if *why == "partitioned" {
-                    if let Some(p) = facts.packets.get_mut(packet) {
-                        p.held = true;
-                    }
-                } else {
-                    lines.push((t.step, t.at, format!("{} {why}", facts.packet(*packet))));
+                let names = words.message_steps(*packet);
+                match *why {
+                    "partitioned" => {}
+                    "lost by chance" => lines.push(line(
+                        format!("lose {} (by chance)", words.message(*packet)),
+                        names,
+                    )),
+                    why => lines.push(line(
+                        format!("{} dropped: {why}", words.message(*packet)),
+                        names,
+                    )),
                 }
             }
-            Happening::Duplicated { packet, .. } => {
-                lines.push((
-                    t.step,
-                    t.at,
-                    format!("{} duplicated", facts.packet(*packet)),
-                ));
-            }
+            Happening::Duplicated { packet, .. } => lines.push(line(
+                format!("duplicate {} (by chance)", words.message(*packet)),
+                words.message_steps(*packet),
+            )),
             Happening::Choice { kind, index, of } => {
                 let loss = ChoiceKind::Loss { probability: 0.0 }.code();
                 let dup = ChoiceKind::Duplicate { probability: 0.0 }.code();
                 let fault = ChoiceKind::Fault { probability: 0.0 }.code();
                 if ![loss, dup, fault].contains(kind) {
-                    lines.push((t.step, t.at, choice_words(*kind, *index, *of)));
+                    lines.push(line(choice_words(*kind, *index, *of), Vec::new()));
                 }
             }
             Happening::Injected => {
@@ -199,20 +363,6 @@ pub(crate) fn tell(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Vec
             | Happening::Stopped { .. }
             | Happening::Started { .. }
             | Happening::Paused { .. }) => {
-                if let Happening::Link {
-                    from,
-                    to,
-                    partitioned,
-                } = *what
-                {
-                    if partitioned {
-                        if !cut.contains(&(from, to)) {
-                            cut.push((from, to));
-                        }
-                    } else {
-                        cut.retain(|&l| l != (from, to));
-                    }
-                }
                 if group.is_empty() && !injected {
                     group_at = (t.step, t.at);
                 }
@@ -221,61 +371,82 @@ pub(crate) fn tell(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Vec
             _ => {}
         }
     }
-    flush(&facts, &mut group, group_at, injected, &mut lines);
-    // Delays, at the time of the story entry just before them.
+    flush(&words, &mut group, group_at, injected, &mut lines);
+    // Delays, at the step of the story entry just before them.
     for &(point, default, picked) in delayed {
         let (step, at) = story
             .iter()
             .take_while(|t| t.point <= u64::from(point))
             .last()
             .map_or((0, Duration::ZERO), |t| (t.step, t.at));
+        let mut names = Vec::new();
+        for e in default.iter().chain([&picked]) {
+            if let Event::Deliver(p) = e {
+                names.extend(words.message_steps(*p));
+            }
+        }
         let what = match default {
-            Some(d) => format!("{} delayed past {}", facts.event(&d), facts.event(&picked)),
+            Some(d) => format!("{} delayed past {}", words.event(&d), words.event(&picked)),
             None => format!(
                 "{} ran ahead of the explorer's choice",
-                facts.event(&picked)
+                words.event(&picked)
             ),
         };
-        lines.push((step, at, what));
+        lines.push(Line {
+            step,
+            at,
+            words: what,
+            names,
+        });
     }
-    lines.extend(races(story, &facts, delayed));
-    lines.sort_by_key(|l| (l.0, l.1));
-    let total = lines.len();
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .take(MAX_LINES)
-        .map(|(step, at, words)| format!("step {step}, {at:?}: {words}"))
-        .collect();
-    if total > MAX_LINES {
-        out.push(format!("... and {} more", total - MAX_LINES));
+    lines.extend(races(story, &words, delayed));
+    lines.sort_by_key(|l| (l.step, l.at));
+    lines
+}
+
+/// The story as a report tells it: the first lines, and how many more.
+pub(crate) fn tell(lines: &[Line]) -> Vec<String> {
+    let mut out: Vec<String> = lines.iter().take(MAX_LINES).map(Line::to_string).collect();
+    if lines.len() > MAX_LINES {
+        out.push(format!("... and {} more", lines.len() - MAX_LINES));
     }
     out
 }
 
 /// Tells the link and host changes of one step, and empties `group`.
 fn flush(
-    facts: &Facts<'_>,
+    words: &Words<'_>,
     group: &mut Vec<Happening>,
     (step, at): (u64, Duration),
     injected: bool,
-    lines: &mut Vec<(u64, Duration, String)>,
+    lines: &mut Vec<Line>,
 ) {
-    let by = if injected {
-        "fault injector"
-    } else {
-        "the program"
-    };
-    for words in group_words(facts, group) {
-        lines.push((step, at, format!("{words} ({by})")));
+    for (_, what) in group_words(words, group) {
+        lines.push(Line {
+            step,
+            at,
+            words: format!("{what} ({})", by(injected)),
+            names: Vec::new(),
+        });
     }
     group.clear();
 }
 
-/// Words for what one step did to links and hosts: a link cut both ways
-/// is one partition, partitions of one host from several are one line, a
-/// stop and a start of one host are a reset.
-fn group_words(facts: &Facts<'_>, group: &[Happening]) -> Vec<String> {
-    let mut words = Vec::new();
+/// Who made a fault.
+pub(crate) fn by(injected: bool) -> &'static str {
+    if injected {
+        "fault injector"
+    } else {
+        "the program"
+    }
+}
+
+/// Names for what one step did to links and hosts, each with the first
+/// host it concerns: a link cut both ways is one partition ("partition a
+/// | b"), partitions of one host from several are one ("partition a | b,
+/// c"), a stop and a start of one host are a reset ("reset a").
+pub(crate) fn group_words(words: &Words<'_>, group: &[Happening]) -> Vec<(HostId, String)> {
+    let mut out = Vec::new();
     for partitioned in [true, false] {
         let links: Vec<(HostId, HostId)> = group
             .iter()
@@ -301,7 +472,7 @@ fn group_words(facts: &Facts<'_>, group: &[Happening]) -> Vec<String> {
             }
         }
         let verb = if partitioned { "partition" } else { "heal" };
-        // One host on one side of every pair: one line.
+        // One host on one side of every pair: one name.
         let common = both.first().and_then(|&(a, b)| {
             [a, b]
                 .into_iter()
@@ -311,18 +482,21 @@ fn group_words(facts: &Facts<'_>, group: &[Happening]) -> Vec<String> {
             Some(h) if both.len() > 1 => {
                 let others: Vec<&str> = both
                     .iter()
-                    .map(|&(x, y)| facts.host(if x == h { y } else { x }))
+                    .map(|&(x, y)| words.host(if x == h { y } else { x }))
                     .collect();
-                words.push(format!("{verb} {} | {}", facts.host(h), others.join(", ")));
+                out.push((
+                    h,
+                    format!("{verb} {} | {}", words.host(h), others.join(", ")),
+                ));
             }
             _ => {
                 for (a, b) in both {
-                    words.push(format!("{verb} {} | {}", facts.host(a), facts.host(b)));
+                    out.push((a, format!("{verb} {} | {}", words.host(a), words.host(b))));
                 }
             }
         }
         for (a, b) in one_way {
-            words.push(format!("{verb} {} -> {}", facts.host(a), facts.host(b)));
+            out.push((a, format!("{verb} {} -> {}", words.host(a), words.host(b))));
         }
     }
     let mut done: Vec<HostId> = Vec::new();
@@ -331,27 +505,31 @@ fn group_words(facts: &Facts<'_>, group: &[Happening]) -> Vec<String> {
             Happening::Stopped { host } if !done.contains(&host) => {
                 done.push(host);
                 let restarted = group.contains(&Happening::Started { host });
-                let what = if restarted { "reset" } else { "stopped" };
-                words.push(format!("host {} {what}", facts.host(host)));
+                let what = if restarted { "reset" } else { "stop" };
+                out.push((host, format!("{what} {}", words.host(host))));
             }
             Happening::Started { host } if !done.contains(&host) => {
                 done.push(host);
-                words.push(format!("host {} started", facts.host(host)));
+                out.push((host, format!("start {}", words.host(host))));
             }
-            Happening::Paused { host, paused } => words.push(format!(
-                "host {} {}",
-                facts.host(host),
-                if paused { "paused" } else { "resumed" }
+            Happening::Paused { host, paused } => out.push((
+                host,
+                format!(
+                    "{} {}",
+                    if paused { "pause" } else { "resume" },
+                    words.host(host)
+                ),
             )),
             _ => {}
         }
     }
-    words
+    out
 }
 
-/// Timers that fired on a host while a packet to it, held by a partition
-/// or delayed, had not arrived: the first such timer per packet.
-fn races(story: &[Told], facts: &Facts<'_>, delayed: &[Delayed]) -> Vec<(u64, Duration, String)> {
+/// Timers that fired on a host while a message to it, held by a partition
+/// or delayed, had not arrived, or while its own message was held by a
+/// partition (a request that timed out): the first such timer per message.
+fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
     let delayed_packets: Vec<PacketId> = delayed
         .iter()
         .filter_map(|(_, d, _)| match d {
@@ -362,38 +540,220 @@ fn races(story: &[Told], facts: &Facts<'_>, delayed: &[Delayed]) -> Vec<(u64, Du
     let mut told: Vec<PacketId> = Vec::new();
     let mut out = Vec::new();
     let mut after_advance = false;
+    // Partitioned links (from, to), as the story goes: a message in flight
+    // on one is held by the partition, sent before it or not.
+    let mut cut: Vec<(HostId, HostId)> = Vec::new();
     for t in story {
+        if let Happening::Link {
+            from,
+            to,
+            partitioned,
+        } = t.what
+        {
+            cut.retain(|&l| l != (from, to));
+            if partitioned {
+                cut.push((from, to));
+            }
+        }
         match t.what {
             Happening::Advanced => after_advance = true,
             Happening::Woken { task, host } if after_advance => {
-                for (&id, p) in &facts.packets {
-                    let waiting = p.to == host
+                for (&id, p) in &words.packets {
+                    let held = p.held || cut.contains(&(p.from, p.to));
+                    // On the sender, only a partition's hold: a request
+                    // that timed out (a message merely delayed while its
+                    // sender slept is no race).
+                    let waiting = (p.to == host || (p.from == host && held))
                         && p.sent < t.at
-                        && p.delivered.is_none_or(|d| d > t.at)
-                        && (p.held || delayed_packets.contains(&id))
+                        && p.delivered.is_none_or(|d| d.0 > t.at)
+                        && (held || delayed_packets.contains(&id))
                         && p.bytes > 0;
                     if waiting && !told.contains(&id) {
                         told.push(id);
-                        out.push((
-                            t.step,
-                            t.at,
-                            format!(
-                                "the timer of {} fired before {} sent at {:?} arrived{}",
-                                facts.task(task),
-                                facts.packet(id),
+                        out.push(Line {
+                            step: t.step,
+                            at: t.at,
+                            words: format!(
+                                "the timer of {} fired before {} (sent at {:?}) arrived{}",
+                                words.task(task),
+                                words.message(id),
                                 p.sent,
-                                if p.held {
+                                if held {
                                     " (held by the partition)"
                                 } else {
                                     " (delayed)"
                                 }
                             ),
-                        ));
+                            names: words.message_steps(id),
+                        });
                     }
                 }
             }
             _ => after_advance = false,
         }
+    }
+    out
+}
+
+/// What happened at choice point `point` (as replay tokens count them) of
+/// an execution told by `story`, whose full trace is `trace`: its line,
+/// numbered as the story numbers steps. A pick is told with what the event
+/// did ("poll task 7 on a: sends a -> b \"x\""), a fault by its name
+/// ("reset b (fault injector)"), a loss by its message.
+pub(crate) fn transition(
+    story: &[Told],
+    hosts: &[String],
+    trace: &Trace,
+    point: u64,
+) -> Option<Line> {
+    let step = trace.step_at(point)?;
+    let words = Words::new(story, hosts);
+    // The events run up to and including this point.
+    let events = trace
+        .positions()
+        .iter()
+        .zip(trace.steps())
+        .take_while(|(&p, _)| p <= point)
+        .filter(|(_, s)| matches!(s, Step::Pick { .. }))
+        .count() as u64;
+    // What the point did: the story between it and the next point.
+    let after: Vec<&Told> = story.iter().filter(|t| t.point == point + 1).collect();
+    let at = after
+        .first()
+        .map(|t| t.at)
+        .or_else(|| {
+            story
+                .iter()
+                .take_while(|t| t.point <= point + 1)
+                .last()
+                .map(|t| t.at)
+        })
+        .unwrap_or_default();
+    let mut names = Vec::new();
+    let loss = ChoiceKind::Loss { probability: 0.0 }.code();
+    let dup = ChoiceKind::Duplicate { probability: 0.0 }.code();
+    let fault = ChoiceKind::Fault { probability: 0.0 }.code();
+    // The message a loss or duplication choice was about: the last sent
+    // before it.
+    let just_sent = || {
+        story
+            .iter()
+            .take_while(|t| t.point <= point)
+            .filter_map(|t| match t.what {
+                Happening::Sent { packet, .. } => Some(packet),
+                _ => None,
+            })
+            .last()
+    };
+    let mut effects_too = true;
+    let main = match step {
+        Step::Pick { event, .. } => match event {
+            Event::Poll(id) => format!("poll {}", words.task(id)),
+            Event::Deliver(p) => {
+                names.extend(words.message_steps(p));
+                format!("deliver {}", words.message(p))
+            }
+            Event::Advance => format!("time moves to {at:?}"),
+            other => format!("{other:?}"),
+        },
+        Step::Choose { kind, index, of } if kind == fault => {
+            effects_too = false;
+            let group: Vec<Happening> = after.iter().map(|t| t.what.clone()).collect();
+            let named: Vec<String> = group_words(&words, &group)
+                .into_iter()
+                .map(|(_, w)| w)
+                .collect();
+            if named.is_empty() {
+                format!(
+                    "the fault injector did nothing (the default of {} options)",
+                    of
+                )
+            } else if index == 0 {
+                named.join(", ")
+            } else {
+                format!("{} ({})", named.join(", "), by(true))
+            }
+        }
+        Step::Choose { kind, index, .. } if kind == loss || kind == dup => match just_sent() {
+            Some(p) => {
+                names.extend(words.message_steps(p));
+                let verb = if kind == loss { "lose" } else { "duplicate" };
+                if index == 0 {
+                    format!("do not {verb} {}", words.message(p))
+                } else {
+                    format!("{verb} {} (by chance)", words.message(p))
+                }
+            }
+            None => choice_words(kind, index, 2),
+        },
+        Step::Choose { kind, index, of } => choice_words(kind, index, of),
+    };
+    let effects = if effects_too {
+        effects(&words, &after, &mut names)
+    } else {
+        Vec::new()
+    };
+    let words = if effects.is_empty() {
+        main
+    } else {
+        format!("{main}: {}", effects.join("; "))
+    };
+    Some(Line {
+        step: events,
+        at,
+        words,
+        names,
+    })
+}
+
+/// What a step did, in words: messages sent, delivered or lost, timers
+/// fired, links and hosts changed.
+fn effects(words: &Words<'_>, after: &[&Told], names: &mut Vec<u64>) -> Vec<String> {
+    const SHOWN: usize = 4;
+    let mut out = Vec::new();
+    let mut group: Vec<Happening> = Vec::new();
+    let mut after_advance = false;
+    for t in after {
+        match &t.what {
+            Happening::Sent { packet, .. } => {
+                names.extend(words.message_steps(*packet));
+                out.push(format!("sends {}", words.message(*packet)));
+            }
+            Happening::Lost { packet, why } => {
+                names.extend(words.message_steps(*packet));
+                out.push(match *why {
+                    "partitioned" => format!("{} dropped by the partition", words.message(*packet)),
+                    "lost by chance" => format!("{} lost by chance", words.message(*packet)),
+                    why => format!("{} dropped: {why}", words.message(*packet)),
+                });
+            }
+            Happening::Duplicated { packet, .. } => {
+                out.push(format!("{} duplicated", words.message(*packet)));
+            }
+            Happening::Advanced => {
+                after_advance = true;
+                continue;
+            }
+            Happening::Woken { task, .. } if after_advance => {
+                out.push(format!("the timer of {} fires", words.task(*task)));
+                continue;
+            }
+            what @ (Happening::Link { .. }
+            | Happening::Stopped { .. }
+            | Happening::Started { .. }
+            | Happening::Paused { .. }) => group.push(what.clone()),
+            _ => {}
+        }
+        after_advance = false;
+    }
+    let injected = after.iter().any(|t| t.what == Happening::Injected);
+    for (_, w) in group_words(words, &group) {
+        out.push(format!("{w} ({})", by(injected)));
+    }
+    if out.len() > SHOWN {
+        let more = out.len() - SHOWN;
+        out.truncate(SHOWN);
+        out.push(format!("and {more} more"));
     }
     out
 }

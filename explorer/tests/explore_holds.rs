@@ -58,7 +58,7 @@ fn one_delay_lets_a_later_message_overtake() {
             found
                 .story
                 .iter()
-                .any(|l| l.contains("\"first\") delayed past")),
+                .any(|l| l.contains("a -> b \"first\" delayed past")),
             "{name}: {:?}",
             found.story
         );

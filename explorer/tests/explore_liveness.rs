@@ -187,10 +187,9 @@ fn a_reset_is_the_critical_transition() {
     );
     let critical = finding.critical.as_ref().expect("searched by default");
     let step = critical.step.expect("the start is live");
-    assert!(
-        critical.event.contains("fault injector") && critical.event.contains("host 1 stopped"),
-        "the critical step is the worker's reset: {}",
-        critical.event
+    assert_eq!(
+        critical.event, "reset worker (fault injector)",
+        "the critical step is the worker's reset"
     );
     let text = report.to_string();
     eprintln!("{text}");
@@ -204,9 +203,24 @@ fn a_reset_is_the_critical_transition() {
         "{text}"
     );
     assert!(critical.live_walks >= 1, "{critical:?}");
+    // One numbering: the story tells the reset at the transition's step,
+    // and the page names that step.
+    let told = format!(
+        "step {step}, {:?}: reset worker (fault injector)",
+        critical.at
+    );
     assert!(
-        text.contains(&format!("critical transition: trace step {step} of")),
+        text.contains(&format!("critical transition: {told}")),
         "{text}"
+    );
+    assert!(found.story.contains(&told), "{text}");
+    let page = std::fs::read_to_string(found.picture.as_ref().unwrap()).unwrap();
+    assert!(
+        page.contains(&format!(
+            "step {step}, {:?}: critical transition: reset worker (fault injector)",
+            critical.at
+        )) && page.contains(&format!(r#"class="named-row" data-step="{step}""#)),
+        "the page names the transition's step"
     );
     assert!(
         text.contains("just before it, this walk does: SIM_REPLAY="),

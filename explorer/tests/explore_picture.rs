@@ -18,6 +18,16 @@ fn found() -> FoundFailure {
     found
 }
 
+/// The part of `page` that draws the view `id` ("folded" or "full").
+fn view<'a>(page: &'a str, id: &str) -> &'a str {
+    let id = page
+        .find(&format!(r#"id="{id}" class="view""#))
+        .unwrap_or_else(|| panic!("the page has a {id} view"));
+    let start = page[..id].rfind("<svg").unwrap();
+    let end = start + page[start..].find("</svg>").expect("the view ends");
+    &page[start..end]
+}
+
 #[test]
 fn the_page_has_hosts_arrows_highlights_and_the_failure() {
     let found = found();
@@ -30,36 +40,112 @@ fn the_page_has_hosts_arrows_highlights_and_the_failure() {
             "{host}"
         );
     }
+    // One header row of host names, above both views.
+    assert_eq!(page.matches(r#"<div id="hosts""#).count(), 1);
+    assert_eq!(page.matches(r#"<span style="left: "#).count(), 3);
+    assert!(!page.contains("host-name"), "no second row of names");
+    for id in ["folded", "full"] {
+        let view = view(&page, id);
+        assert!(
+            view.contains(r#"<g class="message lost" data-i="#),
+            "the lost hello in {id}"
+        );
+        assert!(
+            view.contains(r#"class="chosen-row""#),
+            "the partition highlighted in {id}"
+        );
+        // The fault by its name.
+        assert!(
+            view.contains(r#"class="mark fault chosen""#) && view.contains(">partition a | b<"),
+            "the partition named in {id}"
+        );
+        assert!(
+            view.contains(r#"class="mark timer"#),
+            "the timeout firing in {id}"
+        );
+        // Arrows carry their message's first bytes.
+        assert!(
+            view.contains(r#"class="msg-label">&quot;hello b&quot;</text>"#),
+            "the hello labelled in {id}"
+        );
+        // The failure is the last thing drawn, at its step.
+        let failure = view.find(r#"<g class="failure""#).unwrap();
+        assert!(!view[failure + 10..].contains(r#"<g class="mark"#));
+        assert!(
+            view[failure..].contains(&format!(">step {}: ", found.failure.step())),
+            "{}",
+            &view[failure..]
+        );
+    }
+    // The story in words and the reproduce line, at the top.
     assert!(
-        page.contains(r#"<g class="message" data-i="#),
-        "a delivered message"
+        page.contains(&format!(r#"<code id="reproduce">{}</code>"#, found.command)),
+        "the reproduce line"
     );
-    assert!(
-        page.contains(r#"<g class="message lost" data-i="#),
-        "the lost hello"
-    );
-    assert!(
-        page.contains(r#"class="chosen-row""#),
-        "the partition highlighted"
-    );
-    assert!(
-        page.contains(r#"class="mark fault chosen""#),
-        "the partition marked"
-    );
-    assert!(page.contains(r#"class="mark timer"#), "the timeout firing");
-    assert!(page.contains(r#"<g class="failure" data-i="#));
-    // The failure is the last thing drawn.
-    let failure = page.find(r#"<g class="failure""#).unwrap();
-    assert!(page[failure..].find("data-i=").is_some());
-    assert!(!page[failure + 10..].contains(r#"<g class="mark"#));
-    // Details: the log line emitted by "a" is in the events' data.
+    for line in &found.story {
+        let html = line
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;");
+        assert!(page.contains(&html), "the story's line {line:?}");
+    }
+    // Details: the log line emitted by "a" is in the events' data, and the
+    // failure's details give the banner's step.
     assert!(
         page.contains("a said hello"),
         "log lines are in the details"
     );
+    assert!(
+        page.contains(&format!(r#""step":{},"logs""#, found.failure.step())),
+        "the failure's details"
+    );
     // Self-contained.
     assert!(!page.contains("<link") && !page.contains(" src="));
     assert!(!page.contains("https://"));
+}
+
+/// [`common::hello`] beside a task on main that ticks every 2 ms: steps
+/// the story does not name, for the folded view to fold.
+async fn hello_with_ticks() {
+    sim_rt::spawn(async {
+        for _ in 0..40 {
+            sim_rt::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+    });
+    common::hello().await;
+}
+
+#[test]
+fn the_folded_view_shows_the_steps_the_story_names() {
+    let found = common::partition_explorer()
+        .run(hello_with_ticks)
+        .failure
+        .expect("a partition before the hello");
+    let page = std::fs::read_to_string(found.picture.as_ref().unwrap()).unwrap();
+    let folded = view(&page, "folded");
+    let full = view(&page, "full");
+    let step = |l: &str| -> u64 {
+        let n = l.strip_prefix("step ").unwrap().split(',').next().unwrap();
+        n.parse().unwrap()
+    };
+    // Every step the story tells is a named row of both views, and the
+    // story's line jumps to it.
+    for line in &found.story {
+        let named = format!(r#"class="named-row" data-step="{}""#, step(line));
+        assert!(folded.contains(&named) && full.contains(&named), "{line}");
+        assert!(page.contains(&format!(r##"<a href="#" data-step="{}""##, step(line))));
+    }
+    // Folded: fewer rows than steps, the rest in folds one can open.
+    let rows = |v: &str| v.matches(r#"class="stepno""#).count() as u64;
+    assert_eq!(rows(full), found.failure.step());
+    assert!(
+        rows(folded) < rows(full),
+        "{} of {}",
+        rows(folded),
+        rows(full)
+    );
+    assert!(folded.contains(r#"<g class="fold" data-row=""#));
 }
 
 /// ShiViz's default parser expression, as its documentation gives it:
@@ -99,7 +185,7 @@ fn the_shiviz_log_parses_with_shivizs_expression() {
     assert_eq!(events * 2, log.lines().count());
     assert!(last.contains_key("a") && last.contains_key("b"));
     assert!(log.contains("\"hello b\""));
-    assert!(log.contains("failure: "));
+    assert!(log.contains(&format!("failure at step {}: ", found.failure.step())));
     // A delivery merges the sender's clock: a's receive of main's "hi"
     // knows main's send.
     let receive = log.lines().position(|l| l.starts_with("receive")).unwrap();
@@ -107,12 +193,11 @@ fn the_shiviz_log_parses_with_shivizs_expression() {
     assert!(clock.contains("\"main\":"), "{clock}");
 }
 
-/// Opens the page in Debian's Chromium (headless) with its self-test, and
-/// checks the script ran, a click showed details, and nothing was logged
-/// to the console. Skipped when Chromium is not installed, unless
-/// `SIM_REQUIRE_CHROMIUM=1` (CI sets it).
-#[test]
-fn the_page_opens_in_a_headless_browser_without_console_errors() {
+/// Opens `page` in Debian's Chromium (headless, in a 1280 x 800 window)
+/// with its self-test; returns the DOM after the script ran and what
+/// Chromium logged, or `None` when Chromium is not installed (unless
+/// `SIM_REQUIRE_CHROMIUM=1`: CI sets it).
+fn open_in_chromium(page: &Path) -> Option<(String, String)> {
     let chromium = Path::new("/usr/bin/chromium");
     if !chromium.exists() {
         assert!(
@@ -120,15 +205,14 @@ fn the_page_opens_in_a_headless_browser_without_console_errors() {
             "SIM_REQUIRE_CHROMIUM is set but /usr/bin/chromium is missing: apt-get install chromium"
         );
         eprintln!("skipped: /usr/bin/chromium is not installed (apt-get install chromium)");
-        return;
+        return None;
     }
-    let found = found();
-    let page = found.picture.unwrap();
     let out = std::process::Command::new(chromium)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--window-size=1280,800",
             "--enable-logging=stderr",
             "--v=0",
             "--dump-dom",
@@ -136,8 +220,33 @@ fn the_page_opens_in_a_headless_browser_without_console_errors() {
         .arg(format!("file://{}?selftest", page.display()))
         .output()
         .expect("chromium runs");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let log = String::from_utf8_lossy(&out.stderr);
+    Some((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
+}
+
+/// The value of the attribute `name` the self-test set on the body.
+fn attribute<'a>(dom: &'a str, name: &str) -> &'a str {
+    let start = dom
+        .find(&format!("{name}=\""))
+        .unwrap_or_else(|| panic!("the self-test set {name}"))
+        + name.len()
+        + 2;
+    let end = start + dom[start..].find('"').unwrap();
+    &dom[start..end]
+}
+
+/// Opens the page in Chromium with its self-test, and checks the script
+/// ran, a click showed details, nothing was logged to the console, and
+/// the page shows the story, the reproduce line and labelled arrows, with
+/// the failure's step the same in its banner and its details.
+#[test]
+fn the_page_opens_in_a_headless_browser_without_console_errors() {
+    let found = found();
+    let Some((dom, log)) = open_in_chromium(found.picture.as_ref().unwrap()) else {
+        return;
+    };
     assert!(dom.contains("data-ready=\""), "the script ran: {log}");
     assert!(
         dom.contains("data-selftest=\"ok\""),
@@ -145,4 +254,114 @@ fn the_page_opens_in_a_headless_browser_without_console_errors() {
     );
     let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE:")).collect();
     assert!(console.is_empty(), "console messages: {console:?}");
+    let story: usize = attribute(&dom, "data-story").parse().unwrap();
+    assert_eq!(story, found.story.len(), "the story's lines, on the page");
+    assert_eq!(attribute(&dom, "data-reproduce"), found.command);
+    // The folded view's arrows, as drawn: the hello, labelled.
+    let labels = attribute(&dom, "data-labels");
+    assert!(
+        labels.contains("&quot;hello b&quot;"),
+        "labelled arrows drawn: {labels}"
+    );
+    let step = found.failure.step();
+    assert_eq!(
+        attribute(&dom, "data-failure-steps"),
+        format!("step {step} / step {step}"),
+        "the banner and the details agree"
+    );
+}
+
+/// How many ticks "c" sends in [`chatty_hello`]: about 900 steps before
+/// the failure.
+const TICKS: u32 = 225;
+
+/// [`common::hello`] in a busy network: "c" sends "a" a tick every
+/// millisecond for 225 ms, which "a" reads, and "a" says hello only after
+/// 200 ms. A
+/// partition of a | b before then fails it, some 900 steps in.
+async fn chatty_hello() {
+    use std::time::Duration;
+    sim_rt::sim::host("a").start(|| async {
+        let sock = std::sync::Arc::new(sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?);
+        let reader = sock.clone();
+        sim_rt::spawn(async move {
+            let mut buf = [0u8; 16];
+            while reader.recv_from(&mut buf).await.is_ok() {}
+        });
+        sim_rt::time::sleep(Duration::from_millis(200)).await;
+        sock.send_to(b"hello b", "b:9").await?;
+        std::future::pending::<std::io::Result<()>>().await
+    });
+    sim_rt::sim::host("b").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        let mut buf = [0u8; 16];
+        let heard = sim_rt::time::timeout(Duration::from_millis(250), sock.recv_from(&mut buf));
+        assert!(heard.await.is_ok(), "b never heard from a");
+        Ok::<(), std::io::Error>(())
+    });
+    sim_rt::sim::host("c").start(|| async {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await?;
+        for i in 0..TICKS {
+            sim_rt::time::sleep(Duration::from_millis(1)).await;
+            sock.send_to(format!("tick {i}").as_bytes(), "a:9").await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    sim_rt::time::sleep(Duration::from_millis(300)).await;
+}
+
+/// Screens the folded view of a long failure may take: the acceptance
+/// bound.
+const SCREENS: u64 = 2;
+/// A screen, in pixels: a laptop's window (Chromium's, here, is 800 px
+/// high, with some 710 px inside).
+const SCREEN: u64 = 700;
+
+#[test]
+fn the_folded_view_of_a_900_step_failure_fits_in_two_screens() {
+    let report = common::partition_explorer().run(chatty_hello);
+    let found = report
+        .failure
+        .as_ref()
+        .expect("a partition of a | b before the hello");
+    eprintln!("{report}");
+    let steps = found.failure.step();
+    assert!((800..=1_200).contains(&steps), "about 900 steps: {steps}");
+    assert!(
+        found
+            .story
+            .iter()
+            .any(|l| l.contains("partition a | b (fault injector)")),
+        "{:?}",
+        found.story
+    );
+    let path = found.picture.as_ref().unwrap();
+    let page = std::fs::read_to_string(path).unwrap();
+    let height = |view: &str| -> u64 {
+        let h = view.split("height=\"").nth(1).unwrap();
+        h[..h.find('"').unwrap()].parse().unwrap()
+    };
+    let (folded, full) = (view(&page, "folded"), view(&page, "full"));
+    assert!(
+        height(folded) <= SCREENS * SCREEN,
+        "the folded view is {} px high",
+        height(folded)
+    );
+    assert!(
+        height(full) > 10 * height(folded),
+        "{} vs {}",
+        height(full),
+        height(folded)
+    );
+    // As Chromium lays it out: the folded view against its window.
+    if let Some((dom, log)) = open_in_chromium(path) {
+        assert!(dom.contains("data-selftest=\"ok\""), "{log}");
+        let drawn: u64 = attribute(&dom, "data-folded-height").parse().unwrap();
+        let screen: u64 = attribute(&dom, "data-screen-height").parse().unwrap();
+        eprintln!("the folded view: {drawn} px drawn, in a window {screen} px high");
+        assert!(
+            drawn <= SCREENS * screen,
+            "{drawn} px drawn, screens of {screen}"
+        );
+    }
 }

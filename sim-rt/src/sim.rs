@@ -229,6 +229,13 @@ pub fn elapsed() -> Duration {
 /// The number of the step being run: events run so far, as
 /// [`Failure::step`](crate::runtime::Failure::step) and failure reports
 /// count them (the first step is 1). Outside a simulation, a panic says so.
+///
+/// This is the one numbering of a failure's report: the story in words,
+/// the critical transition of a liveness failure, the failure page and
+/// the log lines it shows all number steps this way. A data choice or a
+/// fault happens within a step: a fault the injector makes before step
+/// `n + 1` is told at step `n`. (A replay token counts choice points
+/// instead, every pick and data choice: that count is internal.)
 #[track_caller]
 pub fn step() -> u64 {
     context::with(|w| w.core.borrow().step)
@@ -281,9 +288,10 @@ pub fn report_state<T: std::hash::Hash + ?Sized>(state: &T) {
 /// [`Observation::Annotated`](crate::scheduler::Observation::Annotated)
 /// with the task, its host and `label`.
 ///
-/// The runtime gives labels no meaning and records nothing; they are hints
-/// for a custom delaying explorer that orders tasks by role or by phase of
-/// the program (the fault injector last while the system starts, first once
+/// The runtime gives labels no meaning. A failure report names a labelled
+/// task by its last label ("task 7 (client) on shop"), and the labels are
+/// hints for a custom delaying explorer that orders tasks by role or by
+/// phase of the program (the fault injector last while the system starts, first once
 /// it has: Desai, Qadeer & Seshia, FSE 2015, section 5). The labels and
 /// what they mean are a contract between a program and its explorer.
 /// Outside a simulation it does nothing, so code shared with real tokio may
@@ -302,6 +310,9 @@ pub fn report_state<T: std::hash::Hash + ?Sized>(state: &T) {
 pub fn annotate(label: &'static str) {
     let _ = context::try_with(|w| {
         let current = w.current();
+        if let Some(c) = current {
+            w.tell(|| crate::runtime::Happening::Labelled { task: c.id, label });
+        }
         w.observe(crate::scheduler::Observation::Annotated {
             task: current.map(|c| c.id),
             host: current.map_or(crate::runtime::world::MAIN_HOST, |c| c.host),

@@ -14,7 +14,7 @@ fn a_duplicated_request_counts_twice_and_is_found() {
         found
             .story
             .iter()
-            .any(|l| l.contains("\"ADD ") && l.ends_with("duplicated")),
+            .any(|l| l.contains("duplicate ") && l.contains("\"ADD ")),
         "{:?}",
         found.story
     );

@@ -16,7 +16,7 @@ fn a_crash_between_the_rename_and_the_flushers_sync_is_found() {
         found
             .story
             .iter()
-            .any(|l| l.contains("host store reset (fault injector)")),
+            .any(|l| l.contains("reset store (fault injector)")),
         "{:?}",
         found.story
     );

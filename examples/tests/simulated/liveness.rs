@@ -94,7 +94,7 @@ fn critical_transitions_are_never_on_forced_steps() {
                 .as_ref()
                 .and_then(|l| l.critical.as_ref())
                 .expect("searched by default");
-            let step = critical.step.expect("the start is live");
+            let step = critical.point.expect("the start is live");
             let at = found
                 .trace
                 .positions()

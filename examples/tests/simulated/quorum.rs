@@ -15,7 +15,7 @@ fn two_restarts_lose_a_written_value_and_are_found() {
     let resets = found
         .story
         .iter()
-        .filter(|l| l.contains(" reset (fault injector)"))
+        .filter(|l| l.contains(": reset ") && l.ends_with("(fault injector)"))
         .count();
     assert_eq!(resets, 2, "{:?}", found.story);
 }

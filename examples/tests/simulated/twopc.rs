@@ -33,8 +33,8 @@ fn the_report_tells_the_partition_and_the_race_in_words() {
     // The timer that fired while the coordinator's decision was held.
     assert!(
         found.story.iter().any(|l| l.contains("the timer of task")
-            && l.contains("fired before the packet coordinator -> p")
-            && l.contains("\"COMMIT")),
+            && l.contains("fired before coordinator -> p")
+            && l.contains(" \"COMMIT")),
         "the race is told: {text}"
     );
     assert!(text.contains("what happened that the defaults would not do:"));

@@ -204,6 +204,16 @@ impl Ctx<'_> {
         let token = self.token(seed, &schedule, &trace, search);
         let command = format!("SIM_REPLAY={token} {}", self.command);
         let seed_command = by_seed.then(|| self.seed_line(seed));
+        // For a liveness failure: walks decided it dead; its critical
+        // transition, told before the picture, which shows it.
+        let liveness = end.map(|end| {
+            let base = Exec::of(seed, schedule.clone(), search);
+            let tokens = Tokens {
+                base: &token,
+                command: &self.command,
+            };
+            self.target.finding(&base, &trace, end, &tokens)
+        });
         // Once more, to tell it in words and draw it (unless this search
         // only needs to know that it failed).
         let (story, picture, shiviz) = if self.describe {
@@ -232,7 +242,18 @@ impl Ctx<'_> {
                 }
                 .raise();
             }
-            let story = crate::tell::tell(&told.story, &told.hosts, &told.delayed);
+            let lines = crate::tell::lines(&told.story, &told.hosts, &told.delayed);
+            let critical = liveness
+                .as_ref()
+                .and_then(|l| l.critical.as_ref())
+                .and_then(|c| {
+                    Some(crate::tell::Line {
+                        step: c.step?,
+                        at: c.at,
+                        words: format!("critical transition: {}", c.event),
+                        names: Vec::new(),
+                    })
+                });
             let picture = told.trace.as_ref().map(|full| {
                 let run = crate::picture::Run {
                     story: &told.story,
@@ -240,8 +261,11 @@ impl Ctx<'_> {
                     delayed: &told.delayed,
                     logs: &told.logs,
                     trace: full,
+                    lines: &lines,
+                    critical,
                     failure: failure.to_string(),
                     failed_at: failure.step(),
+                    reproduce: command.clone(),
                     title: format!(
                         "{} ({} with {}, seed {seed})",
                         if self.test.is_empty() {
@@ -272,18 +296,10 @@ impl Ctx<'_> {
                 }
                 None => (None, None),
             };
-            (story, picture, shiviz)
+            (crate::tell::tell(&lines), picture, shiviz)
         } else {
             (Vec::new(), None, None)
         };
-        let liveness = end.map(|end| {
-            let base = Exec::of(seed, schedule.clone(), search);
-            let tokens = Tokens {
-                base: &token,
-                command: &self.command,
-            };
-            self.target.finding(&base, &trace, end, &tokens)
-        });
         let found_by = self
             .strategy
             .clone()

@@ -114,7 +114,7 @@ impl World {
             let fault = options(&core, inj).nth(pick - 1);
             fault.expect("the options have not changed since they were counted")
         };
-        tracing::debug!(?fault, "fault injector");
+        tracing::debug!("fault injector: {}", self.fault_words(fault));
         self.tell(|| super::story::Happening::Injected);
         match fault {
             Fault::Reset(h) => {
@@ -134,6 +134,21 @@ impl World {
                 self.set_partitioned(a, b, false);
                 self.set_partitioned(b, a, false);
             }
+        }
+    }
+
+    /// A fault in a failure report's words: "reset b", "partition a | b",
+    /// "heal a | b".
+    fn fault_words(&self, fault: Fault) -> String {
+        match fault {
+            Fault::Reset(h) => format!("reset {}", self.host_name(h)),
+            Fault::Partition(a, b) => {
+                format!("partition {} | {}", self.host_name(a), self.host_name(b))
+            }
+            Fault::Heal(i) => match self.with_injector(|inj| inj.active.get(i).copied()) {
+                Some((a, b)) => format!("heal {} | {}", self.host_name(a), self.host_name(b)),
+                None => "heal".to_string(),
+            },
         }
     }
 

@@ -12,6 +12,8 @@ use crate::scheduler::HostId;
 use crate::scheduler::PacketId;
 use crate::task::Id;
 
+mod http2;
+
 /// One thing that happened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Told {
@@ -50,8 +52,8 @@ pub enum Happening {
         kind: &'static str,
         /// Its payload's length in bytes.
         bytes: usize,
-        /// The payload's first bytes, printable characters as they are
-        /// and others as `.`.
+        /// The payload's first bytes as text (its first line, or its
+        /// printable runs when it is binary; empty when it has none).
         text: String,
     },
     /// A packet was delivered.
@@ -111,6 +113,14 @@ pub enum Happening {
         /// Its host.
         host: HostId,
     },
+    /// The program labelled a task with
+    /// [`sim::annotate`](crate::sim::annotate).
+    Labelled {
+        /// The task.
+        task: Id,
+        /// The label, as given.
+        label: &'static str,
+    },
     /// A data choice took a non-default option.
     Choice {
         /// The [`ChoiceKind`](crate::scheduler::ChoiceKind)'s code.
@@ -122,25 +132,59 @@ pub enum Happening {
     },
 }
 
-/// A packet's first bytes as text.
+/// A packet's summary: the first bytes of its payload as text.
+///
+/// A payload that starts with text (a line protocol, an HTTP/1 request)
+/// is summed up by its first line, followed by `...` when more follows;
+/// HTTP/2 by what its frames say (a request's method and path, a
+/// response's status, the text of its data: see `http2.rs`); another
+/// binary one (a length-prefixed frame, protobuf) by its runs of three or
+/// more printable characters, so that `\0\0\0\0\x07\n\x05alice` reads
+/// `alice`. At most [`SHOWN`] characters; empty when nothing in the first
+/// [`SCANNED`] bytes is printable.
 pub(crate) fn preview(payload: &[u8]) -> String {
-    const SHOWN: usize = 24;
-    let mut s: String = payload
+    let head = &payload[..payload.len().min(SCANNED)];
+    let end = head
         .iter()
-        .take(SHOWN)
-        .map(|&b| {
-            if b.is_ascii_graphic() || b == b' ' {
-                b as char
-            } else {
-                '.'
-            }
-        })
-        .collect();
-    if payload.len() > SHOWN {
-        s.push_str("...");
+        .position(|&b| b == b'\n' || b == b'\r')
+        .unwrap_or(head.len());
+    let line = &head[..end];
+    let (mut text, more) = if let Some(said) = http2::summary(payload, runs) {
+        (said, false)
+    } else if !line.is_empty() && line.iter().all(|&b| printable(b)) {
+        let rest = &payload[end..];
+        let more = rest.iter().any(|b| !b.is_ascii_whitespace());
+        (String::from_utf8_lossy(line).trim_end().to_string(), more)
+    } else {
+        (runs(payload), payload.len() > head.len())
+    };
+    let cut = text.len() > SHOWN;
+    text.truncate(SHOWN);
+    if (cut || more) && !text.is_empty() {
+        text.push_str("...");
     }
-    s
+    text
 }
+
+fn printable(b: u8) -> bool {
+    b.is_ascii_graphic() || b == b' '
+}
+
+/// The runs of three or more printable characters (one of them a letter
+/// or digit) in the first [`SCANNED`] bytes of `bytes`, space-separated.
+fn runs(bytes: &[u8]) -> String {
+    let runs: Vec<String> = bytes[..bytes.len().min(SCANNED)]
+        .split(|&b| !printable(b))
+        .map(|r| String::from_utf8_lossy(r).trim().to_string())
+        .filter(|r| r.len() >= 3 && r.bytes().any(|b| b.is_ascii_alphanumeric()))
+        .collect();
+    runs.join(" ")
+}
+
+/// Characters a packet's summary shows at most.
+const SHOWN: usize = 40;
+/// Bytes of a payload (or of an HTTP/2 frame's data) a summary reads.
+const SCANNED: usize = 96;
 
 #[cfg(test)]
 mod tests {
@@ -148,7 +192,18 @@ mod tests {
 
     #[test]
     fn previews() {
-        assert_eq!(preview(b"COMMIT 10\n"), "COMMIT 10.");
-        assert_eq!(preview(&[b'a'; 30]), format!("{}...", "a".repeat(24)));
+        assert_eq!(preview(b"COMMIT 10\n"), "COMMIT 10");
+        assert_eq!(preview(b"GET alice\nGET bob\n"), "GET alice...");
+        assert_eq!(
+            preview(b"GET /orders/alice HTTP/1.1\r\nhost: shop\r\n\r\n"),
+            "GET /orders/alice HTTP/1.1..."
+        );
+        assert_eq!(preview(&[b'a'; 50]), format!("{}...", "a".repeat(40)));
+        // A gRPC message: a 5-byte frame header, then protobuf.
+        assert_eq!(
+            preview(b"\0\0\0\0\x0e\n\x05alice\x12\x05apple"),
+            "alice apple"
+        );
+        assert_eq!(preview(&[0, 1, 2, 3]), "");
     }
 }
