@@ -101,7 +101,7 @@ pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
 
 /// How often a random walk (and the fault-rate draws of a swarm walk, which
 /// scale it like a fault's) delivers late: the probability of option 1 of
-/// a [`ChoiceKind::Late`](crate::scheduler::ChoiceKind::Late) choice, which
+/// a [`ChoiceKind::Late`] choice, which
 /// moves the clock to the packets' latest arrival before any of them is
 /// delivered. Low, so that a walk's messages mostly keep their usual
 /// timing; a delaying explorer takes it as any data choice's non-default
