@@ -188,6 +188,9 @@ pub(crate) struct Exec {
     pub(crate) schedule: Vec<Deviation>,
     /// Record branches (and states) from this choice point on.
     pub(crate) record_from: u32,
+    /// Anchor loss and duplication choices (record them, and apply these
+    /// deviations by anchor): the shrinker's (see `guided::Anchor`).
+    pub(crate) anchored: Option<Vec<(crate::guided::Anchor, u32)>>,
     /// Random data choices with the fault probabilities (walks), instead of
     /// option 0.
     pub(crate) random_data: bool,
@@ -215,6 +218,7 @@ impl Exec {
             seed,
             schedule,
             record_from: u32::MAX,
+            anchored: None,
             random_data: matches!(search, "walk" | "swarm"),
             swarm: search == "swarm",
             cache_states: false,
@@ -338,6 +342,9 @@ impl Target<'_> {
         );
         if self.orderings {
             guided.track_orderings();
+        }
+        if let Some(anchored) = &exec.anchored {
+            guided.anchor(anchored.clone());
         }
         let mut builder = Builder::new_current_thread();
         builder.enable_all();

@@ -67,6 +67,35 @@ pub(crate) struct Record {
     pub(crate) delayed: Vec<crate::tell::Delayed>,
     /// When tracked: the execution's orderings (`orderings.rs`), sorted.
     pub(crate) orderings: Vec<u64>,
+    /// When anchoring: each loss or duplication choice point and the packet
+    /// it was asked for (see [`Anchor`]).
+    pub(crate) anchors: Vec<(u32, Anchor)>,
+    /// The anchored deviations that applied, at the choice points where
+    /// they did: with the positional ones, the execution's schedule.
+    pub(crate) applied: Vec<Deviation>,
+}
+
+/// A loss or duplication choice by what it is about, not by where it
+/// falls: the choice's kind and the packet's link and number on that link
+/// (the `nth` packet sent from `from` to `to`, from 0). Dropping an earlier
+/// deviation shifts every later choice point, but not this: the shrinker
+/// uses it to take out losses a failure does not need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Anchor {
+    pub(crate) kind: u8,
+    pub(crate) from: u32,
+    pub(crate) to: u32,
+    pub(crate) nth: u32,
+}
+
+/// Per link, the packets sent so far, and the last one: what the next loss
+/// or duplication choice is about.
+#[derive(Debug, Default)]
+struct Anchoring {
+    sent: std::collections::BTreeMap<(u32, u32), u32>,
+    last: Option<(u32, u32, u32)>,
+    /// Deviations by anchor, applied wherever their packet's choice falls.
+    anchored: Vec<(Anchor, u32)>,
 }
 
 /// How data choices without a scheduled deviation are resolved.
@@ -254,6 +283,7 @@ pub(crate) struct Guided {
     fairness: Option<Fairness>,
     holds: Option<Holds>,
     orderings: Option<crate::orderings::Orderings>,
+    anchoring: Option<Anchoring>,
 }
 
 impl Drop for Guided {
@@ -271,6 +301,16 @@ impl Guided {
     /// `orderings.rs`).
     pub(crate) fn track_orderings(&mut self) {
         self.orderings = Some(Default::default());
+    }
+
+    /// Records the [`Anchor`] of every loss and duplication choice, and
+    /// applies `anchored` deviations at the choices with their anchors (over
+    /// any positional one there).
+    pub(crate) fn anchor(&mut self, anchored: Vec<(Anchor, u32)>) {
+        self.anchoring = Some(Anchoring {
+            anchored,
+            ..Anchoring::default()
+        });
     }
 
     pub(crate) fn new(
@@ -294,6 +334,7 @@ impl Guided {
             fairness: fair.then(Fairness::default),
             holds: Some(Holds::default()),
             orderings: None,
+            anchoring: None,
         }
     }
 
@@ -381,7 +422,25 @@ impl Scheduler for Guided {
     }
 
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        let (p, action) = self.action();
+        let (p, mut action) = self.action();
+        if let Some(a) = &mut self.anchoring {
+            if let (ChoiceKind::Loss { .. } | ChoiceKind::Duplicate { .. }, Some((from, to, nth))) =
+                (kind, a.last)
+            {
+                let anchor = Anchor {
+                    kind: kind.code(),
+                    from,
+                    to,
+                    nth,
+                };
+                let mut rec = self.record.borrow_mut();
+                rec.anchors.push((p, anchor));
+                if let Some(&(_, act)) = a.anchored.iter().find(|(x, _)| *x == anchor) {
+                    action = act;
+                    rec.applied.push((p, act));
+                }
+            }
+        }
         {
             let mut rec = self.record.borrow_mut();
             rec.points = self.point;
@@ -420,6 +479,12 @@ impl Scheduler for Guided {
         }
         if let Some(o) = &mut self.orderings {
             o.observe(observation);
+        }
+        if let (Some(a), Observation::Sent { from, to, .. }) = (&mut self.anchoring, observation) {
+            let link = (from.index() as u32, to.index() as u32);
+            let n = a.sent.entry(link).or_default();
+            a.last = Some((link.0, link.1, *n));
+            *n += 1;
         }
         self.explorer.step(observation);
     }

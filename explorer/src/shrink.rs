@@ -14,11 +14,17 @@
 //! The passes, until none makes progress or the budget of executions runs
 //! out:
 //!
-//! 1. delta debugging (Zeller's ddmin) over the deviations: drop halves,
+//! 1. each loss or duplication dropped alone, with the later losses and
+//!    duplications kept *by packet* (the `n`-th packet from one host to
+//!    another: see `guided::Anchor`) rather than by choice point: a packet
+//!    delivered instead of lost shifts every later choice point, so
+//!    dropping it by position alone would move the losses the failure
+//!    needs onto other packets;
+//! 2. delta debugging (Zeller's ddmin) over the deviations: drop halves,
 //!    quarters, ... of them, and their complements;
-//! 2. fewer delays at each remaining pick, and lower options at each
+//! 3. fewer delays at each remaining pick, and lower options at each
 //!    remaining data choice (a fault's first option, say);
-//! 3. each deviation moved to an earlier choice point of the same kind, so
+//! 4. each deviation moved to an earlier choice point of the same kind, so
 //!    that the failure comes sooner (a binary search over those points).
 //!
 //! The size of an execution is, in this order of importance: its faults
@@ -187,6 +193,79 @@ impl Shrinker<'_, '_> {
         true
     }
 
+    /// Each loss or duplication deviation dropped alone, the later ones kept
+    /// by their packet's anchor: the candidate runs anchored, and when it
+    /// fails the same way, the choice points where its anchored deviations
+    /// applied make its schedule, which runs again positionally (so that
+    /// what is kept replays from a token like any schedule).
+    fn unlose(&mut self) -> bool {
+        use crate::guided::Anchor;
+        let trace = self
+            .best
+            .1
+            .trace
+            .as_ref()
+            .expect("failures keep their trace");
+        let loss = (ChoiceKind::Loss { probability: 0.0 }).code();
+        let duplicate = (ChoiceKind::Duplicate { probability: 0.0 }).code();
+        let any = self.best.0.iter().any(|&(at, _)| {
+            matches!(trace.step_at(at.into()), Some(Step::Choose { kind, .. }) if kind == loss || kind == duplicate)
+        });
+        if !any || self.executions >= self.budget {
+            return false;
+        }
+        // The best execution's loss and duplication choices, by anchor.
+        self.executions += 1;
+        let probe = self.target.run(Exec {
+            schedule: self.best.0.clone(),
+            anchored: Some(Vec::new()),
+            ..self.base.clone()
+        });
+        let anchors: Vec<(u32, Anchor)> = probe.record.anchors;
+        let anchor_of = |at: u32| anchors.iter().find(|(p, _)| *p == at).map(|&(_, a)| a);
+        let mut i = 0;
+        while i < self.best.0.len() && self.executions < self.budget {
+            let schedule = self.best.0.clone();
+            if anchor_of(schedule[i].0).is_none() {
+                i += 1;
+                continue;
+            }
+            let mut positional = Vec::new();
+            let mut anchored = Vec::new();
+            for (j, &(at, action)) in schedule.iter().enumerate() {
+                match anchor_of(at) {
+                    _ if j == i => {}
+                    Some(a) => anchored.push((a, action)),
+                    None => positional.push((at, action)),
+                }
+            }
+            self.executions += 1;
+            let ran = self.target.run(Exec {
+                schedule: positional.clone(),
+                anchored: Some(anchored),
+                ..self.base.clone()
+            });
+            if signature(&ran).as_ref() != Some(&self.want) {
+                i += 1;
+                continue;
+            }
+            let mut candidate = positional;
+            for &(at, action) in &ran.record.applied {
+                candidate.retain(|&(p, _)| p != at);
+                candidate.push((at, action));
+            }
+            candidate.sort_unstable();
+            if self.try_schedule(candidate) {
+                // The anchors moved with the new execution: find them again
+                // before the next drop.
+                self.unlose();
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
     /// Delta debugging over the deviations.
     fn ddmin(&mut self) -> bool {
         let mut progress = false;
@@ -335,10 +414,11 @@ pub(crate) fn shrink(
         base,
     };
     while shrinker.executions < budget {
+        let z = shrinker.unlose();
         let a = shrinker.ddmin();
         let b = shrinker.lower();
         let c = shrinker.earlier();
-        if !a && !b && !c {
+        if !z && !a && !b && !c {
             break;
         }
     }
