@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use explorer::{
-    Exhaustive, Explorer, Pct, Random, RoundRobin, Rtc, Sampling, Swarm, Verdict, Walk,
+    Exhaustive, Explorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling, Swarm,
+    Verdict, Walk,
 };
 use sim_rt::net::UdpSocket;
 use sim_rt::sim::{self, FaultInjector};
@@ -215,6 +216,11 @@ fn strategies() -> Vec<(&'static str, Explorer)> {
         ("pct", Explorer::new().explorer(Pct::new(3)).search(Walk)),
         ("swarm", Explorer::new().search(Swarm)),
         (
+            "pct-swarm",
+            Explorer::new().explorer(Pct::new(3)).search(Swarm),
+        ),
+        ("adaptive", Explorer::new().adaptive()),
+        (
             "ss-rtc",
             Explorer::new()
                 .explorer(Rtc::default())
@@ -224,6 +230,12 @@ fn strategies() -> Vec<(&'static str, Explorer)> {
             "ss-rr",
             Explorer::new()
                 .explorer(RoundRobin::default())
+                .search(Sampling::new(3)),
+        ),
+        (
+            "ss-prr",
+            Explorer::new()
+                .explorer(RandomizedRoundRobin::default())
                 .search(Sampling::new(3)),
         ),
         (
