@@ -52,18 +52,22 @@ fn lossy(b: &mut sim_rt::runtime::Builder) {
     });
 }
 
+/// Random walks on lossy links from `seed`.
+fn walks(seed: u64) -> Explorer {
+    Explorer::new()
+        .explorer(Random::default())
+        .search(Walk)
+        .runtime(lossy)
+        .seed(seed)
+        .executions(500)
+        .progress(false)
+}
+
 #[test]
 fn only_the_seals_loss_is_left() {
     let mut shrunk_some = 0;
     for seed in 0..10 {
-        let report = Explorer::new()
-            .explorer(Random::default())
-            .search(Walk)
-            .runtime(lossy)
-            .seed(seed)
-            .executions(500)
-            .progress(false)
-            .run(upload);
+        let report = walks(seed).run(upload);
         let found = report.failure.as_ref().expect("a lost seal is found");
         let shrunk = found.shrunk.as_ref().expect("walks' failures are shrunk");
         assert_eq!(shrunk.after.faults, 1, "seed {seed}: {report}");
@@ -115,14 +119,7 @@ async fn in_order() {
 fn a_failure_that_needs_no_loss_keeps_none() {
     let mut lost_some = 0;
     for seed in 0..10 {
-        let report = Explorer::new()
-            .explorer(Random::default())
-            .search(Walk)
-            .runtime(lossy)
-            .seed(seed)
-            .executions(500)
-            .progress(false)
-            .run(in_order);
+        let report = walks(seed).run(in_order);
         let found = report.failure.as_ref().expect("a reordering is found");
         let shrunk = found.shrunk.as_ref().expect("walks' failures are shrunk");
         assert_eq!(shrunk.after.faults, 0, "seed {seed}: {report}");

@@ -163,6 +163,24 @@ fn a_retry_that_never_succeeds_is_a_livelock() {
     assert!(text.contains("  livelock: none of 10 walks"), "{text}");
 }
 
+/// An echo server on host "server" and a [`pinger`] on host "client", and
+/// the property that the client hears `replies` replies.
+fn echo_service(replies: u32) {
+    let heard = Arc::new(AtomicU32::new(0));
+    let seen = heard.clone();
+    sim::eventually(format!("the client heard {replies} replies"), move || {
+        seen.load(Ordering::Relaxed) >= replies
+    });
+    sim::host("server").start(|| async {
+        let socket = UdpSocket::bind("0.0.0.0:7").await.unwrap();
+        let mut buf = [0u8; 8];
+        while let Ok((n, from)) = socket.recv_from(&mut buf).await {
+            let _ = socket.send_to(&buf[..n], from).await;
+        }
+    });
+    sim::host("client").start(move || pinger(heard.clone()));
+}
+
 /// Pings the server every millisecond, counting its replies.
 async fn pinger(replies: Arc<AtomicU32>) {
     let socket = Arc::new(UdpSocket::bind("0.0.0.0:0").await.unwrap());
@@ -184,19 +202,7 @@ async fn pinger(replies: Arc<AtomicU32>) {
 /// itself, healed by it), so every execution's 100 ms ends with the
 /// property unmet. Only slow: never reported.
 async fn chatty_through_an_outage() {
-    let replies = Arc::new(AtomicU32::new(0));
-    let seen = replies.clone();
-    sim::eventually("the client heard 10 replies", move || {
-        seen.load(Ordering::Relaxed) >= 10
-    });
-    sim::host("server").start(|| async {
-        let socket = UdpSocket::bind("0.0.0.0:7").await.unwrap();
-        let mut buf = [0u8; 8];
-        while let Ok((n, from)) = socket.recv_from(&mut buf).await {
-            let _ = socket.send_to(&buf[..n], from).await;
-        }
-    });
-    sim::host("client").start(move || pinger(replies.clone()));
+    echo_service(10);
     sim::partition("client", "server");
     sim_rt::spawn(async {
         sleep(Duration::from_secs(3)).await;
@@ -265,19 +271,7 @@ fn a_correct_system_stalled_by_a_long_partition_is_never_reported() {
 /// The same service with the injector's partitions (which it may leave
 /// unhealed at the end) instead of the test's own.
 async fn chatty() {
-    let replies = Arc::new(AtomicU32::new(0));
-    let seen = replies.clone();
-    sim::eventually("the client heard 200 replies", move || {
-        seen.load(Ordering::Relaxed) >= 200
-    });
-    sim::host("server").start(|| async {
-        let socket = UdpSocket::bind("0.0.0.0:7").await.unwrap();
-        let mut buf = [0u8; 8];
-        while let Ok((n, from)) = socket.recv_from(&mut buf).await {
-            let _ = socket.send_to(&buf[..n], from).await;
-        }
-    });
-    sim::host("client").start(move || pinger(replies.clone()));
+    echo_service(200);
     sleep(Duration::from_millis(100)).await;
 }
 
