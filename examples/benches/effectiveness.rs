@@ -37,8 +37,7 @@ mod sim;
 use std::time::Instant;
 
 use explorer::{
-    Exhaustive, Explorer, Liveness, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling,
-    Swarm, Walk,
+    Exhaustive, Explorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling, Swarm, Walk,
 };
 
 /// The delay bound of the stratified searches.
@@ -196,8 +195,12 @@ fn main() {
                 let test = case.test;
                 // Executions to the first failure are what count here: a
                 // liveness failure's critical transition is not searched.
-                let report = (s.apply)((case.explorer)())
-                    .liveness(Liveness::new().critical_transition(false))
+                // The case's own liveness settings otherwise (`election`
+                // keeps its partition in walks).
+                let explorer = (s.apply)((case.explorer)());
+                let liveness = explorer.liveness_settings().clone();
+                let report = explorer
+                    .liveness(liveness.critical_transition(false))
                     .name(case.name)
                     .seed(seed)
                     .executions(o.cap)

@@ -300,6 +300,13 @@ impl Explorer {
         self
     }
 
+    /// The liveness settings this explorer runs with, to change one of them
+    /// and keep the others:
+    /// `e.liveness(e.liveness_settings().clone().critical_transition(false))`.
+    pub fn liveness_settings(&self) -> &Liveness {
+        &self.liveness
+    }
+
     /// Shrinks a failure a search found with at most `executions` more
     /// executions, reporting the smallest that fails the same way (see
     /// [`crate::shrink`]); 0 reports it as found. Default
