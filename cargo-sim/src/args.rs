@@ -60,6 +60,9 @@ pub struct Invocation {
     pub sim_env: Vec<(&'static str, String)>,
     /// `--sim-tokio DIR`: where sim-tokio is.
     pub sim_tokio: Option<PathBuf>,
+    /// Whether the dependencies build optimized in the dev profile (see
+    /// [`crate::cargo::optimized_deps`]); `--no-optimize-deps` turns it off.
+    pub optimize_deps: bool,
     /// `--target-dir DIR`, taken out of cargo's arguments: the simulated
     /// build goes to `DIR/sim`.
     pub target_dir: Option<PathBuf>,
@@ -220,6 +223,7 @@ where
         subcommand,
         sim_env: Vec::new(),
         sim_tokio: None,
+        optimize_deps: true,
         target_dir: None,
         cargo_args: Vec::new(),
         trailing: None,
@@ -252,6 +256,11 @@ where
         } else if flag == "--sim-tokio" {
             let dir = value(&mut args, "../sim-rt/sim-tokio")?;
             invocation.sim_tokio = Some(PathBuf::from(non_empty(flag, &dir)?));
+        } else if flag == "--no-optimize-deps" {
+            if attached.is_some() {
+                return Err(UsageError(format!("{flag} takes no value")));
+            }
+            invocation.optimize_deps = false;
         } else if flag == "--target-dir" {
             let dir = value(&mut args, "target")?;
             invocation.target_dir = Some(PathBuf::from(non_empty(flag, &dir)?));
@@ -427,8 +436,8 @@ impl Invocation {
 
     /// The shell command that selects the same simulated build, for the
     /// simulator's reproduce lines (`CARGO_SIM_COMMAND`): the user's
-    /// `RUSTFLAGS` if set, `cargo sim test` (or `run`), `--sim-tokio` if
-    /// given, and cargo's arguments that choose what is built
+    /// `RUSTFLAGS` if set, `cargo sim test` (or `run`), `--sim-tokio` and
+    /// `--no-optimize-deps` if given, and cargo's arguments that choose what is built
     /// (`--release`/`-r`, `--profile`, `--features`/`-F`,
     /// `--all-features`, `--no-default-features`, `--target`,
     /// `--manifest-path`, `--config`), in their order. Not `-p`, `--test`,
@@ -454,6 +463,9 @@ impl Invocation {
         if let Some(dir) = &self.sim_tokio {
             words.push("--sim-tokio".to_string());
             words.push(shell_quote(&dir.to_string_lossy()));
+        }
+        if !self.optimize_deps {
+            words.push("--no-optimize-deps".to_string());
         }
         let nextest = self.subcommand == Subcommand::Nextest;
         let profile = if nextest {

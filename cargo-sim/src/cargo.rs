@@ -92,6 +92,37 @@ impl Selection {
     }
 }
 
+/// The optimization level of the dependencies in the simulated build's
+/// dev profile (`cargo sim test` without `--release`).
+pub const DEPS_OPT_LEVEL: u8 = 2;
+
+/// The configuration that builds every package that is not a workspace
+/// member (crates.io's, git and path dependencies, sim-rt and sim-tokio
+/// among them; build scripts and proc macros too) with
+/// [`DEPS_OPT_LEVEL`], through cargo's per-package profile override
+/// (`profile.dev.package."*"`), unless `--no-optimize-deps`: an
+/// exploration runs hyper, h2, tonic and the simulator itself thousands of
+/// times, several times faster optimized, while the workspace's own
+/// crates keep the dev profile as written (unoptimized, debug assertions,
+/// full debug information). The profiles that inherit `dev` (`test`, and
+/// custom ones) inherit it; `--release` is optimized anyway.
+///
+/// It goes before the user's arguments, so a `--config` of theirs for
+/// the same key wins (`--config 'profile.dev.package."*".opt-level=3'`).
+/// It replaces an `opt-level` the workspace's `Cargo.toml` sets for
+/// `[profile.dev.package."*"]` (cargo prefers configuration to the
+/// manifest): `--no-optimize-deps` keeps the manifest's.
+pub fn optimized_deps(inv: &Invocation) -> Vec<String> {
+    if inv.optimize_deps {
+        vec![
+            "--config".to_string(),
+            format!(r#"profile.dev.package."*".opt-level={DEPS_OPT_LEVEL}"#),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
 /// `s` as a TOML basic string.
 fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");
@@ -372,6 +403,7 @@ impl Cargo {
         cmd.args(inv.subcommand.cargo_words())
             .args(&selection.patch)
             .args(&selection.flags_config)
+            .args(optimized_deps(inv))
             .arg("--target-dir")
             .arg(target_dir)
             .args(&inv.cargo_args);

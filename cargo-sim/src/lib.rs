@@ -23,6 +23,12 @@
 //!   which cargo prefers to the configuration, `--cfg sim` appended to it.
 //!   `target.<triple>.rustflags` in a cargo configuration file also takes
 //!   precedence over `build.rustflags`: with those, set `RUSTFLAGS`;
+//! - `--config profile.dev.package."*".opt-level=2`: the dependencies
+//!   (every package that is not a workspace member, sim-rt included) build
+//!   optimized in the dev profile while the workspace's own crates keep it
+//!   as written, so an exploration of a service on hyper or tonic runs
+//!   several times faster and the user's code stays debuggable (see
+//!   [`cargo::optimized_deps`]); `--no-optimize-deps` leaves it out;
 //! - `--target-dir <target>/sim`, where `<target>` is the workspace's target
 //!   directory (`--target-dir`, `CARGO_TARGET_DIR`, `build.target-dir` or
 //!   `target/`), so the real and the simulated builds keep their artifacts
@@ -46,6 +52,7 @@
 //! | `--executions N` | `SIM_EXECUTIONS` |
 //! | `--jobs N` (cargo's build jobs stay `-j N`) | `SIM_JOBS` |
 //! | `--sim-tokio DIR` | (where sim-tokio is) |
+//! | `--no-optimize-deps` | (dependencies unoptimized in the dev profile) |
 //!
 //! A value the simulator would reject is a one-line error (exit code 2)
 //! before anything is built. The test binaries also get `CARGO_SIM_COMMAND`,
@@ -133,6 +140,13 @@ sim-tokio and --cfg sim, in <target>/sim, with a Cargo.lock of its own
 Cargo.lock is put back byte for byte after the run; nothing in the
 repository changes. Fails when the patch is unused, and when no test ran.
 
+Dependencies build optimized: the dev profile (and test, which inherits it)
+gets --config 'profile.dev.package.\"*\".opt-level=2', so every package that
+is not a workspace member (hyper, tonic, sim-rt...) is optimized and an
+exploration runs several times faster, while your own crates keep the
+profile as written (unoptimized, debuggable). A --config of yours for the
+same key wins; --no-optimize-deps leaves the profile alone.
+
 Sim options (each sets the variable the simulator reads):
     --seed N             SIM_SEED        base seed, decimal or 0x hex
     --replay TOKEN|last  SIM_REPLAY      replay a failure (last: each test's last)
@@ -144,6 +158,8 @@ Sim options (each sets the variable the simulator reads):
 Other options:
     --sim-tokio DIR      where sim-tokio is (default: $CARGO_SIM_TOKIO, else the
                          path cargo-sim was built with)
+    --no-optimize-deps   build the dependencies unoptimized too (the dev profile
+                         as written, for every package)
 
 Everything else before `--` is cargo's; everything after it, the test
 binary's (or the program's). A test's reproduce line starts with

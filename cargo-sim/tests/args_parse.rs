@@ -144,8 +144,35 @@ fn target_dir_and_sim_tokio_are_taken_out_of_cargos_arguments() {
 }
 
 #[test]
+fn dependencies_are_optimized_unless_asked_not_to() {
+    assert!(run(&["test", "-p", "a"]).optimize_deps);
+    let inv = run(&[
+        "test",
+        "--no-optimize-deps",
+        "-p",
+        "a",
+        "--",
+        "--no-optimize-deps",
+    ]);
+    assert!(!inv.optimize_deps);
+    // Taken out of cargo's arguments, not the test binary's.
+    assert_eq!(inv.cargo_args, ["-p", "a"]);
+    assert_eq!(inv.trailing, Some(strings(&["--no-optimize-deps"])));
+    // The reproduce line selects the same build.
+    assert_eq!(
+        inv.reproduce_prefix(None),
+        "cargo sim test --no-optimize-deps"
+    );
+    assert_eq!(
+        cargo_sim::cargo::optimized_deps(&run(&["test"])),
+        ["--config", r#"profile.dev.package."*".opt-level=2"#]
+    );
+    assert!(cargo_sim::cargo::optimized_deps(&inv).is_empty());
+}
+
+#[test]
 fn malformed_values_are_one_line_errors() {
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["test", "--seed", "abc"], r#"--seed "abc" is not a seed"#),
         (&["test", "--seed", "-1"], "is not a seed"),
         (&["test", "--seed=0xg"], "is not a seed"),
@@ -169,6 +196,10 @@ fn malformed_values_are_one_line_errors() {
             "--seed is given twice",
         ),
         (&["test", "--sim-tokio", ""], "--sim-tokio needs a value"),
+        (
+            &["test", "--no-optimize-deps=yes"],
+            "--no-optimize-deps takes no value",
+        ),
         (&["tset"], r#"unknown subcommand "tset""#),
     ];
     for (args, expected) in cases {

@@ -112,6 +112,70 @@ fn sim_then_real_then_sim_keeps_the_committed_lock_and_rebuilds_nothing() {
     assert_eq!(fs::read(&lock).unwrap(), committed, "after cargo test");
 }
 
+/// Each crate's optimization level in a `cargo sim test --no-run
+/// --message-format=json` (cargo's `compiler-artifact` messages name every
+/// unit's profile, fresh ones too), by target name; a target built twice
+/// (a build script's dependency and a library's) lists each level once.
+fn opt_levels(ws: &Path, extra: &[&str]) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut args = vec!["test", "--offline", "--no-run", "--message-format=json"];
+    args.extend(extra);
+    let out = cargo_sim(ws, &args);
+    assert!(out.status.success(), "{}", shown(&out));
+    let mut levels = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for line in stdout(&out).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let name = msg["target"]["name"].as_str().unwrap().to_string();
+        let level = msg["profile"]["opt_level"].as_str().unwrap().to_string();
+        let seen = levels.entry(name).or_default();
+        if !seen.contains(&level) {
+            seen.push(level);
+        }
+    }
+    levels
+}
+
+/// The simulated build optimizes the dependencies (sim-rt, sim-tokio and
+/// crates.io's), not the workspace's own crate, which keeps the dev
+/// profile as written; `--no-optimize-deps` leaves every crate at it.
+#[test]
+fn dependencies_build_optimized_and_the_workspace_as_written() {
+    let _turn = serial();
+    let ws = fixture("app");
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+    let levels = opt_levels(ws.path(), &[]);
+    for dep in ["sim_rt", "tokio", "slab"] {
+        assert_eq!(
+            levels.get(dep),
+            Some(&vec!["2".to_string()]),
+            "{dep}: {levels:?}"
+        );
+    }
+    // The library and its two test targets.
+    for own in ["fixture_app", "sim", "real"] {
+        assert_eq!(
+            levels.get(own),
+            Some(&vec!["0".to_string()]),
+            "{own}: {levels:?}"
+        );
+    }
+    let plain = opt_levels(ws.path(), &["--no-optimize-deps"]);
+    assert!(
+        plain.values().all(|l| l == &["0"]),
+        "with --no-optimize-deps: {plain:?}"
+    );
+    assert_eq!(
+        plain.keys().collect::<Vec<_>>(),
+        levels.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+}
+
 #[test]
 fn no_test_ran_is_a_failure_that_says_why() {
     let _turn = serial();

@@ -18,6 +18,12 @@
 //! Run with `cargo bench -p explorer --bench ss`; for CPU time and system
 //! calls, `SIM_BENCH_ONCE=<jobs> perf stat -e task-clock <the bench
 //! binary>` runs ten explorations and nothing else.
+//!
+//! `SIM_BENCH_MEMORY=<executions>[:default|walk|ss]` runs one exploration
+//! of that many executions of the protocol (the default search unless
+//! named; one thread) and prints its rate and the process's peak memory
+//! (`VmHWM`), to check that memory stays flat in the number of executions
+//! (`docs/src/performance.md`).
 
 use std::time::Duration;
 
@@ -130,6 +136,9 @@ criterion_group!(benches, bench);
 /// switches) and instruction counts, which criterion's repetitions would
 /// swamp.
 fn main() {
+    if let Ok(what) = std::env::var("SIM_BENCH_MEMORY") {
+        return memory(&what);
+    }
     if let Ok(jobs) = std::env::var("SIM_BENCH_ONCE") {
         let jobs = jobs.parse().expect("SIM_BENCH_ONCE takes a number of jobs");
         for _ in 0..10 {
@@ -140,4 +149,36 @@ fn main() {
     // What `criterion_main!` does.
     benches();
     Criterion::default().configure_from_args().final_summary();
+}
+
+/// `SIM_BENCH_MEMORY=<executions>[:<search>]`: one exploration, then its
+/// rate and the peak resident memory of the process.
+fn memory(what: &str) {
+    let (n, search) = what.split_once(':').unwrap_or((what, "default"));
+    let n: u64 = n
+        .replace('_', "")
+        .parse()
+        .expect("SIM_BENCH_MEMORY takes <executions>[:default|walk|ss]");
+    let explorer = match search {
+        "default" => Explorer::new(),
+        "walk" => Explorer::new().explorer(Random::default()).search(Walk),
+        "ss" => Explorer::new()
+            .explorer(Rtc::default())
+            .search(Sampling::new(3)),
+        other => panic!("SIM_BENCH_MEMORY: no search {other:?} (default, walk or ss)"),
+    };
+    let start = std::time::Instant::now();
+    let report = explorer.executions(n).jobs(1).progress(false).run(protocol);
+    assert!(!report.failed(), "{report}");
+    let elapsed = start.elapsed();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .map_or("unknown".to_string(), |v| v.trim().to_string());
+    println!(
+        "{search}: {} executions in {elapsed:.2?} ({:.0}/s), peak memory {peak}",
+        report.executions,
+        report.executions as f64 / elapsed.as_secs_f64()
+    );
 }

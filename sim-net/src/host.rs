@@ -57,12 +57,13 @@ impl Net {
     /// by another host.
     pub fn add_host(&mut self, name: &str, addrs: impl IntoIterator<Item = IpAddr>) -> HostId {
         let key = crate::resolve::normalize(name);
+        let is_ip = || crate::resolve::may_be_ip(&key) && key.parse::<IpAddr>().is_ok();
         assert!(
-            !key.is_empty() && key != "localhost" && key.parse::<IpAddr>().is_err(),
+            !key.is_empty() && key != "localhost" && !is_ip(),
             "host name {name:?} is reserved or empty"
         );
         assert!(
-            !self.names.contains_key(&key),
+            !self.names.contains_key(&*key),
             "host name {name:?} is already taken"
         );
         let id = HostId(self.hosts.len() as u64);
@@ -93,7 +94,7 @@ impl Net {
             up: true,
             next_port: [first; 2],
         });
-        self.names.insert(key, id);
+        self.names.insert(key.into_owned(), id);
         id
     }
 
@@ -114,7 +115,7 @@ impl Net {
 
     /// The host named `name` (case-insensitive, as DNS), if any.
     pub fn host_by_name(&self, name: &str) -> Option<HostId> {
-        self.names.get(&crate::resolve::normalize(name)).copied()
+        self.names.get(&*crate::resolve::normalize(name)).copied()
     }
 
     /// The host that owns `ip` (loopback addresses belong to no one host).

@@ -109,3 +109,50 @@ fn without_the_bug_no_order_is_reserved_twice() {
 fn planted_failure() {
     explorer().check(|| scenario(true));
 }
+
+/// W7 of the performance chapter (`docs/src/performance.md`): the shop's
+/// exploration (the explorer above, without the bug, on one thread),
+/// timed. A benchmark, not a test: run it in the build to be measured,
+///
+/// ```sh
+/// cargo sim test --test sim w7 -- --ignored --nocapture                     # cargo sim's profile
+/// cargo sim test --no-optimize-deps --test sim w7 -- --ignored --nocapture  # debug
+/// cargo sim test --release --test sim w7 -- --ignored --nocapture           # release
+/// ```
+///
+/// It prints executions per second of real time and per second of the
+/// process's CPU time (user and system, from `/proc/self/stat`, in the
+/// kernel's ticks of 10 ms), which a machine shared with other work
+/// disturbs less. `SIM_EXECUTIONS` sets the number of executions (default
+/// 200).
+#[test]
+#[ignore = "a benchmark: run it with --ignored in the build to be measured"]
+fn w7_executions_per_second() {
+    let cpu_before = cpu_seconds();
+    let report = explorer().executions(200).jobs(1).run(|| scenario(false));
+    let cpu = cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    assert!(report.failure.is_none(), "{:?}", report.failure);
+    let n = report.executions as f64;
+    let real = report.elapsed.as_secs_f64();
+    let cpu = cpu.map_or("CPU time unknown".to_string(), |cpu| {
+        format!("{cpu:.2} s of CPU: {:.1} executions/s of CPU", n / cpu)
+    });
+    eprintln!(
+        "w7: {n} executions in {real:.2} s: {:.1} executions/s; {cpu}",
+        n / real
+    );
+}
+
+/// The process's CPU time so far (user and system, all its threads, those
+/// that ended included), from `/proc/self/stat`; `None` where there is no
+/// such file.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name (in parentheses, which may hold
+    // spaces): utime and stime are the 14th and 15th of the line.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}

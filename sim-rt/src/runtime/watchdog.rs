@@ -248,6 +248,7 @@ pub(crate) fn register(watch: &Arc<PollWatch>, seed: u64) -> Option<Registration
     start(limit)?;
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let key = NEXT.fetch_add(1, Ordering::Relaxed);
+    let now = Instant::now();
     let entry = Watched {
         key,
         watch: watch.clone(),
@@ -255,9 +256,9 @@ pub(crate) fn register(watch: &Arc<PollWatch>, seed: u64) -> Option<Registration
         seed,
         line: LINE.with(|l| l.borrow().clone()),
         seen: watch.polls.load(Ordering::Relaxed),
-        since: Instant::now(),
+        since: now,
         seen_waits: watch.waits.load(Ordering::Relaxed),
-        waits_since: Instant::now(),
+        waits_since: now,
     };
     OWNED.with(|owned| {
         if let Ok(mut owned) = owned.try_borrow_mut() {

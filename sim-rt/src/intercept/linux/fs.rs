@@ -54,7 +54,7 @@ unsafe fn cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
 }
 
 /// References every function here, as `keep_linked` does for the parent.
-pub(super) fn keep_linked() -> [*const (); 71] {
+pub(super) const fn keep_linked() -> [*const (); 71] {
     [
         open as *const (),
         open64 as *const (),
@@ -131,7 +131,7 @@ pub(super) fn keep_linked() -> [*const (); 71] {
 }
 
 /// The rest of [`keep_linked`] (one array would be too long to read).
-pub(super) fn keep_linked_more() -> [*const (); 16] {
+pub(super) const fn keep_linked_more() -> [*const (); 16] {
     [
         fdopendir as *const (),
         readdir as *const (),
