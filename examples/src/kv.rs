@@ -21,7 +21,11 @@
 //!   map with the next version in a `SYNC` to every other replica; it is
 //!   committed (and the client told `OK`) once a majority, the leader
 //!   included, holds it. A replica adopts a `SYNC` of an epoch at least its
-//!   own, and its map when the version is newer. One write at a time.
+//!   own, and its map when the version is newer. One write at a time. The
+//!   leader counts as holding a write from when it sends it: until the
+//!   round ends it votes (and runs for election) as if it held it, and it
+//!   keeps the write once a majority has it, even if a reply of a later
+//!   epoch deposed it meanwhile.
 //! - **Leases.** Every [`HEARTBEAT`] the leader sends its committed map in
 //!   a `SYNC`. A replica that accepts a `SYNC` promises not to vote for
 //!   anyone for [`LEASE`] from when it received it. When a majority
@@ -132,6 +136,10 @@ struct State {
     version: Version,
     /// The leader's next version index.
     next_index: u64,
+    /// The version of the write this replica is replicating as leader, if
+    /// any. A round counts the leader itself as holding the write, so until
+    /// the round ends it votes and runs for election as if it held it.
+    replicating: Option<Version>,
     /// When the replica last heard from a leader (or granted a vote).
     last_heard: Instant,
     /// The replica votes for nobody before this.
@@ -139,6 +147,15 @@ struct State {
     next_rid: u64,
     /// Replies awaited by rounds in progress, by request id.
     waiting: BTreeMap<u64, mpsc::UnboundedSender<Reply>>,
+}
+
+impl State {
+    /// The newest version this replica holds, counting a write it is
+    /// replicating as leader.
+    fn held(&self) -> Version {
+        self.replicating
+            .map_or(self.version, |r| r.max(self.version))
+    }
 }
 
 /// A `SYNCED` or `VOTED` reply.
@@ -211,6 +228,7 @@ impl Replica {
                 data: BTreeMap::new(),
                 version: Version::default(),
                 next_index: 1,
+                replicating: None,
                 last_heard: now,
                 promise_until: None,
                 next_rid: 1,
@@ -377,6 +395,7 @@ impl Node {
     fn on_vote(&self, epoch: u64, candidate: usize, version: Version) -> (u64, bool) {
         let now = Instant::now();
         let mut st = self.state.lock().unwrap();
+        let held = st.held();
         let promised = st.promise_until.is_some_and(|p| now < p);
         if promised || matches!(st.role, Role::Leader { .. }) {
             // A leader is alive: ignore the candidate, without adopting
@@ -389,7 +408,7 @@ impl Node {
             st.role = Role::Follower { leader: None };
         }
         let granted =
-            epoch == st.epoch && st.voted.is_none_or(|v| v == candidate) && version >= st.version;
+            epoch == st.epoch && st.voted.is_none_or(|v| v == candidate) && version >= held;
         if granted {
             st.voted = Some(candidate);
             st.last_heard = now;
@@ -437,20 +456,23 @@ impl Node {
                 index: st.next_index,
             };
             st.next_index += 1;
+            st.replicating = Some(version);
             let mut data = st.data.clone();
             data.insert(key.to_string(), value.to_string());
             (st.epoch, version, data)
         };
-        if !self.replicate(epoch, version, &data).await {
-            return Ok(false);
-        }
+        let committed = self.replicate(epoch, version, &data).await;
         let mut st = self.state.lock().unwrap();
-        if st.epoch == epoch && matches!(st.role, Role::Leader { .. }) && version > st.version {
+        st.replicating = None;
+        // The round counted this replica as holding the write, so it keeps
+        // it even if it stepped down meanwhile (a reply of a later epoch):
+        // otherwise a majority would not hold it, and this replica could
+        // win an election without it.
+        if committed && version > st.version {
             st.data = data;
             st.version = version;
         }
-        // Committed either way: a majority holds it.
-        Ok(true)
+        Ok(committed)
     }
 
     /// Sends `data` at `version` to every other replica; whether a
@@ -565,8 +587,14 @@ impl Node {
         }
     }
 
-    /// Runs for leader of the next epoch.
+    /// Runs for leader of the next epoch; while a write of its own is still
+    /// being replicated, waits for its round to end instead (within
+    /// [`RPC_TIMEOUT`]), and the caller tries again.
     async fn elect(&self) {
+        if self.state.lock().unwrap().replicating.is_some() {
+            sleep(RPC_TIMEOUT).await;
+            return;
+        }
         let (epoch, version) = {
             let mut st = self.state.lock().unwrap();
             st.epoch += 1;
