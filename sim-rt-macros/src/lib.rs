@@ -146,7 +146,10 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   of it (`use super::*;`) ambiguous with the prelude's (E0659). A test
 ///   that starts a runtime or an explorer of its own cannot run inside
 ///   another simulation (`block_on` panics there): keep
-///   `#[::core::prelude::v1::test]` on it. The whole-graph package's
+///   `#[::core::prelude::v1::test]` on it. The body is one poll, so the
+///   poll watchdog (`SIM_POLL_TIMEOUT`, 10 s of real time by default) ends
+///   a process whose synchronous test runs longer: raise it for such a
+///   suite. The whole-graph package's
 ///   `#[tokio::test]` rejects a synchronous `fn`, as tokio does.
 /// - A test with arguments is rejected here (tokio leaves it to libtest).
 /// - `name` is accepted and ignored.
