@@ -80,8 +80,10 @@
 //! the element is durable. It runs the exploration here (the module
 //! `storage_crate/scenario.rs`, copied in, with the directory synced after
 //! the open) against both copies: the explorer finds the planted bug in
-//! its fourth execution (one delay: a reset after an acknowledged `add`,
-//! whose unsynced write the crash dropped), prints the `SIM_REPLAY=...
+//! its fourth execution ("step 2, 0ns: reset queue (fault injector)", just
+//! after element 0 was acknowledged; then "element 0 was acknowledged, but
+//! start 1 of the host found the queue holding [] (its file was there)"),
+//! prints the `SIM_REPLAY=...
 //! cargo test -p queue-file-planted ...` line, and that line, pasted into a
 //! shell, replays the same failure at the same step; the unmodified copy
 //! passes its 400 executions, as it does here.
