@@ -34,9 +34,10 @@
 //! replays the same failure at the same step.
 //!
 //! Cost: the nested builds compile sim-rt, the explorer and queue-file's
-//! test dependencies once (about a minute and a half cold on 2 cores);
-//! warm, the three tests take about 20 seconds, 13 of them queue-file's
-//! quickcheck tests on the real disk (real fsyncs; in the simulation they
+//! test dependencies once, into the scratch workspace's own target
+//! directory (about 500 MB): the three tests take about a minute and a half
+//! cold on 2 cores, and 10 seconds warm (queue-file's quickcheck tests are
+//! the slowest on the real disk, with real fsyncs; in the simulation they
 //! take under a second). The first run needs crates.io for queue-file's
 //! test-only dependencies, which the workspace's lockfile does not pin.
 
