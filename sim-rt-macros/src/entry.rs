@@ -15,6 +15,15 @@
 //! its body run by `runtime::__private::run` on the calling thread, or once
 //! when the arguments cannot be copied.
 //!
+//! `#[sim_rt::test]` also takes a synchronous `fn` (tokio's rejects one):
+//! its body becomes the async block's, which completes in its first poll,
+//! so every file call it makes is on the simulated disk. A file that starts
+//! with `use sim_rt::test;` thereby runs every `#[test]` in it in a
+//! simulation, including those a macro writes as `#[test]` at its call site
+//! (`quickcheck!`, `#[quickcheck]`); not those written by the built-in
+//! attribute's full path (`test_case` writes `#[::core::prelude::v1::test]`
+//! on a synchronous case), which no import can shadow.
+//!
 //! On an error the macro still expands to a function as close to the intended
 //! one as possible (with a fallback configuration) followed by the
 //! `compile_error!`, so that IDEs keep completing inside the body.
@@ -371,8 +380,14 @@ fn lit_bool(lit: Lit, span: Span, field: &str) -> syn::Result<bool> {
 }
 
 /// Checks the function and the arguments together.
+///
+/// `#[sim_rt::test]` alone also takes a synchronous function: its body runs
+/// as the simulation's main future, which it completes in its first poll
+/// (see the attribute's docs for why). `#[sim_rt::main]` and the
+/// whole-graph package's `#[tokio::test]` reject one, as tokio does.
 fn configure(item: &ItemFn, args: TokenStream, kind: Kind, root: Root) -> syn::Result<Config> {
-    if item.sig.asyncness.is_none() {
+    let sync_allowed = kind == Kind::Test && root == Root::SimRt;
+    if item.sig.asyncness.is_none() && !sync_allowed {
         let msg = "the `async` keyword is missing from the function declaration";
         return Err(syn::Error::new_spanned(item.sig.fn_token, msg));
     }
@@ -486,6 +501,8 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStre
     let builder = Ident::new("builder", Span::mixed_site());
     let b = Ident::new("b", Span::mixed_site());
 
+    // A synchronous test's body (see `configure`) goes in the same async
+    // block: with no `.await` in it, it runs to its end in the first poll.
     let mut body = Group::new(Delimiter::Brace, item.body.clone());
     body.set_span(item.brace_span);
     let (builder_binding, run) = if item.sig.inputs.is_empty() {
@@ -670,6 +687,37 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
     }
 
+    /// A synchronous `fn` is a test like an async one: its body is the
+    /// async block's, its attributes and return type are kept, and the
+    /// test attribute is the built-in one by its full path (so a file that
+    /// imports `sim_rt::test` as `test` does not expand it again).
+    #[test]
+    fn a_synchronous_test_runs_its_body_in_a_simulation() {
+        let out = expand_test(
+            "start_paused = true",
+            "/// doc\n#[should_panic(expected = \"x\")] #[ignore] \
+             fn t() -> std::io::Result<()> { #![allow(unused)] std::fs::write(\"/a\", b\"\")?; Ok(()) }",
+        );
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("# [doc = \" doc\"]"), "{out}");
+        assert!(out.contains("# [should_panic (expected = \"x\")]"), "{out}");
+        assert!(out.contains("# [ignore]"), "{out}");
+        assert!(out.contains("# [allow (unused)]"), "{out}");
+        assert!(
+            out.contains(
+                "# [:: core :: prelude :: v1 :: test] fn t () -> std :: io :: Result < () >"
+            ),
+            "{out}"
+        );
+        assert!(out.contains(". start_paused (true)"), "{out}");
+        assert!(
+            out.contains(
+                "__private :: run_fresh (builder , move || async move { std :: fs :: write"
+            ),
+            "{out}"
+        );
+    }
+
     #[test]
     fn the_tokio_root_names_tokio_in_paths_and_messages() {
         let out = test(
@@ -786,7 +834,6 @@ mod tests {
     #[test]
     fn errors() {
         let cases: &[(&str, &str, &str)] = &[
-            ("", "fn t() {}", "the `async` keyword is missing from the function declaration"),
             ("", "async fn t(x: u32) {}", "the test function cannot accept arguments"),
             ("", "#[test] async fn t() {}", "second test attribute is supplied"),
             ("worker_threads = 2", "async fn t() {}",
@@ -812,6 +859,27 @@ mod tests {
         for (args, item, msg) in cases {
             assert_error(&expand_test(args, item), msg);
         }
+        assert_error(
+            &expand_main("", "fn main() {}"),
+            "the `async` keyword is missing from the function declaration",
+        );
+        assert_error(
+            &test(
+                "".parse().unwrap(),
+                "fn t() {}".parse().unwrap(),
+                Root::Tokio,
+            )
+            .to_string(),
+            "the `async` keyword is missing from the function declaration",
+        );
+        assert_error(
+            &expand_test("", "fn t(x: u32) {}"),
+            "the test function cannot accept arguments",
+        );
+        assert_error(
+            &expand_test("", "#[test] fn t() {}"),
+            "second test attribute is supplied",
+        );
         assert_error(
             &expand_main("", "async fn main(x: u32) {}"),
             "the main function cannot accept arguments",

@@ -115,8 +115,42 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// comments) are kept, and `#[::core::prelude::v1::test]` is added after
 /// them.
 ///
+/// A synchronous `fn` is a test too, run the same way: its body is the
+/// simulation's main future (on one host), which runs to its end in its
+/// first poll, so its `std::fs` calls (and a C library's libc file calls)
+/// are on the simulated disk and nothing reaches the real one:
+///
+/// ```ignore
+/// use sim_rt::test;
+///
+/// #[test]
+/// fn writes_a_file() -> std::io::Result<()> {
+///     std::fs::write("/tmp/x", b"hi")?;
+///     assert_eq!(std::fs::read("/tmp/x")?, b"hi");
+///     Ok(())
+/// }
+/// ```
+///
 /// # Differences from tokio
 ///
+/// - A synchronous `fn` is accepted (`tokio::test` rejects it: it would
+///   have nothing to await). The reason is an existing suite: a test file
+///   that starts with `use sim_rt::test;` runs every `#[test]` in it inside
+///   a simulation, without editing any test, including those a macro writes
+///   as `#[test]` at its call site (quickcheck's `quickcheck!` and
+///   `#[quickcheck]`). A macro that writes the built-in attribute by its
+///   full path is not reached by the import: `test_case` (2.x) does so for a
+///   synchronous case; put `#[sim_rt::test]` under the `#[test_case(..)]`
+///   lines of an `async fn`, as test_case documents for `#[tokio::test]`.
+///   In a module of tests, import `test` by name: rustc finds a glob import
+///   of it (`use super::*;`) ambiguous with the prelude's (E0659). A test
+///   that starts a runtime or an explorer of its own cannot run inside
+///   another simulation (`block_on` panics there): keep
+///   `#[::core::prelude::v1::test]` on it. The body is one poll, so the
+///   poll watchdog (`SIM_POLL_TIMEOUT`, 10 s of real time by default) ends
+///   a process whose synchronous test runs longer: raise it for such a
+///   suite. The whole-graph package's
+///   `#[tokio::test]` rejects a synchronous `fn`, as tokio does.
 /// - A test with arguments is rejected here (tokio leaves it to libtest).
 /// - `name` is accepted and ignored.
 /// - Error messages name `sim_rt::test` instead of `tokio::test`.

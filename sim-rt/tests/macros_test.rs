@@ -5,8 +5,10 @@
 //! macros' own unit tests (`sim-rt-macros/src/entry.rs`) check each message.
 //! They are tokio's, with `sim_rt::` in place of `tokio::`:
 //!
-//! - `#[sim_rt::test] fn f() {}`: "the `async` keyword is missing from the
-//!   function declaration"
+//! - `#[sim_rt::main] fn main() {}` and, under the whole-graph swap,
+//!   `#[tokio::test] fn f() {}`: "the `async` keyword is missing from the
+//!   function declaration" (`#[sim_rt::test]` takes a synchronous `fn`:
+//!   see `macros_test_sync.rs`)
 //! - `#[sim_rt::test] async fn f(x: u32) {}`: "the test function cannot accept
 //!   arguments" (tokio leaves this one to libtest)
 //! - `#[sim_rt::main] async fn main(x: u32) {}`: "the main function cannot
