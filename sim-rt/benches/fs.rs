@@ -9,12 +9,21 @@
 //! - `wal_crash_execution`: whole executions of a small crash test, a fresh
 //!   simulation each: a host appends 5 synced records, is reset at a
 //!   seed-dependent instant, and recovers its log.
+//! - `std_copy_outside`: a 1 MiB file copied with `std::fs` in 4 KiB
+//!   reads and writes, *outside* any simulation, on the real disk: the
+//!   cost of the interposed libc file functions to a process that links
+//!   sim-rt but is not simulating (each call checks a thread-local, then
+//!   forwards to libc). Its instructions per call are read with callgrind
+//!   off this bench's binary: `SIM_BENCH_COPY=N` runs N copies and exits
+//!   (see the guide's performance chapter).
 //!
 //! Run with `cargo bench -p sim-rt --bench fs`.
 
+use std::io::{Read, Write};
+use std::path::Path;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use sim_rt::fs::{self, File, OpenOptions};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
@@ -72,6 +81,34 @@ fn wal_crash(seed: u64) -> usize {
         })
 }
 
+/// The copied file's size.
+const COPY_BYTES: usize = 1 << 20;
+
+/// Copies `src` to `dst` in `BLOCK`-byte reads and writes with `std::fs`,
+/// outside any simulation; returns the bytes copied.
+fn std_copy(src: &Path, dst: &Path) -> usize {
+    let mut r = std::fs::File::open(src).unwrap();
+    let mut w = std::fs::File::create(dst).unwrap();
+    let mut buf = [0u8; BLOCK];
+    let mut copied = 0;
+    loop {
+        let n = r.read(&mut buf).unwrap();
+        if n == 0 {
+            return copied;
+        }
+        w.write_all(&buf[..n]).unwrap();
+        copied += n;
+    }
+}
+
+/// A scratch directory of the real disk with the file to copy.
+fn copy_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sim-rt-bench-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("src"), vec![7u8; COPY_BYTES]).unwrap();
+    dir
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("fs");
     g.throughput(Throughput::Elements(WRITES));
@@ -89,5 +126,32 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+fn outside(c: &mut Criterion) {
+    let dir = copy_dir();
+    let mut g = c.benchmark_group("fs");
+    g.throughput(Throughput::Bytes(COPY_BYTES as u64));
+    g.bench_function("std_copy_outside", |b| {
+        b.iter(|| assert_eq!(std_copy(&dir.join("src"), &dir.join("dst")), COPY_BYTES))
+    });
+    g.finish();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+criterion_group!(benches, bench, outside);
+
+fn main() {
+    // `SIM_BENCH_COPY=N`: N copies outside a simulation, for callgrind.
+    if let Ok(n) = std::env::var("SIM_BENCH_COPY") {
+        let n: usize = n
+            .parse()
+            .expect("SIM_BENCH_COPY takes a number of copies, like SIM_BENCH_COPY=20");
+        let dir = copy_dir();
+        for _ in 0..n {
+            assert_eq!(std_copy(&dir.join("src"), &dir.join("dst")), COPY_BYTES);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
