@@ -46,7 +46,7 @@ use crate::glob::Selection;
 use crate::known::Known;
 use crate::report::{Counts, FileResult, RunInfo, TestResult, Verdict};
 use crate::run::Outcome;
-use crate::scratch::{Dependency, Mode, TokioPackage};
+use crate::scratch::{Mode, TokioPackage};
 
 const USAGE: &str = "\
 usage: cargo run -p conformance -- [options]
@@ -222,8 +222,7 @@ fn build_and_run(
     base: &Path,
 ) -> Result<saved::Saved, String> {
     let files: Vec<String> = tokio
-        .test_files()
-        .map_err(|e| format!("listing {}/tests: {e}", tokio.dir.display()))?
+        .test_files()?
         .into_iter()
         .filter(|f| o.files.matches(f))
         .collect();
@@ -298,65 +297,8 @@ fn output(cmd: &mut Command) -> Result<String, String> {
 /// The registry `tokio` the workspace's lockfile pins, from `cargo
 /// metadata`, and the workspace's target directory.
 fn tokio_package(root: &Path) -> Result<(TokioPackage, PathBuf), String> {
-    let json = output(
-        cargo()
-            .args(["metadata", "--format-version", "1", "--manifest-path"])
-            .arg(root.join("Cargo.toml")),
-    )?;
-    let meta: serde_json::Value =
-        serde_json::from_str(&json).map_err(|e| format!("cargo metadata: {e}"))?;
-    let target_dir = PathBuf::from(
-        meta["target_directory"]
-            .as_str()
-            .ok_or("cargo metadata gave no target_directory")?,
-    );
-    let pkg = meta["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| {
-            p["name"] == "tokio"
-                && p["source"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with("registry+"))
-        })
-        .ok_or("the workspace's graph has no tokio from the package registry")?;
-    let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_owned();
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|s| s.as_str().map(str::to_owned))
-            .collect()
-    };
-    let manifest = PathBuf::from(text(&pkg["manifest_path"]));
-    let tokio = TokioPackage {
-        version: text(&pkg["version"]),
-        edition: text(&pkg["edition"]),
-        dir: manifest
-            .parent()
-            .ok_or("tokio's manifest_path has no parent")?
-            .to_path_buf(),
-        features: pkg["features"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), strings(v)))
-            .collect(),
-        dependencies: pkg["dependencies"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|d| Dependency {
-                name: text(&d["name"]),
-                req: text(&d["req"]),
-                kind: d["kind"].as_str().unwrap_or("normal").to_owned(),
-                features: strings(&d["features"]),
-                default_features: d["uses_default_features"].as_bool().unwrap_or(true),
-                target: d["target"].as_str().map(str::to_owned),
-            })
-            .collect(),
-    };
+    let tokio = TokioPackage::locate(root, "tokio")?;
+    let target_dir = tokio.target_dir.clone();
     Ok((tokio, target_dir))
 }
 

@@ -16,11 +16,13 @@
 //! A file is written only when its content changes, so cargo's freshness
 //! checks (by modification time) rebuild only what changed between runs.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate_suites::names_crate;
+pub use crate_suites::write_if_changed;
 
 use crate::cfg::CfgSet;
 
@@ -43,53 +45,8 @@ impl Mode {
     }
 }
 
-/// A dependency the tokio package declares, from `cargo metadata`.
-#[derive(Debug, Clone)]
-pub struct Dependency {
-    /// The package name.
-    pub name: String,
-    /// The version requirement.
-    pub req: String,
-    /// `dev`, `build` or `normal`.
-    pub kind: String,
-    /// Features enabled on it.
-    pub features: Vec<String>,
-    /// Whether its default features are on.
-    pub default_features: bool,
-    /// Its `target` cfg, if any.
-    pub target: Option<String>,
-}
-
 /// The tokio package the workspace pins, as `cargo metadata` describes it.
-#[derive(Debug, Clone)]
-pub struct TokioPackage {
-    /// Its exact version (`1.54.1`).
-    pub version: String,
-    /// Its edition.
-    pub edition: String,
-    /// The directory of its `Cargo.toml` in cargo's registry cache.
-    pub dir: PathBuf,
-    /// Its `[features]` table.
-    pub features: BTreeMap<String, Vec<String>>,
-    /// Its dependencies of every kind.
-    pub dependencies: Vec<Dependency>,
-}
-
-impl TokioPackage {
-    /// The test files under `tests/`, by stem, in name order.
-    pub fn test_files(&self) -> io::Result<Vec<String>> {
-        let mut stems: Vec<String> = fs::read_dir(self.dir.join("tests"))?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                name.strip_suffix(".rs").map(str::to_owned)
-            })
-            .collect();
-        stems.sort();
-        Ok(stems)
-    }
-}
+pub use crate_suites::Package as TokioPackage;
 
 /// The scratch crate's features: every tokio feature name as an empty
 /// feature, with `full` and `test-util` (and what `full` names) on by default.
@@ -113,25 +70,6 @@ pub fn features_table(tokio: &TokioPackage) -> String {
         let _ = writeln!(out, "{name:?} = []");
     }
     out
-}
-
-/// Whether `source` names the crate `krate` (`krate::` or `use krate`).
-pub fn names_crate(source: &str, krate: &str) -> bool {
-    let ident = krate.replace('-', "_");
-    let bytes = source.as_bytes();
-    source.match_indices(&ident).any(|(at, _)| {
-        let before_ok = at == 0 || {
-            let b = bytes[at - 1];
-            !(b.is_ascii_alphanumeric() || b == b'_' || b == b':')
-        };
-        let rest = &source[at + ident.len()..];
-        let after_ok = rest.starts_with("::") || {
-            let prefix = source[..at].trim_end();
-            (prefix.ends_with("use") || prefix.ends_with("extern crate"))
-                && rest.starts_with([';', ' ', ':'])
-        };
-        before_ok && after_ok
-    })
 }
 
 /// The `[dev-dependencies]` tables: the crates the test sources name, as
@@ -220,17 +158,6 @@ pub fn sim_config(sim_tokio: &Path) -> String {
     )
 }
 
-/// Writes `content` to `path` unless it already holds exactly that.
-pub fn write_if_changed(path: &Path, content: &[u8]) -> io::Result<()> {
-    if fs::read(path).ok().as_deref() == Some(content) {
-        return Ok(());
-    }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    fs::write(path, content)
-}
-
 /// Copies tokio's `tests/` tree (every file, so `support/` modules and any
 /// file a test includes come along) into `dest`, changed files only.
 pub fn copy_tests(from: &Path, dest: &Path) -> io::Result<()> {
@@ -266,6 +193,10 @@ pub fn read_sources(dir: &Path) -> io::Result<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    use crate_suites::Dependency;
+
     use super::*;
 
     fn package() -> TokioPackage {
@@ -284,12 +215,15 @@ mod tests {
             kind: kind.to_owned(),
             features: vec!["async-await".to_owned()],
             default_features: true,
+            optional: false,
             target: target.map(str::to_owned),
         };
         TokioPackage {
+            name: "tokio".to_owned(),
             version: "1.54.1".to_owned(),
             edition: "2021".to_owned(),
             dir: PathBuf::from("/nowhere"),
+            target_dir: PathBuf::from("/nowhere/target"),
             features: features
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
@@ -330,17 +264,6 @@ mod tests {
         );
         assert!(!deps.contains("mockall"), "not named by any test");
         assert!(!deps.contains("windows"), "cfg(windows) is false here");
-    }
-
-    #[test]
-    fn crate_names_are_found_as_paths_only() {
-        assert!(names_crate("use futures::StreamExt;", "futures"));
-        assert!(names_crate("x = futures::ready!(y)", "futures"));
-        assert!(names_crate("use tempfile;", "tempfile"));
-        assert!(!names_crate("use futures_util::x;", "futures"));
-        assert!(!names_crate("tokio::net::libc_thing", "libc"));
-        assert!(!names_crate("// futures are nice", "futures"));
-        assert!(names_crate("use tokio_stream::StreamExt;", "tokio-stream"));
     }
 
     #[test]

@@ -31,5 +31,5 @@ pub mod libtest;
 mod package;
 mod scratch;
 
-pub use self::package::{Dependency, Package};
-pub use self::scratch::{Member, Scratch};
+pub use self::package::{names_crate, Dependency, Package};
+pub use self::scratch::{write_if_changed, Member, Scratch};

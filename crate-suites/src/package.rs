@@ -2,6 +2,7 @@
 //! as `cargo metadata` describes it: the version the lockfile pins, where
 //! cargo unpacked it, and what it depends on.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -49,6 +50,8 @@ pub struct Package {
     pub edition: String,
     /// The directory of its `Cargo.toml` in cargo's registry cache.
     pub dir: PathBuf,
+    /// Its `[features]` table.
+    pub features: BTreeMap<String, Vec<String>>,
     /// Its dependencies of every kind.
     pub dependencies: Vec<Dependency>,
     /// The workspace's target directory.
@@ -116,6 +119,12 @@ impl Package {
             version: text(&pkg["version"]),
             edition: text(&pkg["edition"]),
             dir,
+            features: pkg["features"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), strings(v)))
+                .collect(),
             dependencies: pkg["dependencies"]
                 .as_array()
                 .into_iter()
@@ -279,5 +288,8 @@ mod tests {
             "quickcheck"
         ));
         assert!(!names_crate("// criterion is for benches", "criterion"));
+        assert!(names_crate("use tempfile;", "tempfile"));
+        assert!(!names_crate("tokio::net::libc_thing", "libc"));
+        assert!(names_crate("use tokio_stream::StreamExt;", "tokio-stream"));
     }
 }
