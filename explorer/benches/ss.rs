@@ -14,12 +14,18 @@
 //!   under a uniform random walk, the default portfolio and the adaptive
 //!   portfolio, one thread: what a search costs per execution on top of
 //!   the simulation.
+//! - `runtime_alone`, `runtime_alone_fresh_thread`: the same protocol
+//!   without the explorer, a fresh runtime per seed (`Builder::seed`, the
+//!   default scheduler), on the bench's thread or each on a thread of its
+//!   own as the explorer runs them: what the simulation costs by itself,
+//!   and what a thread per execution adds to it.
 //!
 //! Run with `cargo bench -p explorer --bench ss`; for CPU time and system
 //! calls, `SIM_BENCH_ONCE=<jobs> perf stat -e task-clock <the bench
 //! binary>` runs ten explorations and nothing else.
 //!
-//! `SIM_BENCH_MEMORY=<executions>[:default|walk|ss]` runs one exploration
+//! `SIM_BENCH_MEMORY=<executions>[:default|walk|ss|alone|alone-thread]`
+//! runs one exploration (or the runtime alone, as above)
 //! of that many executions of the protocol (the default search unless
 //! named; one thread) and prints its rate and the process's peak memory
 //! (`VmHWM`), to check that memory stays flat in the number of executions
@@ -111,6 +117,28 @@ fn explore_with(explorer: Explorer, jobs: usize) -> u64 {
     report.executions
 }
 
+/// The protocol once in a fresh runtime with `seed`, without the explorer.
+fn alone(seed: u64) {
+    sim_rt::runtime::Builder::new_current_thread()
+        .seed(seed)
+        .build()
+        .unwrap()
+        .block_on(protocol());
+}
+
+/// `n` executions of the runtime alone, each on a fresh thread when
+/// `threads`; returns `n`.
+fn alone_n(n: u64, threads: bool) -> u64 {
+    for seed in 0..n {
+        if threads {
+            std::thread::spawn(move || alone(seed)).join().unwrap();
+        } else {
+            alone(seed);
+        }
+    }
+    n
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("explore");
     g.throughput(Throughput::Elements(EXECUTIONS))
@@ -125,6 +153,10 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("adaptive_1_job", |b| {
         b.iter(|| explore_with(Explorer::new().adaptive(), 1))
+    });
+    g.bench_function("runtime_alone", |b| b.iter(|| alone_n(EXECUTIONS, false)));
+    g.bench_function("runtime_alone_fresh_thread", |b| {
+        b.iter(|| alone_n(EXECUTIONS, true))
     });
     g.finish();
 }
@@ -158,27 +190,49 @@ fn memory(what: &str) {
     let n: u64 = n
         .replace('_', "")
         .parse()
-        .expect("SIM_BENCH_MEMORY takes <executions>[:default|walk|ss]");
+        .expect("SIM_BENCH_MEMORY takes <executions>[:default|walk|ss|alone|alone-thread]");
+    if let Some(threads) = match search {
+        "alone" => Some(false),
+        "alone-thread" => Some(true),
+        _ => None,
+    } {
+        let start = std::time::Instant::now();
+        alone_n(n, threads);
+        let elapsed = start.elapsed();
+        println!(
+            "{search}: {n} executions in {elapsed:.2?} ({:.0}/s), peak memory {}",
+            n as f64 / elapsed.as_secs_f64(),
+            peak_memory()
+        );
+        return;
+    }
     let explorer = match search {
         "default" => Explorer::new(),
         "walk" => Explorer::new().explorer(Random::default()).search(Walk),
         "ss" => Explorer::new()
             .explorer(Rtc::default())
             .search(Sampling::new(3)),
-        other => panic!("SIM_BENCH_MEMORY: no search {other:?} (default, walk or ss)"),
+        other => panic!(
+            "SIM_BENCH_MEMORY: no search {other:?} (default, walk, ss, alone or alone-thread)"
+        ),
     };
     let start = std::time::Instant::now();
     let report = explorer.executions(n).jobs(1).progress(false).run(protocol);
     assert!(!report.failed(), "{report}");
     let elapsed = start.elapsed();
+    println!(
+        "{search}: {} executions in {elapsed:.2?} ({:.0}/s), peak memory {}",
+        report.executions,
+        report.executions as f64 / elapsed.as_secs_f64(),
+        peak_memory()
+    );
+}
+
+/// The process's peak resident memory (`VmHWM`).
+fn peak_memory() -> String {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let peak = status
+    status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
-        .map_or("unknown".to_string(), |v| v.trim().to_string());
-    println!(
-        "{search}: {} executions in {elapsed:.2?} ({:.0}/s), peak memory {peak}",
-        report.executions,
-        report.executions as f64 / elapsed.as_secs_f64()
-    );
+        .map_or("unknown".to_string(), |v| v.trim().to_string())
 }
