@@ -106,8 +106,10 @@ use std::time::Duration;
 
 use sim_rt::runtime::{FailureKind, Step, Trace};
 use sim_rt::scheduler::{derive_seed, ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::task::Id;
 
 use crate::exec::{Exec, Ran, Target};
+use crate::tell::Words;
 use crate::token::{ReplayToken, WalkTail};
 
 /// Walks from an indeterminate state (`k`) by default.
@@ -742,16 +744,21 @@ impl Target<'_> {
     }
 
     /// What happened in the walk `tail` after its prefix: clock moves,
-    /// deliveries, and the tasks polled most.
+    /// deliveries, and the tasks polled most, named as the story names
+    /// them ("task 7 (client) on a").
     fn what_kept_happening(&self, base: &Exec, tail: WalkTail, from: u64) -> String {
+        // Told, for the tasks' hosts and labels: recording the story does
+        // not change the run.
         let ran = self.run_once(&Exec {
             walk: Some(tail),
             full_trace: true,
+            tell: true,
             ..base.clone()
         });
+        let words = Words::new(&ran.story, &ran.hosts);
         let trace = ran.trace.as_ref().expect("walks keep their trace");
         let (mut advances, mut deliveries, mut polls) = (0u64, 0u64, 0u64);
-        let mut by_task: BTreeMap<u64, u64> = BTreeMap::new();
+        let mut by_task: BTreeMap<Id, u64> = BTreeMap::new();
         for (&at, step) in trace.positions().iter().zip(trace.steps()) {
             if at < from {
                 continue;
@@ -762,19 +769,19 @@ impl Target<'_> {
                     Event::Deliver(_) => deliveries += 1,
                     Event::Poll(id) => {
                         polls += 1;
-                        *by_task.entry(id.as_u64()).or_default() += 1;
+                        *by_task.entry(*id).or_default() += 1;
                     }
                     _ => {}
                 },
                 Step::Choose { .. } => {}
             }
         }
-        let mut busiest: Vec<(u64, u64)> = by_task.into_iter().collect();
+        let mut busiest: Vec<(Id, u64)> = by_task.into_iter().collect();
         busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         let most = busiest
             .iter()
             .take(3)
-            .map(|(id, n)| format!("task {id} {n} times"))
+            .map(|(id, n)| format!("{} {n} times", words.task(*id)))
             .collect::<Vec<_>>()
             .join(", ");
         format!(

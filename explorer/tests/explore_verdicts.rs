@@ -159,6 +159,12 @@ fn a_retry_that_never_succeeds_is_a_livelock() {
         evidence.contains("the clock moved") && !evidence.contains(" 0 packets"),
         "{evidence}"
     );
+    // The busiest tasks by host, as the story names them: the retrying
+    // client and the register that answers it.
+    assert!(
+        evidence.contains(" on client ") && evidence.contains(" on register "),
+        "{evidence}"
+    );
     let text = report.to_string();
     assert!(text.contains("  livelock: none of 10 walks"), "{text}");
 }
