@@ -365,7 +365,7 @@ impl Target<'_> {
                 // the prefix counts picks and data choices).
                 builder
                     .liveness_walk(u64::MAX / 4)
-                    .max_steps(u64::from(tail.from) + tail.length);
+                    .max_steps(u64::from(tail.from).saturating_add(tail.length));
                 if let Some(time) = tail.time {
                     builder.max_time(time);
                 }

@@ -36,14 +36,18 @@
 //! execution. Its time reaches at least [`WALK_TIME_FACTOR`] + 1 times the
 //! execution's simulated duration, twice the latest deadline any timer of
 //! the execution was armed with (so it outlasts the program's own timeouts,
-//! retries and scheduled heals), and [`MIN_WALK_TIME`] past the execution's
-//! end. Its steps are what the execution's own rate of steps per simulated
-//! time needs to cover that, twice over, at least [`WALK_LENGTH_FACTOR`]
-//! times the execution's steps and [`MIN_WALK_LENGTH`], and at most
-//! [`MAX_WALK_LENGTH_FACTOR`] times the larger of those two. A chatty
-//! system (a client pinging every millisecond) thus gets the steps its
-//! chatter needs; a walk that runs out of steps first is reported
-//! "unknown", never "livelock".
+//! retries and scheduled heals) as far as its steps can reach, and
+//! [`MIN_WALK_TIME`] past the execution's end. Its steps are what the
+//! execution's own rate of steps per simulated time needs to cover that,
+//! twice over, at least [`WALK_LENGTH_FACTOR`] times the execution's steps
+//! and [`MIN_WALK_LENGTH`], and at most [`MAX_WALK_LENGTH_FACTOR`] times
+//! the larger of those two. A chatty system (a client pinging every
+//! millisecond) thus gets the steps its chatter needs, and a timer far
+//! beyond what those steps reach at that rate (a daily job, a "never"
+//! deadline) does not stretch its walks past them. A walk that runs out of
+//! steps first is reported "unknown", never "livelock"; so is one that
+//! waited, with nothing happening for half its time, for an event past its
+//! end.
 //!
 //! # The critical transition
 //!
@@ -273,24 +277,41 @@ impl Liveness {
         elapsed: Duration,
         latest: Option<Duration>,
     ) -> (u64, Duration) {
+        let floor = steps
+            .saturating_mul(WALK_LENGTH_FACTOR)
+            .max(MIN_WALK_LENGTH);
+        let ceiling = self
+            .length
+            .unwrap_or_else(|| floor.saturating_mul(MAX_WALK_LENGTH_FACTOR));
         let past = self.time.unwrap_or_else(|| {
-            let own = elapsed * WALK_TIME_FACTOR;
-            let timers = latest.map_or(Duration::ZERO, |d| (d * 2).saturating_sub(elapsed));
-            own.max(timers).max(MIN_WALK_TIME)
+            let own = elapsed.saturating_mul(WALK_TIME_FACTOR);
+            let timers = latest.map_or(Duration::ZERO, |d| {
+                d.saturating_mul(2).saturating_sub(elapsed)
+            });
+            // As far as the ceiling's steps reach at the execution's own
+            // rate, twice over: past that a walk would run out of steps.
+            let reach = if steps == 0 || elapsed.is_zero() {
+                Duration::MAX
+            } else {
+                let nanos = u128::from(ceiling) * elapsed.as_nanos() / (2 * u128::from(steps));
+                Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+            };
+            own.max(timers.min(reach)).max(MIN_WALK_TIME)
         });
         // Whole milliseconds: a token writes them.
         let end = Duration::from_millis(
-            u64::try_from((elapsed + past).as_millis()).unwrap_or(u64::MAX) + 1,
+            u64::try_from(elapsed.saturating_add(past).as_millis())
+                .unwrap_or(u64::MAX)
+                .saturating_add(1),
         );
         let length = self.length.unwrap_or_else(|| {
-            let floor = (steps * WALK_LENGTH_FACTOR).max(MIN_WALK_LENGTH);
             let rate = if elapsed.is_zero() {
                 u64::MAX
             } else {
                 let need = 2 * u128::from(steps) * (end - elapsed).as_nanos() / elapsed.as_nanos();
                 u64::try_from(need).unwrap_or(u64::MAX)
             };
-            rate.clamp(floor, floor.saturating_mul(MAX_WALK_LENGTH_FACTOR))
+            rate.clamp(floor, ceiling)
         });
         (length, end)
     }
@@ -556,6 +577,10 @@ enum End {
     Stopped,
     /// It reached its simulated time with events still happening, or spun.
     RanOn,
+    /// It reached its simulated time waiting, with nothing happening for
+    /// at least half of it, for an event due later (this long after the
+    /// start): a timer longer than the walk, not a livelock.
+    Waiting(Duration),
     /// It ran out of steps before its time was up.
     OutOfSteps,
     /// It failed otherwise (a panic in the walk): no verdict from it.
@@ -572,7 +597,7 @@ impl End {
                 // The walk ended at its step or time limit with the
                 // property unmet.
                 Some(false) if out_of_steps => End::OutOfSteps,
-                Some(false) => End::RanOn,
+                Some(false) => f.liveness_waiting().map_or(End::RanOn, End::Waiting),
                 None => match f.kind() {
                     FailureKind::Livelock | FailureKind::TimeLimit => End::RanOn,
                     FailureKind::StepLimit => End::OutOfSteps,
@@ -704,6 +729,14 @@ impl Target<'_> {
             count(End::OutOfSteps),
             count(End::Other),
         );
+        let waits: Vec<Duration> = probe
+            .ends
+            .iter()
+            .filter_map(|e| match e {
+                End::Waiting(next) => Some(*next),
+                _ => None,
+            })
+            .collect();
         let k = probe.ends.len();
         if stopped == k {
             return Verdict::Dead;
@@ -725,6 +758,14 @@ impl Target<'_> {
         if ran_on > 0 {
             parts.push(format!(
                 "{ran_on} ran on with events still happening until {:?}",
+                bounds.time
+            ));
+        }
+        if let Some(first) = waits.iter().min() {
+            parts.push(format!(
+                "{} waited with nothing happening until {:?}, the next event due at {first:?} \
+                 or later (Liveness::walk_time lets walks run longer)",
+                waits.len(),
                 bounds.time
             ));
         }

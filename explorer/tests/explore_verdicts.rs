@@ -299,3 +299,115 @@ fn a_correct_system_under_the_injectors_partitions_is_never_reported() {
         assert!(!report.failed(), "{name}: {report}");
     }
 }
+
+/// A task that will set the flag after an hour, and a main future that
+/// returns before it runs: every walk arms the hour's timer and waits,
+/// with nothing else to happen, until its time is up.
+async fn waits_an_hour() {
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = done.clone();
+    sim::eventually("the hour's job is done", move || {
+        seen.load(Ordering::SeqCst)
+    });
+    sim_rt::spawn(async move {
+        sleep(Duration::from_secs(3600)).await;
+        done.store(true, Ordering::SeqCst);
+    });
+}
+
+fn one_execution(
+    liveness: explorer::Liveness,
+    test: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>,
+) -> explorer::Report {
+    Explorer::new()
+        .progress(false)
+        .jobs(1)
+        .search(Sampling::new(0))
+        .executions(1)
+        .liveness(liveness)
+        .run(test)
+}
+
+fn verdict_of(report: &explorer::Report) -> Verdict {
+    let found = report
+        .failure
+        .as_ref()
+        .unwrap_or_else(|| panic!("{report}"));
+    let finding = found
+        .liveness
+        .as_ref()
+        .unwrap_or_else(|| panic!("{report}"));
+    finding.verdict.clone()
+}
+
+/// Waiting for a timer past the walks' end is not a livelock: nothing
+/// kept happening. The verdict is unknown, and says what was awaited.
+#[test]
+fn waiting_for_a_timer_past_the_walks_is_unknown_not_a_livelock() {
+    let report = one_execution(
+        explorer::Liveness::new().walk_time(Duration::from_secs(60)),
+        || Box::pin(waits_an_hour()),
+    );
+    let Verdict::Unknown { why } = verdict_of(&report) else {
+        panic!("{report}");
+    };
+    assert!(
+        why.contains("10 waited with nothing happening") && why.contains("3600s"),
+        "{why}"
+    );
+}
+
+/// A task that sleeps 1 ms forever, so nothing ever holds; with `far`,
+/// also a task sleeping a day (a daily job, a "never" deadline).
+async fn spins(far: bool) {
+    sim::eventually("never", || false);
+    sim_rt::spawn(async {
+        loop {
+            sleep(Duration::from_millis(1)).await;
+        }
+    });
+    if far {
+        sim_rt::spawn(async {
+            sleep(Duration::from_secs(86_400)).await;
+        });
+    }
+    sleep(Duration::from_millis(10)).await;
+}
+
+/// A far-off timer does not stretch the walks beyond what their steps can
+/// reach, so a busy loop is still a livelock.
+#[test]
+fn a_far_timer_does_not_hide_a_livelock() {
+    let settings = || explorer::Liveness::new().critical_transition(false);
+    let near = one_execution(settings(), || Box::pin(spins(false)));
+    assert!(
+        matches!(verdict_of(&near), Verdict::Livelock { .. }),
+        "{near}"
+    );
+    let far = one_execution(settings(), || Box::pin(spins(true)));
+    assert!(
+        matches!(verdict_of(&far), Verdict::Livelock { .. }),
+        "{far}"
+    );
+}
+
+/// Settings meaning "no bound" do not overflow: with no bound on a
+/// walk's steps it still ends at its time, waiting for the hour; with no
+/// bound on its time either, it waits the hour out and the execution is
+/// only slow.
+#[test]
+fn unbounded_walk_settings_are_taken() {
+    let steps = explorer::Liveness::new()
+        .walk_length(u64::MAX)
+        .critical_transition(false);
+    let report = one_execution(steps, || Box::pin(waits_an_hour()));
+    assert!(
+        matches!(verdict_of(&report), Verdict::Unknown { why } if why.contains("waited")),
+        "{report}"
+    );
+    let time = explorer::Liveness::new()
+        .walk_time(Duration::MAX)
+        .walk_length(10_000);
+    let report = one_execution(time, || Box::pin(waits_an_hour()));
+    assert!(report.failure.is_none() && report.slow == 1, "{report}");
+}

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::liveness::Violation;
+use super::liveness::{Violation, Walked};
 
 /// A task as described in failure messages.
 #[derive(Debug, Clone)]
@@ -167,6 +167,21 @@ impl Failure {
         }
     }
 
+    /// For a liveness failure whose run went on after its main future
+    /// returned and stopped at the simulated-time limit only waiting: the
+    /// time (since the start) of the event it was waiting for, past the
+    /// limit, when nothing had happened for at least half of that walk's
+    /// time. A run still busy at the limit, or stopped otherwise, gives
+    /// `None`.
+    pub fn liveness_waiting(&self) -> Option<Duration> {
+        match &*self.cause {
+            Cause::Liveness(Violation::Unmet {
+                walked: Some(w), ..
+            }) => w.waiting,
+            _ => None,
+        }
+    }
+
     /// The number of steps the simulation had taken when it failed.
     pub fn step(&self) -> u64 {
         self.step
@@ -292,6 +307,16 @@ impl fmt::Display for Failure {
                     writeln!(f, "  it last stopped holding at {time:?} (step {step})")?;
                 }
                 match walked {
+                    Some(Walked {
+                        waiting: Some(next),
+                        steps,
+                        ..
+                    }) => writeln!(
+                        f,
+                        "  indeterminate: after the main future returned the run went on {steps} \
+                         more steps, then waited with nothing happening until its time limit; \
+                         the next event was due at {next:?} (Builder::max_time allows more)"
+                    )?,
                     Some(w) if w.dead => writeln!(
                         f,
                         "  dead: after the main future returned the run went on {} more steps, \

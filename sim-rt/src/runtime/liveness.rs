@@ -63,6 +63,11 @@ pub(crate) struct Walked {
     /// Nothing more could happen: no task could run, no timer was armed,
     /// no packet was in flight.
     pub(crate) dead: bool,
+    /// It stopped at the simulated-time limit with nothing to do but wait
+    /// for an event at this time (since the start), past the limit, after
+    /// at least half of its own time with nothing happening: it was
+    /// waiting, not busy.
+    pub(crate) waiting: Option<Duration>,
 }
 
 /// What a check found wrong.

@@ -1045,6 +1045,21 @@ impl World {
         }
     }
 
+    /// For a walk that began at `began` and stopped with `failure`: the
+    /// time of the event it waited for, when that was a time limit reached
+    /// after at least half of the walk's time with nothing happening (the
+    /// clock stays at the last event's time; the limit is where the walk's
+    /// time ran out).
+    fn waiting(&self, failure: &Failure, began: Duration) -> Option<Duration> {
+        let Cause::TimeLimit { limit, next, .. } = &*failure.cause else {
+            return None;
+        };
+        let core = self.core.borrow();
+        let (began, last) = (began - core.start, core.now - core.start);
+        let quiet = limit.saturating_sub(last);
+        (quiet * 2 >= limit.saturating_sub(began)).then_some(*next)
+    }
+
     /// Goes on stepping after the main future returned with an "eventually"
     /// property unmet (`unmet`), for up to `walk` steps: `None` once every
     /// property holds; else the failure: the property unmet, dead (nothing
@@ -1053,7 +1068,10 @@ impl World {
     /// monitor).
     fn walk_for_liveness(&self, walk: u64, unmet: super::liveness::Violation) -> Option<Failure> {
         use super::liveness::Walked;
-        let start = self.core.borrow().step;
+        let (start, began) = {
+            let core = self.core.borrow();
+            (core.step, core.now)
+        };
         let walked = |w: &World| w.core.borrow().step - start;
         loop {
             if self.liveness.borrow().all_met() {
@@ -1062,7 +1080,11 @@ impl World {
             if walked(self) >= walk {
                 let steps = walked(self);
                 let violation = self.liveness.borrow().unmet().unwrap_or(unmet);
-                let walked = Walked { steps, dead: false };
+                let walked = Walked {
+                    steps,
+                    dead: false,
+                    waiting: None,
+                };
                 return Some(self.failure(Cause::Liveness(violation.after(walked))));
             }
             if self.injecting {
@@ -1078,7 +1100,12 @@ impl World {
                     };
                     let steps = walked(self);
                     let violation = self.liveness.borrow().unmet().unwrap_or(unmet);
-                    let walked = Walked { steps, dead };
+                    let waiting = self.waiting(&failure, began);
+                    let walked = Walked {
+                        steps,
+                        dead,
+                        waiting,
+                    };
                     return Some(self.failure(Cause::Liveness(violation.after(walked))));
                 }
             };
