@@ -309,8 +309,15 @@ pub(crate) fn choice_words(kind: u8, index: u32, of: u32) -> String {
 }
 
 /// Every line telling `story` (with its hosts' names and the delays the
-/// scheduler noted), in step order.
-pub(crate) fn lines(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Vec<Line> {
+/// scheduler noted), in step order. With the run's full `trace`, a delay
+/// is told at the step of the pick it delayed, as [`transition`] and the
+/// picture number it; without, at the story's entry just before it.
+pub(crate) fn lines(
+    story: &[Told],
+    hosts: &[String],
+    delayed: &[Delayed],
+    trace: Option<&Trace>,
+) -> Vec<Line> {
     let words = Words::new(story, hosts);
     let mut lines: Vec<Line> = Vec::new();
     // The link and host changes of the current step, told together.
@@ -372,13 +379,34 @@ pub(crate) fn lines(story: &[Told], hosts: &[String], delayed: &[Delayed]) -> Ve
         }
     }
     flush(&words, &mut group, group_at, injected, &mut lines);
-    // Delays, at the step of the story entry just before them.
-    for &(point, default, picked) in delayed {
-        let (step, at) = story
+    // Delays, at the step of the pick they delayed.
+    // The points of the run's picks, in order.
+    let picks: Option<Vec<u64>> = trace.map(|t| {
+        t.positions()
             .iter()
-            .take_while(|t| t.point <= u64::from(point))
+            .zip(t.steps())
+            .filter(|(_, s)| matches!(s, Step::Pick { .. }))
+            .map(|(&p, _)| p)
+            .collect()
+    });
+    for &(point, default, picked) in delayed {
+        let point = u64::from(point);
+        let before = story
+            .iter()
+            .take_while(|t| t.point <= point)
             .last()
             .map_or((0, Duration::ZERO), |t| (t.step, t.at));
+        let (step, at) = match &picks {
+            // The pick's number: the picks up to and including it.
+            Some(picks) => {
+                let at = story
+                    .iter()
+                    .find(|t| t.point == point + 1)
+                    .map_or(before.1, |t| t.at);
+                (picks.partition_point(|&p| p <= point) as u64, at)
+            }
+            None => before,
+        };
         let mut names = Vec::new();
         for e in default.iter().chain([&picked]) {
             if let Event::Deliver(p) = e {

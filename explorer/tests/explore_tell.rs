@@ -261,3 +261,69 @@ fn a_request_that_timed_out_is_told_with_the_message_it_waited_for() {
         "{story}"
     );
 }
+
+/// Where each task was polled in the run the report tells (one job: the
+/// told run is the last one), as `sim::step()` numbers steps.
+static POLLS: std::sync::Mutex<Vec<(String, u64)>> = std::sync::Mutex::new(Vec::new());
+
+fn note_poll() {
+    let id = sim_rt::task::id();
+    POLLS
+        .lock()
+        .unwrap()
+        .push((format!("task {id} on main"), sim_rt::sim::step()));
+}
+
+/// Two tasks each read a counter, yield, and write it back plus one.
+async fn lost_update() {
+    POLLS.lock().unwrap().clear();
+    let counter = std::sync::Arc::new(std::sync::Mutex::new(0));
+    let tasks: Vec<_> = (0..2)
+        .map(|_| {
+            let c = counter.clone();
+            sim_rt::spawn(async move {
+                note_poll();
+                let v = *c.lock().unwrap();
+                sim_rt::task::yield_now().await;
+                note_poll();
+                *c.lock().unwrap() = v + 1;
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(*counter.lock().unwrap(), 2, "lost update");
+}
+
+/// A delay is told at the step of the pick it delayed: the task it names
+/// as running instead was polled at that very step.
+#[test]
+fn delay_lines_are_numbered_at_the_delayed_pick() {
+    let report = Explorer::new()
+        .progress(false)
+        .jobs(1)
+        .explorer(explorer::Rtc::default())
+        .search(explorer::Sampling::new(2))
+        .executions(200)
+        .run(lost_update);
+    let found = report.failure.expect("the lost update is found");
+    let polls = POLLS.lock().unwrap().clone();
+    let delays: Vec<&String> = found
+        .story
+        .iter()
+        .filter(|l| l.contains(" delayed past "))
+        .collect();
+    assert!(!delays.is_empty(), "{:?}", found.story);
+    for line in delays {
+        let step: u64 = line["step ".len()..line.find(',').unwrap()]
+            .trim()
+            .parse()
+            .unwrap();
+        let ran = line.split(" delayed past ").nth(1).unwrap().trim();
+        assert!(
+            polls.iter().any(|(t, s)| t == ran && *s == step),
+            "{line} vs {polls:?}"
+        );
+    }
+}

@@ -242,7 +242,8 @@ impl Ctx<'_> {
                 }
                 .raise();
             }
-            let lines = crate::tell::lines(&told.story, &told.hosts, &told.delayed);
+            let lines =
+                crate::tell::lines(&told.story, &told.hosts, &told.delayed, told.trace.as_ref());
             let critical = liveness
                 .as_ref()
                 .and_then(|l| l.critical.as_ref())
