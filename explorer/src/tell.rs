@@ -39,7 +39,7 @@
 //!
 //! [`Failure::step`]: sim_rt::runtime::Failure::step
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -558,14 +558,38 @@ pub(crate) fn group_words(words: &Words<'_>, group: &[Happening]) -> Vec<(HostId
 /// or delayed, had not arrived, or while its own message was held by a
 /// partition (a request that timed out): the first such timer per message.
 fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
-    let delayed_packets: Vec<PacketId> = delayed
+    let delayed_packets: BTreeSet<PacketId> = delayed
         .iter()
         .filter_map(|(_, d, _)| match d {
             Some(Event::Deliver(p)) => Some(*p),
             _ => None,
         })
         .collect();
-    let mut told: Vec<PacketId> = Vec::new();
+    let ever_cut: BTreeSet<(HostId, HostId)> = story
+        .iter()
+        .filter_map(|t| match t.what {
+            Happening::Link {
+                from,
+                to,
+                partitioned: true,
+            } => Some((from, to)),
+            _ => None,
+        })
+        .collect();
+    // The messages that may yet be told: with a payload, and held, delayed
+    // or on a link some partition cuts. Each is told once, and one
+    // delivered by a timer's time is out for every later one (the story's
+    // time only moves on), so each timer looks only at what is still in
+    // flight.
+    let mut pending: Vec<(PacketId, &Packet)> = words
+        .packets
+        .iter()
+        .filter(|(id, p)| {
+            p.bytes > 0
+                && (p.held || delayed_packets.contains(id) || ever_cut.contains(&(p.from, p.to)))
+        })
+        .map(|(&id, p)| (id, p))
+        .collect();
     let mut out = Vec::new();
     let mut after_advance = false;
     // Partitioned links (from, to), as the story goes: a message in flight
@@ -586,18 +610,16 @@ fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
         match t.what {
             Happening::Advanced => after_advance = true,
             Happening::Woken { task, host } if after_advance => {
-                for (&id, p) in &words.packets {
+                pending.retain(|(_, p)| p.delivered.is_none_or(|d| d.0 > t.at));
+                pending.retain(|&(id, p)| {
                     let held = p.held || cut.contains(&(p.from, p.to));
                     // On the sender, only a partition's hold: a request
                     // that timed out (a message merely delayed while its
                     // sender slept is no race).
                     let waiting = (p.to == host || (p.from == host && held))
                         && p.sent < t.at
-                        && p.delivered.is_none_or(|d| d.0 > t.at)
-                        && (held || delayed_packets.contains(&id))
-                        && p.bytes > 0;
-                    if waiting && !told.contains(&id) {
-                        told.push(id);
+                        && (held || delayed_packets.contains(&id));
+                    if waiting {
                         out.push(Line {
                             step: t.step,
                             at: t.at,
@@ -615,7 +637,8 @@ fn races(story: &[Told], words: &Words<'_>, delayed: &[Delayed]) -> Vec<Line> {
                             names: words.message_steps(id),
                         });
                     }
-                }
+                    !waiting
+                });
             }
             _ => after_advance = false,
         }
