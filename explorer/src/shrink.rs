@@ -221,8 +221,15 @@ impl Shrinker<'_, '_> {
             anchored: Some(Vec::new()),
             ..self.base.clone()
         });
+        // Recorded as the run went: in choice-point order.
         let anchors: Vec<(u32, Anchor)> = probe.record.anchors;
-        let anchor_of = |at: u32| anchors.iter().find(|(p, _)| *p == at).map(|&(_, a)| a);
+        debug_assert!(anchors.windows(2).all(|w| w[0].0 < w[1].0));
+        let anchor_of = |at: u32| {
+            anchors
+                .binary_search_by_key(&at, |&(p, _)| p)
+                .ok()
+                .map(|i| anchors[i].1)
+        };
         let mut i = 0;
         while i < self.best.0.len() && self.executions < self.budget {
             let schedule = self.best.0.clone();
