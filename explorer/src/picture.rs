@@ -296,6 +296,38 @@ const MIN_FOLD: usize = 3;
 /// ones, where the failure is; the rest are one fold).
 const MAX_ROWS: u64 = 4_000;
 
+/// The rows the folded view shows, of `rows` and the failure's row after
+/// them: the `named` ones and their neighbours; a run of fewer than
+/// [`MIN_FOLD`] other rows is shown too, since its fold would take as much
+/// room.
+fn folded_rows(rows: u64, named: &std::collections::BTreeSet<u64>) -> Vec<bool> {
+    let n = rows as usize;
+    let mut shown = vec![false; n + 1];
+    shown[n] = true;
+    for &r in named {
+        let r = r as usize;
+        for s in shown
+            .iter_mut()
+            .take((r + CONTEXT + 1).min(n))
+            .skip(r.saturating_sub(CONTEXT))
+        {
+            *s = true;
+        }
+    }
+    let mut run = 0;
+    for r in 0..=n {
+        if !shown[r] {
+            run += 1;
+            continue;
+        }
+        if run > 0 && run < MIN_FOLD {
+            shown[r - run..r].iter_mut().for_each(|s| *s = true);
+        }
+        run = 0;
+    }
+    shown
+}
+
 /// The row of step `step` (steps count from 1; step 0, before the first
 /// event, shares the first row).
 fn row_of(step: u64) -> u64 {
@@ -309,6 +341,28 @@ fn step_of(row: u64) -> u64 {
 
 impl Model {
     fn new(run: &Run<'_>, words: &Words<'_>) -> Model {
+        // The rows, the named ones, and which rows either view draws: a
+        // poll on a row neither draws gets no mark (a run of millions of
+        // steps would otherwise write a detail for each into the page).
+        let picks = run
+            .trace
+            .steps()
+            .iter()
+            .filter(|s| matches!(s, Step::Pick { .. }))
+            .count() as u64;
+        let rows = picks.max(run.failed_at).max(1);
+        let mut named: std::collections::BTreeSet<u64> = run
+            .lines
+            .iter()
+            .chain(&run.critical)
+            .flat_map(|l| std::iter::once(l.step).chain(l.names.iter().copied()))
+            .map(row_of)
+            .filter(|&r| r < rows)
+            .collect();
+        named.insert(row_of(run.failed_at).min(rows - 1));
+        let folded = folded_rows(rows, &named);
+        let first_full = rows.saturating_sub(MAX_ROWS);
+        let drawn = |row: u64| row >= first_full || folded[row as usize];
         let mut marks = Vec::new();
         let mut arrows: Vec<Arrow> = Vec::new();
         let mut index: BTreeMap<PacketId, usize> = BTreeMap::new();
@@ -331,6 +385,7 @@ impl Model {
                 None => String::new(),
             };
             match event {
+                Event::Poll(_) if !drawn(row) => {}
                 Event::Poll(task) => marks.push(Mark {
                     row,
                     host: words.task_host(*task).map_or(0, host),
@@ -521,16 +576,7 @@ impl Model {
             injected_row == Some(group_row),
             &mut marks,
         );
-        let rows = (picked.len() as u64).max(run.failed_at).max(1);
-        let mut named: std::collections::BTreeSet<u64> = run
-            .lines
-            .iter()
-            .chain(&run.critical)
-            .flat_map(|l| std::iter::once(l.step).chain(l.names.iter().copied()))
-            .map(row_of)
-            .filter(|&r| r < rows)
-            .collect();
-        named.insert(row_of(run.failed_at).min(rows - 1));
+        debug_assert_eq!(picked.len() as u64, picks);
         Model {
             hosts: run.hosts.to_vec(),
             marks,
@@ -705,35 +751,9 @@ impl Model {
         (LEFT + self.hosts.len() as u64 * COL + 20).max(MIN_WIDTH)
     }
 
-    /// The rows the folded view shows: the named ones and their
-    /// neighbours; a run of fewer than [`MIN_FOLD`] other rows is shown
-    /// too, since its fold would take as much room.
+    /// The rows the folded view shows (see [`folded_rows`]).
     fn folded(&self) -> Vec<bool> {
-        let n = self.rows as usize;
-        let mut shown = vec![false; n + 1];
-        shown[n] = true;
-        for &r in &self.named {
-            let r = r as usize;
-            for s in shown
-                .iter_mut()
-                .take((r + CONTEXT + 1).min(n))
-                .skip(r.saturating_sub(CONTEXT))
-            {
-                *s = true;
-            }
-        }
-        let mut run = 0;
-        for r in 0..=n {
-            if !shown[r] {
-                run += 1;
-                continue;
-            }
-            if run > 0 && run < MIN_FOLD {
-                shown[r - run..r].iter_mut().for_each(|s| *s = true);
-            }
-            run = 0;
-        }
-        shown
+        folded_rows(self.rows, &self.named)
     }
 
     /// One view: `id` "folded" or "full". Things drawn carry `data-i`, the

@@ -365,3 +365,38 @@ fn the_folded_view_of_a_900_step_failure_fits_in_two_screens() {
         );
     }
 }
+
+/// A task that yields this many times before the run fails: that many
+/// steps, each a poll.
+const LONG_RUN_POLLS: u32 = 100_000;
+
+/// The page of a failure after a hundred thousand polls holds a detail only
+/// for the polls a view draws (the last rows, and those around the steps
+/// the story names), not one for every poll of the run.
+#[test]
+fn a_long_failures_page_holds_only_what_it_draws() {
+    let report = explorer::Explorer::new()
+        .progress(false)
+        .jobs(1)
+        .search(explorer::Sampling::new(0))
+        .executions(1)
+        .run(|| async {
+            sim_rt::spawn(async {
+                for _ in 0..LONG_RUN_POLLS {
+                    sim_rt::task::yield_now().await;
+                }
+            })
+            .await
+            .unwrap();
+            assert!(sim_rt::sim::step() == 0, "the long run ends");
+        });
+    let found = report.failure.as_ref().expect("it fails");
+    assert!(found.failure.step() > u64::from(LONG_RUN_POLLS), "{report}");
+    let page = std::fs::read_to_string(found.picture.as_ref().unwrap()).unwrap();
+    let polls = page.matches("poll task 2 on main").count();
+    assert!(
+        (1_000..20_000).contains(&polls),
+        "{polls} poll details in a page of {} bytes",
+        page.len()
+    );
+}
