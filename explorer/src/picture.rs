@@ -525,7 +525,14 @@ impl Model {
                         arrows.push(copy);
                     }
                 }
-                Happening::Injected => injected_row = Some(row),
+                Happening::Injected => {
+                    // The injector's effects follow; what the row changed
+                    // before them, the program did.
+                    if injected_row != Some(row) {
+                        flush(&mut group, group_row, false, &mut marks);
+                    }
+                    injected_row = Some(row);
+                }
                 what @ (Happening::Link { .. }
                 | Happening::Stopped { .. }
                 | Happening::Started { .. }

@@ -363,6 +363,11 @@ pub(crate) fn lines(
                 }
             }
             Happening::Injected => {
+                // The injector's effects follow; what the step changed
+                // before them, the program did.
+                if !injected {
+                    flush(&words, &mut group, group_at, false, &mut lines);
+                }
                 injected = true;
                 group_at = (t.step, t.at);
             }
@@ -807,4 +812,56 @@ fn effects(words: &Words<'_>, after: &[&Told], names: &mut Vec<u64>) -> Vec<Stri
         out.push(format!("and {more} more"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use sim_rt::runtime::{Happening, Told};
+    use sim_rt::scheduler::__testing::host;
+
+    use super::*;
+
+    fn told(step: u64, what: Happening) -> Told {
+        Told {
+            step,
+            point: step,
+            at: Duration::from_millis(step),
+            what,
+        }
+    }
+
+    fn link(from: u32, to: u32, partitioned: bool) -> Happening {
+        Happening::Link {
+            from: host(from),
+            to: host(to),
+            partitioned,
+        }
+    }
+
+    /// A partition the program made in a step where the injector then
+    /// also partitioned is told as the program's, and the injector's as
+    /// the injector's.
+    #[test]
+    fn the_programs_change_and_the_injectors_in_one_step_keep_their_authors() {
+        let hosts = ["main", "a", "b", "c"].map(String::from);
+        let story = [
+            told(3, link(1, 2, true)),
+            told(3, link(2, 1, true)),
+            told(3, Happening::Injected),
+            told(3, link(1, 3, true)),
+            told(3, link(3, 1, true)),
+        ];
+        let words: Vec<String> = lines(&story, &hosts, &[], None)
+            .into_iter()
+            .map(|l| l.words)
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "partition a | b (the program)",
+                "partition a | c (fault injector)"
+            ],
+            "{words:?}"
+        );
+    }
 }
