@@ -463,3 +463,53 @@ fn outside_a_simulation_the_real_disk_is_used() {
     assert_eq!(std::fs::read(&scratch).unwrap(), b"real");
     std::fs::remove_file(&scratch).unwrap();
 }
+
+/// The `(st_dev, st_ino)` of a file host "db" writes in a fresh simulation,
+/// taken while `hold` keeps the simulation alive.
+fn dev_and_ino_of_a_file(hold: impl FnOnce() + 'static) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async move {
+        let out = Arc::new(Mutex::new(None));
+        let seen = out.clone();
+        sim::host("db").start(move || {
+            let seen = seen.clone();
+            async move {
+                std::fs::write("/data.db", b"x").unwrap();
+                let m = std::fs::metadata("/data.db").unwrap();
+                *seen.lock().unwrap() = Some((m.dev(), m.ino()));
+            }
+        });
+        sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+        hold();
+        let pair = out.lock().unwrap().expect("the host ran");
+        pair
+    })
+}
+
+/// Two simulations alive at once in one process (tests on parallel
+/// threads) never give two files the same `(st_dev, st_ino)`: a library
+/// with process-wide state keyed by it, as SQLite's per-inode locks, would
+/// mix them up. One after another, they see the same numbers.
+#[test]
+fn simulations_alive_at_once_have_distinct_devices() {
+    let both = Arc::new(std::sync::Barrier::new(2));
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let both = both.clone();
+            std::thread::spawn(move || {
+                dev_and_ino_of_a_file(move || {
+                    // Each simulation has its numbers; neither ends before
+                    // the other has taken its own.
+                    sim::without_interception(|| both.wait());
+                })
+            })
+        })
+        .collect();
+    let pairs: Vec<(u64, u64)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    assert_eq!(pairs[0].1, pairs[1].1, "the same file of each disk");
+    assert_ne!(pairs[0].0, pairs[1].0, "{pairs:?}");
+    let first = dev_and_ino_of_a_file(|| {});
+    let second = dev_and_ino_of_a_file(|| {});
+    assert_eq!(first, second);
+}

@@ -290,6 +290,16 @@ pub(crate) struct Core {
 /// One simulation's state. See the module docs.
 pub(crate) struct World {
     pub(crate) id: u64,
+    /// Its disks' device number among the simulations alive in this
+    /// process, taken when a file is first `stat`ed (see
+    /// `fs::posix::DiskSlot`).
+    #[cfg(all(
+        feature = "intercept",
+        target_os = "linux",
+        target_env = "gnu",
+        not(target_feature = "crt-static")
+    ))]
+    pub(crate) disk_slot: std::cell::OnceCell<crate::fs::posix::DiskSlot>,
     pub(crate) core: RefCell<Core>,
     scheduler: RefCell<Box<dyn Scheduler>>,
     /// `scheduler.observes()`, asked once: whether to make observations.
@@ -387,6 +397,13 @@ impl World {
         let story = config.record_story.then(|| RefCell::new(Vec::new()));
         let world = Rc::new(World {
             id,
+            #[cfg(all(
+                feature = "intercept",
+                target_os = "linux",
+                target_env = "gnu",
+                not(target_feature = "crt-static")
+            ))]
+            disk_slot: std::cell::OnceCell::new(),
             liveness,
             story,
             coverage: RefCell::default(),

@@ -692,18 +692,58 @@ pub(crate) struct Stat {
     pub(crate) time: i64,
 }
 
-/// The minor device number of host `h`'s disk: major 0 (no real device),
-/// minor 0x5100 plus the host's index.
+/// The minor device number of the first simulation's first host's disk:
+/// major 0 (no real device), minor 0x5100, plus the host's index, plus
+/// [`SLOT_MINORS`] times the simulation's [`DiskSlot`].
 const DEV_MINOR_BASE: u32 = 0x5100;
+/// Minor numbers per simulation: room for this many hosts.
+const SLOT_MINORS: u32 = 0x1_0000;
 
-fn stat_of(host: HostId, m: &Metadata) -> Stat {
+/// A simulation's place among those alive in the process at once, which
+/// its disks' device number includes. Files of two simulations running
+/// side by side (tests on parallel threads, `SIM_JOBS`) then never share
+/// a `(st_dev, st_ino)` pair: a library with process-wide state keyed by
+/// it (SQLite keeps one lock record and its spare descriptors per inode)
+/// would otherwise take one simulation's file for the other's. The
+/// lowest free slot is taken and freed when the simulation ends, so runs
+/// one after another, and a run alone, see the same numbers.
+#[derive(Debug)]
+pub(crate) struct DiskSlot(u32);
+
+/// The slots taken.
+static SLOTS: std::sync::Mutex<Vec<bool>> = std::sync::Mutex::new(Vec::new());
+
+impl DiskSlot {
+    fn take() -> DiskSlot {
+        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+        let free = slots.iter().position(|taken| !taken).unwrap_or(slots.len());
+        if free == slots.len() {
+            slots.push(true);
+        } else {
+            slots[free] = true;
+        }
+        DiskSlot(free as u32)
+    }
+}
+
+impl Drop for DiskSlot {
+    fn drop(&mut self) {
+        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+        slots[self.0 as usize] = false;
+    }
+}
+
+fn stat_of(world: &World, host: HostId, m: &Metadata) -> Stat {
+    let slot = world.disk_slot.get_or_init(DiskSlot::take).0;
     let (mode, blocks) = if m.is_dir() {
         (libc::S_IFDIR | 0o755, 8)
     } else {
         (libc::S_IFREG | 0o644, m.len().div_ceil(512))
     };
     Stat {
-        dev_minor: DEV_MINOR_BASE + host.index() as u32,
+        dev_minor: DEV_MINOR_BASE
+            .wrapping_add(slot.wrapping_mul(SLOT_MINORS))
+            .wrapping_add(host.index() as u32),
         ino: m.ino(),
         mode,
         nlink: m.nlink(),
@@ -726,7 +766,7 @@ pub(crate) fn fstat(fd: c_int) -> Route<Stat> {
     };
     Route::Sim(
         on_disk(&world, open.host, |disk, _| disk.fs.file_metadata(sfd))
-            .map(|m| stat_of(open.host, &m)),
+            .map(|m| stat_of(&world, open.host, &m)),
     )
 }
 
@@ -747,7 +787,7 @@ pub(crate) fn stat_at(dirfd: c_int, path: &CStr, flags: c_int) -> Route<Stat> {
             Ok(Found::Lower(_)) => Route::Lower(c_path(&p.abs)),
             Ok(_) => Route::Sim(
                 on_disk(world, host, |disk, _| disk.fs.metadata(&p.model))
-                    .map(|m| stat_of(host, &m)),
+                    .map(|m| stat_of(world, host, &m)),
             ),
         }
     })
