@@ -95,7 +95,7 @@ struct Anchoring {
     sent: std::collections::BTreeMap<(u32, u32), u32>,
     last: Option<(u32, u32, u32)>,
     /// Deviations by anchor, applied wherever their packet's choice falls.
-    anchored: Vec<(Anchor, u32)>,
+    anchored: std::collections::BTreeMap<Anchor, u32>,
 }
 
 /// How data choices without a scheduled deviation are resolved.
@@ -308,7 +308,7 @@ impl Guided {
     /// any positional one there).
     pub(crate) fn anchor(&mut self, anchored: Vec<(Anchor, u32)>) {
         self.anchoring = Some(Anchoring {
-            anchored,
+            anchored: anchored.into_iter().collect(),
             ..Anchoring::default()
         });
     }
@@ -435,7 +435,7 @@ impl Scheduler for Guided {
                 };
                 let mut rec = self.record.borrow_mut();
                 rec.anchors.push((p, anchor));
-                if let Some(&(_, act)) = a.anchored.iter().find(|(x, _)| *x == anchor) {
+                if let Some(&act) = a.anchored.get(&anchor) {
                     action = act;
                     rec.applied.push((p, act));
                 }

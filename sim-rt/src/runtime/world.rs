@@ -1074,7 +1074,7 @@ impl World {
         let core = self.core.borrow();
         let (began, last) = (began - core.start, core.now - core.start);
         let quiet = limit.saturating_sub(last);
-        (quiet * 2 >= limit.saturating_sub(began)).then_some(*next)
+        (quiet.saturating_mul(2) >= limit.saturating_sub(began)).then_some(*next)
     }
 
     /// Goes on stepping after the main future returned with an "eventually"
