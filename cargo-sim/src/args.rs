@@ -425,6 +425,16 @@ impl Invocation {
         filters
     }
 
+    /// Whether cargo's arguments ask for verbose output (`-v`, `-vv`,
+    /// `--verbose`): cargo-sim then shows the output of the cargo commands
+    /// it runs for itself (the lockfile's seeding) as well.
+    pub fn verbose(&self) -> bool {
+        self.cargo_args.iter().any(|a| {
+            a == "--verbose"
+                || (a.len() > 1 && a.starts_with('-') && a[1..].bytes().all(|b| b == b'v'))
+        })
+    }
+
     /// Whether the command runs tests whose count can be read from
     /// libtest's output: `cargo sim test` without `--no-run`, and without
     /// `--list` for the test binary.

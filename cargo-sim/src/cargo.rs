@@ -12,7 +12,6 @@ use std::process::{Command, ExitStatus, Stdio};
 use serde_json::Value;
 
 use crate::args::Invocation;
-use crate::lockfile;
 use crate::Error;
 
 /// The cargo that runs everything: `$CARGO` (set by cargo when it runs a
@@ -142,7 +141,7 @@ fn toml_string(s: &str) -> String {
 /// workspace (`--manifest-path`), their `--config`s, `-Z` flags, and
 /// whether the network and the lockfile may be used (`--offline`,
 /// `--frozen`, `--locked`).
-fn global_args(inv: &Invocation) -> Vec<String> {
+pub(crate) fn global_args(inv: &Invocation) -> Vec<String> {
     pick(
         inv,
         &["--offline", "--frozen", "--locked"],
@@ -240,7 +239,7 @@ impl Cargo {
         }
     }
 
-    fn command(&self) -> Command {
+    pub(crate) fn command(&self) -> Command {
         Command::new(&self.program)
     }
 
@@ -298,75 +297,6 @@ impl Cargo {
         }
         serde_json::from_slice(&out.stdout)
             .map_err(|e| Error::Failed(format!("{what} printed what is not JSON: {e}")))
-    }
-
-    /// Turns the committed lockfile, in place, into the simulated one:
-    /// `cargo update -p tokio@<v>` for each crates.io tokio 1.x it holds,
-    /// with the patch, offline first (the versions the committed lockfile
-    /// names are usually in cargo's cache), then online.
-    pub fn reseed(
-        &self,
-        inv: &Invocation,
-        selection: &Selection,
-        lock: &Path,
-    ) -> Result<(), Error> {
-        let text = std::fs::read_to_string(lock)
-            .map_err(|e| Error::Failed(format!("could not read {}: {e}", lock.display())))?;
-        let versions = lockfile::registry_tokio_versions(&text);
-        if versions.is_empty() {
-            // Nothing to move; cargo resolves tokio with the patch itself,
-            // and the patch check says when nothing depends on tokio.
-            return Ok(());
-        }
-        eprintln!(
-            "cargo sim: seeding the simulated build's lockfile from {} (cargo update -p tokio)",
-            lock.display()
-        );
-        let globals: Vec<String> = global_args(inv)
-            .into_iter()
-            .filter(|a| a != "--locked" && a != "--frozen")
-            .collect();
-        let update = || {
-            let mut cmd = self.command();
-            cmd.arg("update");
-            for v in &versions {
-                cmd.arg("-p").arg(format!("tokio@{v}"));
-            }
-            cmd.args(&selection.patch)
-                .args(&globals)
-                .stdin(Stdio::null());
-            cmd
-        };
-        let user_offline = globals.iter().any(|a| a == "--offline");
-        let mut first = update();
-        if !user_offline {
-            first.arg("--offline");
-        }
-        let offline = first
-            .output()
-            .map_err(|e| Error::Failed(format!("could not run cargo update: {e}")))?;
-        io::stderr().write_all(&offline.stderr).ok();
-        if offline.status.success() {
-            return Ok(());
-        }
-        if user_offline {
-            return Err(Error::Failed(
-                "could not seed the simulated build's lockfile offline (see above)".to_string(),
-            ));
-        }
-        eprintln!("cargo sim: offline, that failed; trying online");
-        let online = update()
-            .status()
-            .map_err(|e| Error::Failed(format!("could not run cargo update: {e}")))?;
-        if online.success() {
-            Ok(())
-        } else {
-            Err(Error::Failed(
-                "could not seed the simulated build's lockfile: cargo update -p tokio with the \
-                 patch failed (see above)"
-                    .to_string(),
-            ))
-        }
     }
 
     /// An error unless the simulated build resolves tokio to sim-tokio, and

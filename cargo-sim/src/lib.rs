@@ -80,9 +80,13 @@
 //! resolves tokio (and what sim-tokio depends on) with a lockfile of its
 //! own, `<target>/sim/Cargo.lock`, seeded from the committed one: copied,
 //! then `cargo update -p tokio` with the patch (offline first, then
-//! online), so every other crate keeps its committed version. It is seeded
-//! again when the committed lockfile (or the workspace, or sim-tokio's
-//! path) is not the one it was seeded from (`<target>/sim/Cargo.lock.seed`).
+//! online), so every other crate keeps its committed version; a package
+//! whose committed pin is older than what sim-tokio's graph requires is
+//! unlocked as well, and a requirement no version meets is an error naming
+//! the package and both requirements (see [`seed`]). It is seeded again
+//! when the committed lockfile (or the workspace, or sim-tokio's path) is
+//! not the one it was seeded from (`<target>/sim/Cargo.lock.seed`); one
+//! line says so, and `-v` shows cargo's own output of the seeding.
 //!
 //! For each run, cargo-sim records the committed lockfile in
 //! `<target>/sim/Cargo.lock.swapped`, puts the simulated one in its place,
@@ -111,6 +115,7 @@
 pub mod args;
 pub mod cargo;
 pub mod lockfile;
+pub mod seed;
 pub mod signals;
 
 use std::ffi::OsString;
@@ -260,12 +265,18 @@ pub fn run(args: Vec<String>) -> Result<i32, Error> {
     })?;
     // Not before: Ctrl-C stops a cargo sim that waits for another.
     signals::outlive_interrupts();
-    let swap = dir.swap_in(&held, || {
-        cargo.reseed(&inv, &selection, dir.workspace_lock())
-    })?;
-    let ran = cargo
-        .check_patch(&inv, &selection, &sim_tokio, &dir.sim_lock())
-        .and_then(|()| cargo.run(&inv, &selection, &target_dir, &env));
+    let reseed = || seed::reseed(&cargo, &inv, &selection, &sim_tokio, dir.workspace_lock());
+    let mut swap = dir.swap_in(&held, reseed)?;
+    let check = || cargo.check_patch(&inv, &selection, &sim_tokio, &dir.sim_lock());
+    let mut checked = check();
+    if checked.is_err() && !swap.fresh() {
+        // The saved simulated lockfile may be what is wrong (a manifest
+        // changed since it was seeded): seeded again, the check says
+        // what is left.
+        eprintln!("cargo sim: the saved simulated lockfile does not resolve; seeding it again");
+        checked = swap.reseed(reseed).and_then(|()| check());
+    }
+    let ran = checked.and_then(|()| cargo.run(&inv, &selection, &target_dir, &env));
     swap.restore().map_err(|e| {
         Error::Failed(format!(
             "could not put the committed {} back: {e}; its bytes are in {}",

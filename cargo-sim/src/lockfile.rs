@@ -85,6 +85,9 @@ pub struct Swap<'h> {
     /// lockfile; `None` when the simulated lockfile is not to be saved
     /// (seeding failed).
     seed: Option<Vec<u8>>,
+    /// Whether the simulated lockfile in place was seeded by this swap
+    /// (rather than saved by an earlier run).
+    fresh: bool,
     restored: bool,
 }
 
@@ -209,6 +212,7 @@ impl LockDir {
             dir: self.clone(),
             committed,
             seed: None,
+            fresh: true,
             restored: false,
         };
         let saved = read_optional(&self.sim_lock())?;
@@ -217,6 +221,7 @@ impl LockDir {
             Some(sim) if seeded_from.as_deref() == Some(&seed[..]) => {
                 let modified = fs::metadata(self.sim_lock())?.modified()?;
                 write_keeping_time(&self.workspace_lock, &sim, modified)?;
+                swap.fresh = false;
             }
             _ => {
                 remove_if_present(&self.sim_lock())?;
@@ -232,6 +237,32 @@ impl LockDir {
 }
 
 impl Swap<'_> {
+    /// Whether the simulated lockfile in place was seeded by this swap
+    /// rather than saved by an earlier run.
+    pub fn fresh(&self) -> bool {
+        self.fresh
+    }
+
+    /// Seeds the simulated lockfile again from the committed one, when the
+    /// saved one would not do (a manifest changed since it was seeded, in a
+    /// way cargo cannot resolve from it): the committed lockfile goes back
+    /// in place (or none, when there was none) and `reseed` turns it into
+    /// the simulated one, as [`LockDir::swap_in`] does. On an error the
+    /// swap stays, to be undone as usual.
+    pub fn reseed<E: From<io::Error>>(
+        &mut self,
+        reseed: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.fresh = true;
+        match &self.committed {
+            Some(c) => {
+                fs::write(&self.dir.workspace_lock, &c.bytes)?;
+                reseed()
+            }
+            None => Ok(remove_if_present(&self.dir.workspace_lock)?),
+        }
+    }
+
     /// Saves the simulated lockfile and puts the committed one back; see
     /// the module's docs.
     pub fn restore(mut self) -> io::Result<()> {
@@ -372,25 +403,62 @@ fn decode_record(record: &[u8]) -> Option<(PathBuf, Option<Committed>)> {
     Some((path, Some(committed)))
 }
 
+/// One `[[package]]` of a lockfile: what cargo-sim reads of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locked {
+    /// `name`.
+    pub name: String,
+    /// `version`.
+    pub version: String,
+    /// `source` (`registry+...`, `git+...`); `None` for a path package,
+    /// which a patch with a path is.
+    pub source: Option<String>,
+}
+
+/// The packages a lockfile's text holds, in its order.
+pub fn locked_packages(lock: &str) -> Vec<Locked> {
+    lock.split("[[package]]")
+        .skip(1)
+        .filter_map(|package| {
+            let field = |key: &str| {
+                package.lines().find_map(|line| {
+                    let value = line.strip_prefix(key)?.trim().strip_prefix('=')?.trim();
+                    Some(value.trim_matches('"').to_string())
+                })
+            };
+            Some(Locked {
+                name: field("name")?,
+                version: field("version")?,
+                source: field("source"),
+            })
+        })
+        .collect()
+}
+
 /// The versions of crates.io's tokio 1.x a lockfile holds (the packages
 /// `cargo update -p tokio@<version>` would move to the patch).
 pub fn registry_tokio_versions(lock: &str) -> Vec<String> {
-    let mut versions = Vec::new();
-    for package in lock.split("[[package]]").skip(1) {
-        let field = |key: &str| {
-            package.lines().find_map(|line| {
-                let value = line.strip_prefix(key)?.trim().strip_prefix('=')?.trim();
-                Some(value.trim_matches('"').to_string())
-            })
-        };
-        let from_registry = field("source").is_some_and(|s| s.starts_with("registry+"));
-        if field("name").as_deref() == Some("tokio") && from_registry {
-            if let Some(v) = field("version").filter(|v| v.starts_with("1.")) {
-                versions.push(v);
-            }
-        }
-    }
-    versions
+    locked_packages(lock)
+        .into_iter()
+        .filter(|p| {
+            p.name == "tokio"
+                && p.version.starts_with("1.")
+                && p.source
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with("registry+"))
+        })
+        .map(|p| p.version)
+        .collect()
+}
+
+/// Whether a lockfile resolves tokio with the patch: a `tokio` of
+/// `sim_version` from a path, and no crates.io tokio 1.x beside it.
+pub fn uses_patch(lock: &str, sim_version: &str) -> bool {
+    let packages = locked_packages(lock);
+    let patched = packages
+        .iter()
+        .any(|p| p.name == "tokio" && p.version == sim_version && p.source.is_none());
+    patched && registry_tokio_versions(lock).is_empty()
 }
 
 #[cfg(test)]

@@ -433,3 +433,197 @@ fn nextest_missing_is_a_clear_error() {
         shown(&out)
     );
 }
+
+/// Whether `o`'s error output has lines of the seeding's own `cargo
+/// update` (shown only with `-v`) or cargo's warning of an unused patch.
+fn seeding_noise(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.starts_with("Adding ")
+                || l.starts_with("Updating tokio ")
+                || l.contains("was not used in the crate graph")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// A first `cargo sim test` on a machine whose cargo has never downloaded
+/// sim-tokio's dependencies (an empty `CARGO_HOME`; crates.io reachable):
+/// offline, cargo cannot resolve the patch and quietly keeps crates.io's
+/// tokio, so the seeding goes online and the run passes the first time.
+#[test]
+fn a_fresh_download_cache_seeds_online_and_passes_the_first_time() {
+    let _turn = serial();
+    let home = tempfile::tempdir().unwrap();
+    let ws = fixture("app");
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+    let out = command(env!("CARGO_BIN_EXE_cargo-sim"), ws.path())
+        .env("CARGO_HOME", home.path())
+        .args(["sim", "test", "--test", "sim"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", shown(&out));
+    assert!(
+        stdout(&out).contains("test an_hour_passes_in_no_time ... ok"),
+        "{}",
+        shown(&out)
+    );
+    assert!(
+        stderr(&out).contains(
+            "cargo sim: seeded the simulated build's lockfile from the committed Cargo.lock \
+             (tokio 1.54.1 -> sim-tokio 1.99.0)\n"
+        ),
+        "{}",
+        shown(&out)
+    );
+    // Quiet: one line for the seeding, not cargo update's.
+    assert_eq!(seeding_noise(&out), Vec::<String>::new(), "{}", shown(&out));
+    assert!(
+        home.path().join("registry").is_dir(),
+        "the run used the empty CARGO_HOME"
+    );
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+}
+
+/// A committed lockfile older than what sim-tokio's graph requires (libc
+/// pinned at 0.2.100, sim-rt needs a later 0.2): the pin is unlocked in the
+/// simulated lockfile only, and the run passes; a manifest requirement no
+/// version can meet with sim-rt's is an error naming the package and both
+/// requirements. The committed lockfile never changes.
+#[test]
+fn an_old_pin_is_unlocked_and_an_impossible_requirement_is_named() {
+    let _turn = serial();
+    let ws = fixture("app");
+    let manifest = ws.path().join("Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.replace("[dependencies]\n", "[dependencies]\nlibc = \"0.2\"\n"),
+    )
+    .unwrap();
+    // The pin, as an old repository's lockfile has it.
+    for args in [
+        &["metadata", "--format-version", "1", "--offline"][..],
+        &["update", "-p", "libc", "--precise", "0.2.100"],
+    ] {
+        let out = cargo(ws.path(), args);
+        assert!(out.status.success(), "{}", shown(&out));
+    }
+    let lock = ws.path().join("Cargo.lock");
+    let committed = fs::read(&lock).unwrap();
+    assert!(String::from_utf8_lossy(&committed).contains("name = \"libc\"\nversion = \"0.2.100\""));
+
+    let out = cargo_sim(ws.path(), &["test", "--test", "sim"]);
+    assert!(out.status.success(), "{}", shown(&out));
+    assert!(
+        stdout(&out).contains("test an_hour_passes_in_no_time ... ok"),
+        "{}",
+        shown(&out)
+    );
+    assert!(
+        stderr(&out).contains(
+            "; unlocked for sim-tokio's graph, whose requirements the committed versions do not \
+             meet: libc 0.2.100 -> 0.2."
+        ),
+        "{}",
+        shown(&out)
+    );
+    assert_eq!(seeding_noise(&out), Vec::<String>::new(), "{}", shown(&out));
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+
+    // Now the manifest itself pins libc: no lockfile can help. The saved
+    // simulated lockfile no longer resolves, so it is seeded again, and
+    // the error names both sides.
+    fs::write(
+        &manifest,
+        fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("libc = \"0.2\"", "libc = \"=0.2.100\""),
+    )
+    .unwrap();
+    let out = cargo_sim(ws.path(), &["test", "--test", "sim"]);
+    assert_eq!(out.status.code(), Some(1), "{}", shown(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("cargo sim: error: could not seed the simulated build's lockfile: libc is required as `^0.2.")
+            && e.contains("` by sim-rt v0.1.0 (in sim-tokio's graph) and as `=0.2.100` by fixture-app v0.1.0: no version of libc meets both"),
+        "{}",
+        shown(&out)
+    );
+    assert!(compiled(&out).is_empty(), "{}", shown(&out));
+    assert_eq!(fs::read(&lock).unwrap(), committed);
+}
+
+/// Interrupted while it seeds (Ctrl-C, or `kill -9` and a next run), `cargo
+/// sim` leaves the committed lockfile as it was. A stand-in for cargo
+/// (`$CARGO`) scribbles on `Cargo.lock` in its `update` and then hangs;
+/// everything else goes to the real cargo.
+#[cfg(unix)]
+#[test]
+fn a_run_interrupted_while_seeding_leaves_the_committed_lock() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+
+    let _turn = serial();
+    let tools = tempfile::tempdir().unwrap();
+    let marker = tools.path().join("updating");
+    let fake = tools.path().join("cargo");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = update ]; then\n  echo half-written > Cargo.lock\n  touch \
+             '{}'\n  exec sleep 600\nfi\nexec '{}' \"$@\"\n",
+            marker.display(),
+            Path::new(&cargo_program()).display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+
+    for signal in [libc::SIGINT, libc::SIGKILL] {
+        let ws = fixture("app");
+        let lock = ws.path().join("Cargo.lock");
+        let committed = fs::read(&lock).unwrap();
+        let _ = fs::remove_file(&marker);
+        let mut child = command(env!("CARGO_BIN_EXE_cargo-sim"), ws.path())
+            .env("CARGO", &fake)
+            .args(["sim", "test", "--offline"])
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let group = child.id() as libc::pid_t;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !marker.exists() {
+            assert!(Instant::now() < deadline, "the seeding never started");
+            assert!(child.try_wait().unwrap().is_none(), "cargo sim ended first");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(fs::read(&lock).unwrap(), b"half-written\n");
+        // SAFETY: kill(2) on the process group this test made.
+        assert_eq!(unsafe { libc::kill(-group, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        let mut errors = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut errors).unwrap();
+        if signal == libc::SIGINT {
+            // cargo sim outlived Ctrl-C and put the committed lockfile back.
+            assert_eq!(fs::read(&lock).unwrap(), committed, "{errors}");
+        } else {
+            // Killed outright: the next run puts it back first, seeds with
+            // the real cargo, and passes.
+            let next = cargo_sim(ws.path(), &["test", "--offline", "--test", "sim"]);
+            assert!(next.status.success(), "{}", shown(&next));
+            assert!(
+                stderr(&next).contains("which an interrupted cargo sim had left swapped"),
+                "{}",
+                shown(&next)
+            );
+            assert_eq!(fs::read(&lock).unwrap(), committed, "{}", shown(&next));
+        }
+    }
+}
