@@ -95,31 +95,152 @@ impl Selection {
 /// dev profile (`cargo sim test` without `--release`).
 pub const DEPS_OPT_LEVEL: u8 = 2;
 
+/// The debug information of the dependencies in the simulated build's dev
+/// profile: file and line tables only (backtraces through a dependency
+/// name its lines; a debugger shows no local variables there). Full
+/// debug information for an optimized graph costs about a fifth of a
+/// first build's time (measured on a fresh axum crate: 133 s against
+/// 109 s; see the guide's whole-graph chapter).
+pub const DEPS_DEBUG: &str = "line-tables-only";
+
 /// The configuration that builds every package that is not a workspace
 /// member (crates.io's, git and path dependencies, sim-rt and sim-tokio
-/// among them; build scripts and proc macros too) with
-/// [`DEPS_OPT_LEVEL`], through cargo's per-package profile override
-/// (`profile.dev.package."*"`), unless `--no-optimize-deps`: an
-/// exploration runs hyper, h2, tonic and the simulator itself thousands of
-/// times, several times faster optimized, while the workspace's own
-/// crates keep the dev profile as written (unoptimized, debug assertions,
-/// full debug information). The profiles that inherit `dev` (`test`, and
-/// custom ones) inherit it; `--release` is optimized anyway.
+/// among them) with [`DEPS_OPT_LEVEL`] and [`DEPS_DEBUG`], through cargo's
+/// per-package profile override (`profile.dev.package."*"`), unless
+/// `--no-optimize-deps`: an exploration runs hyper, h2, tonic and the
+/// simulator itself thousands of times, several times faster optimized,
+/// while the workspace's own crates keep the dev profile as written
+/// (unoptimized, debug assertions, full debug information). The profiles
+/// that inherit `dev` (`test`, and custom ones) inherit it; `--release` is
+/// optimized anyway.
+///
+/// `build_only` names the packages that only build scripts and proc macros
+/// use (syn, serde_derive, prost-build...; see [`build_only`]): each gets a
+/// named override back to cargo's own defaults for build code (`opt-level
+/// = 0`, no debug information), since a named override takes precedence
+/// over `"*"` (which would otherwise also reach them, past
+/// `build-override`), and optimizing code that runs once per build costs
+/// build time and buys nothing.
 ///
 /// It goes before the user's arguments, so a `--config` of theirs for
 /// the same key wins (`--config 'profile.dev.package."*".opt-level=3'`).
 /// It replaces an `opt-level` the workspace's `Cargo.toml` sets for
 /// `[profile.dev.package."*"]` (cargo prefers configuration to the
 /// manifest): `--no-optimize-deps` keeps the manifest's.
-pub fn optimized_deps(inv: &Invocation) -> Vec<String> {
-    if inv.optimize_deps {
-        vec![
-            "--config".to_string(),
-            format!(r#"profile.dev.package."*".opt-level={DEPS_OPT_LEVEL}"#),
-        ]
-    } else {
-        Vec::new()
+pub fn optimized_deps(inv: &Invocation, build_only: &[String]) -> Vec<String> {
+    if !inv.optimize_deps {
+        return Vec::new();
     }
+    let mut args = vec![
+        "--config".to_string(),
+        format!(r#"profile.dev.package."*".opt-level={DEPS_OPT_LEVEL}"#),
+        "--config".to_string(),
+        format!(r#"profile.dev.package."*".debug="{DEPS_DEBUG}""#),
+    ];
+    for spec in build_only {
+        for setting in ["opt-level=0", "debug=false"] {
+            args.push("--config".to_string());
+            args.push(format!(
+                "profile.dev.package.{}.{setting}",
+                toml_string(spec)
+            ));
+        }
+    }
+    args
+}
+
+/// The packages of `cargo metadata`'s resolve that only build code uses:
+/// reached from the workspace's members only through build dependencies
+/// and proc macros (and their own dependencies), never as a dependency of
+/// code that runs in a test or a binary. Each as a package spec for a
+/// profile override: its name, or `name@version` where another version of
+/// the same name is not build-only. Sorted; empty when the metadata has no
+/// resolve.
+pub fn build_only(metadata: &Value) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    let empty = Vec::new();
+    let packages: BTreeMap<&str, &Value> = metadata["packages"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .filter_map(|p| Some((p["id"].as_str()?, p)))
+        .collect();
+    let nodes: BTreeMap<&str, &Value> = metadata["resolve"]["nodes"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .filter_map(|n| Some((n["id"].as_str()?, n)))
+        .collect();
+    let members: BTreeSet<&str> = metadata["workspace_members"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let is_proc_macro = |id: &str| {
+        packages.get(id).is_some_and(|p| {
+            p["targets"].as_array().is_some_and(|ts| {
+                ts.iter().any(|t| {
+                    t["kind"]
+                        .as_array()
+                        .is_some_and(|k| k.iter().any(|k| k == "proc-macro"))
+                })
+            })
+        })
+    };
+    // Each dependency edge of `id`: the package, and whether it is a build
+    // dependency (rather than normal or dev).
+    let edges = |id: &str| -> Vec<(&str, bool)> {
+        let Some(node) = nodes.get(id) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for dep in node["deps"].as_array().unwrap_or(&empty) {
+            let Some(pkg) = dep["pkg"].as_str() else {
+                continue;
+            };
+            for kind in dep["dep_kinds"].as_array().unwrap_or(&empty) {
+                out.push((pkg, kind["kind"].as_str() == Some("build")));
+            }
+        }
+        out
+    };
+    // Code that runs: the members and what they reach through normal and
+    // dev dependencies, short of proc macros. Build code: the rest.
+    let mut runs: BTreeSet<&str> = BTreeSet::new();
+    let mut builds: BTreeSet<&str> = BTreeSet::new();
+    let mut todo: Vec<(&str, bool)> = members.iter().map(|m| (*m, false)).collect();
+    while let Some((id, build)) = todo.pop() {
+        let build = build || is_proc_macro(id);
+        let seen = if build { &mut builds } else { &mut runs };
+        if !seen.insert(id) {
+            continue;
+        }
+        for (dep, is_build_dep) in edges(id) {
+            todo.push((dep, build || is_build_dep));
+        }
+    }
+    let only: BTreeSet<&str> = builds
+        .iter()
+        .copied()
+        .filter(|id| !runs.contains(id) && !members.contains(id))
+        .collect();
+    let name = |id: &str| packages.get(id).and_then(|p| p["name"].as_str());
+    let mut specs = BTreeSet::new();
+    for id in &only {
+        let (Some(n), Some(p)) = (name(id), packages.get(id)) else {
+            continue;
+        };
+        let shared = nodes
+            .keys()
+            .any(|other| name(other) == Some(n) && !only.contains(other));
+        specs.insert(match shared {
+            false => n.to_string(),
+            true => format!("{n}@{}", p["version"].as_str().unwrap_or("0.0.0")),
+        });
+    }
+    specs.into_iter().collect()
 }
 
 /// `s` as a TOML basic string.
@@ -301,21 +422,23 @@ impl Cargo {
 
     /// An error unless the simulated build resolves tokio to sim-tokio, and
     /// only to it: `cargo metadata` with the patch (which also brings the
-    /// simulated lockfile up to date with the manifests).
+    /// simulated lockfile up to date with the manifests). Its output, for
+    /// [`build_only`] and the shared cache.
     pub fn check_patch(
         &self,
         inv: &Invocation,
         selection: &Selection,
         sim_tokio: &Path,
         sim_lock: &Path,
-    ) -> Result<(), Error> {
+    ) -> Result<Value, Error> {
         let mut cmd = self.command();
         cmd.args(["metadata", "--format-version", "1"])
             .args(&selection.patch)
             .args(global_args(inv))
             .args(feature_args(inv));
         let json = self.json(cmd, "cargo metadata (with the patch)")?;
-        check_resolve(&json, sim_tokio, sim_lock).map_err(Error::Failed)
+        check_resolve(&json, sim_tokio, sim_lock).map_err(Error::Failed)?;
+        Ok(json)
     }
 
     /// Runs the cargo command of `inv` on the simulated build, in
@@ -326,6 +449,7 @@ impl Cargo {
         &self,
         inv: &Invocation,
         selection: &Selection,
+        build_only: &[String],
         target_dir: &Path,
         env: &[(&str, OsString)],
     ) -> Result<Ran, Error> {
@@ -333,7 +457,7 @@ impl Cargo {
         cmd.args(inv.subcommand.cargo_words())
             .args(&selection.patch)
             .args(&selection.flags_config)
-            .args(optimized_deps(inv))
+            .args(optimized_deps(inv, build_only))
             .arg("--target-dir")
             .arg(target_dir)
             .args(&inv.cargo_args);
@@ -521,6 +645,45 @@ mod tests {
                 ("CARGO_ENCODED_RUSTDOCFLAGS", OsString::from("--cfg\x1fsim"))
             ]
         );
+    }
+
+    #[test]
+    fn build_only_packages_are_those_no_running_code_reaches() {
+        let package = |id: &str, name: &str, version: &str, kind: &str| {
+            serde_json::json!({"id": id, "name": name, "version": version,
+                "targets": [{"kind": [kind]}]})
+        };
+        let dep = |pkg: &str, kind: Option<&str>| serde_json::json!({"pkg": pkg, "dep_kinds": [{"kind": kind}]});
+        let node = |id: &str, deps: Vec<Value>| serde_json::json!({"id": id, "deps": deps});
+        let meta = serde_json::json!({
+            "workspace_members": ["app"],
+            "packages": [
+                package("app", "app", "0.1.0", "lib"),
+                package("lib", "lib-a", "1.0.0", "lib"),
+                package("pm", "pm", "1.0.0", "proc-macro"),
+                package("syn2", "syn", "2.0.0", "lib"),
+                package("syn1", "syn", "1.0.0", "lib"),
+                package("cc", "cc", "1.0.0", "lib"),
+                package("memchr", "memchr", "2.0.0", "lib"),
+                package("tester", "tester", "1.0.0", "lib"),
+            ],
+            "resolve": {"nodes": [
+                // The app: a library, a proc macro, a build dependency, and
+                // a dev-dependency (which runs, in its tests).
+                node("app", vec![dep("lib", None), dep("pm", None), dep("cc", Some("build")),
+                    dep("tester", Some("dev"))]),
+                node("lib", vec![dep("memchr", None), dep("syn1", None)]),
+                node("pm", vec![dep("syn2", None)]),
+                node("syn2", vec![]),
+                node("syn1", vec![]),
+                // Shared by build code and running code: optimized.
+                node("cc", vec![dep("memchr", None)]),
+                node("memchr", vec![]),
+                node("tester", vec![]),
+            ]},
+        });
+        assert_eq!(build_only(&meta), ["cc", "pm", "syn@2.0.0"]);
+        assert!(build_only(&serde_json::json!({})).is_empty());
     }
 
     #[test]

@@ -23,16 +23,20 @@
 //!   which cargo prefers to the configuration, `--cfg sim` appended to it.
 //!   `target.<triple>.rustflags` in a cargo configuration file also takes
 //!   precedence over `build.rustflags`: with those, set `RUSTFLAGS`;
-//! - `--config profile.dev.package."*".opt-level=2`: the dependencies
-//!   (every package that is not a workspace member, sim-rt included) build
-//!   optimized in the dev profile while the workspace's own crates keep it
-//!   as written, so an exploration of a service on hyper or tonic runs
-//!   several times faster and the user's code stays debuggable (see
+//! - `--config profile.dev.package."*".opt-level=2` (and `debug =
+//!   "line-tables-only"`): the dependencies (every package that is not a
+//!   workspace member, sim-rt included) build optimized in the dev profile
+//!   while the workspace's own crates keep it as written, so an
+//!   exploration of a service on hyper or tonic runs several times faster
+//!   and the user's code stays debuggable; packages only build code uses
+//!   (proc macros, build scripts' dependencies) stay unoptimized (see
 //!   [`cargo::optimized_deps`]); `--no-optimize-deps` leaves it out;
 //! - `--target-dir <target>/sim`, where `<target>` is the workspace's target
 //!   directory (`--target-dir`, `CARGO_TARGET_DIR`, `build.target-dir` or
 //!   `target/`), so the real and the simulated builds keep their artifacts
-//!   and switching between them rebuilds nothing.
+//!   and switching between them rebuilds nothing. The dependencies'
+//!   builds are shared with other workspaces through a cache (see
+//!   [`cache`]), so a second workspace compiles mostly its own crates.
 //!
 //! sim-tokio is found at `--sim-tokio DIR`, else `$CARGO_SIM_TOKIO`, else
 //! where it was when cargo-sim was built (`<this repository>/sim-tokio`).
@@ -113,6 +117,7 @@
 #![warn(missing_debug_implementations)]
 
 pub mod args;
+pub mod cache;
 pub mod cargo;
 pub mod lockfile;
 pub mod seed;
@@ -123,6 +128,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use self::args::{Invocation, Parsed, Subcommand, UsageError};
+use self::cache::Units;
 use self::cargo::{Cargo, Selection};
 use self::lockfile::LockDir;
 
@@ -146,11 +152,17 @@ Cargo.lock is put back byte for byte after the run; nothing in the
 repository changes. Fails when the patch is unused, and when no test ran.
 
 Dependencies build optimized: the dev profile (and test, which inherits it)
-gets --config 'profile.dev.package.\"*\".opt-level=2', so every package that
-is not a workspace member (hyper, tonic, sim-rt...) is optimized and an
-exploration runs several times faster, while your own crates keep the
-profile as written (unoptimized, debuggable). A --config of yours for the
-same key wins; --no-optimize-deps leaves the profile alone.
+gets --config 'profile.dev.package.\"*\".opt-level=2' (with line tables for
+debug information), so every package that is not a workspace member (hyper,
+tonic, sim-rt...) is optimized and an exploration runs several times faster,
+while your own crates keep the profile as written (unoptimized, debuggable)
+and proc macros stay unoptimized. A --config of yours for the same key wins;
+--no-optimize-deps leaves the profile alone.
+
+The dependencies' builds are kept in a cache shared by your workspaces
+($CARGO_SIM_CACHE, else ~/.cache/cargo-sim; CARGO_SIM_CACHE=off turns it
+off), so another workspace's first simulated build compiles mostly its own
+crates. Deleting the cache is always safe.
 
 Sim options (each sets the variable the simulator reads):
     --seed N             SIM_SEED        base seed, decimal or 0x hex
@@ -276,7 +288,14 @@ pub fn run(args: Vec<String>) -> Result<i32, Error> {
         eprintln!("cargo sim: the saved simulated lockfile does not resolve; seeding it again");
         checked = swap.reseed(reseed).and_then(|()| check());
     }
-    let ran = checked.and_then(|()| cargo.run(&inv, &selection, &target_dir, &env));
+    let ran = checked.and_then(|metadata| {
+        let build_only = cargo::build_only(&metadata);
+        let shared = Shared::new(&sim_tokio, &metadata, &workspace.root);
+        shared.restore(&target_dir);
+        let ran = cargo.run(&inv, &selection, &build_only, &target_dir, &env);
+        shared.keep(&target_dir);
+        ran
+    });
     swap.restore().map_err(|e| {
         Error::Failed(format!(
             "could not put the committed {} back: {e}; its bytes are in {}",
@@ -292,6 +311,50 @@ pub fn run(args: Vec<String>) -> Result<i32, Error> {
         return Err(Error::Failed(no_test_ran(&inv)));
     }
     Ok(0)
+}
+
+/// The shared cache of dependencies' builds for one run (see [`cache`]):
+/// nothing when it is off.
+struct Shared {
+    dir: Option<PathBuf>,
+    units: Units,
+}
+
+impl Shared {
+    fn new(sim_tokio: &Path, metadata: &serde_json::Value, root: &Path) -> Shared {
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        Shared {
+            dir: cache::directory(|v| std::env::var_os(v), &rustc, sim_tokio),
+            units: Units::shared(metadata, root),
+        }
+    }
+
+    /// Copies the cache's units that `target` lacks into it, saying how many.
+    fn restore(&self, target: &Path) {
+        let Some(dir) = &self.dir else { return };
+        match cache::copy_units(dir, target, dir, &self.units) {
+            Ok(0) => {}
+            Ok(n) => eprintln!(
+                "cargo sim: {n} builds of dependencies from the shared cache ({})",
+                dir.display()
+            ),
+            Err(e) => eprintln!(
+                "cargo sim: warning: could not read the shared cache {}: {e}",
+                dir.display()
+            ),
+        }
+    }
+
+    /// Copies `target`'s units that the cache lacks into it.
+    fn keep(&self, target: &Path) {
+        let Some(dir) = &self.dir else { return };
+        if let Err(e) = cache::copy_units(target, dir, dir, &self.units) {
+            eprintln!(
+                "cargo sim: warning: could not add to the shared cache {}: {e}",
+                dir.display()
+            );
+        }
+    }
 }
 
 /// sim-tokio's directory: `flag`, else `env` (`$CARGO_SIM_TOKIO`), else

@@ -164,10 +164,15 @@ fn dependencies_are_optimized_unless_asked_not_to() {
         "cargo sim test --no-optimize-deps"
     );
     assert_eq!(
-        cargo_sim::cargo::optimized_deps(&run(&["test"])),
-        ["--config", r#"profile.dev.package."*".opt-level=2"#]
+        cargo_sim::cargo::optimized_deps(&run(&["test"]), &[]),
+        [
+            "--config",
+            r#"profile.dev.package."*".opt-level=2"#,
+            "--config",
+            r#"profile.dev.package."*".debug="line-tables-only""#
+        ]
     );
-    assert!(cargo_sim::cargo::optimized_deps(&inv).is_empty());
+    assert!(cargo_sim::cargo::optimized_deps(&inv, &["syn".to_string()]).is_empty());
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! cores, then seconds). The tests take turns ([`serial`]): each one's
 //! commands then run back to back, as a user's would.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -141,7 +141,8 @@ fn opt_levels(ws: &Path, extra: &[&str]) -> std::collections::BTreeMap<String, V
 
 /// The simulated build optimizes the dependencies (sim-rt, sim-tokio and
 /// crates.io's), not the workspace's own crate, which keeps the dev
-/// profile as written; `--no-optimize-deps` leaves every crate at it.
+/// profile as written, nor the build code (proc macros); `--no-optimize-deps`
+/// leaves every crate at the dev profile.
 #[test]
 fn dependencies_build_optimized_and_the_workspace_as_written() {
     let _turn = serial();
@@ -154,6 +155,15 @@ fn dependencies_build_optimized_and_the_workspace_as_written() {
             levels.get(dep),
             Some(&vec!["2".to_string()]),
             "{dep}: {levels:?}"
+        );
+    }
+    // Proc macros (and what only they use) as cargo builds build code:
+    // unoptimized, since they run once per build.
+    for build in ["sim_rt_macros", "linkme_impl", "proc_macro2"] {
+        assert_eq!(
+            levels.get(build),
+            Some(&vec!["0".to_string()]),
+            "{build}: {levels:?}"
         );
     }
     // The library and its two test targets.
@@ -626,4 +636,69 @@ fn a_run_interrupted_while_seeding_leaves_the_committed_lock() {
             assert_eq!(fs::read(&lock).unwrap(), committed, "{}", shown(&next));
         }
     }
+}
+
+/// The dependencies' builds reach another workspace through the shared
+/// cache: a second copy of the fixture, elsewhere, with a target directory
+/// of its own, compiles only its own crate. Its own crate never comes
+/// from the cache, even where its files are older than the first copy's
+/// build (a second clone of one repository, on another branch): cargo
+/// hashes a workspace's own packages by their path in the workspace, the
+/// same in both copies, so only cargo-sim's rule keeps them apart.
+#[test]
+fn a_second_workspace_compiles_only_its_own_crate() {
+    let _turn = serial();
+    let first = fixture("app");
+    let out = cargo_sim(first.path(), &["test", "--offline", "--test", "sim"]);
+    assert!(out.status.success(), "{}", shown(&out));
+
+    let second = fixture("app");
+    let lib = second.path().join("src/lib.rs");
+    let text = fs::read_to_string(&lib).unwrap();
+    fs::write(&lib, text.replace("from_secs(secs)", "from_secs(secs * 2)")).unwrap();
+    let old = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    for file in [
+        "src/lib.rs",
+        "tests/sim.rs",
+        "tests/real.rs",
+        "Cargo.toml",
+        "Cargo.lock",
+    ] {
+        File::options()
+            .write(true)
+            .open(second.path().join(file))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let target = tempfile::tempdir().unwrap();
+    let out = command_in(
+        env!("CARGO_BIN_EXE_cargo-sim"),
+        second.path(),
+        target.path(),
+    )
+    .args(["sim", "test", "--offline", "--test", "sim"])
+    .output()
+    .unwrap();
+    // Its own code ran: the nap is twice as long.
+    assert!(!out.status.success(), "{}", shown(&out));
+    assert!(
+        stdout(&out).contains("test an_hour_passes_in_no_time ... FAILED"),
+        "{}",
+        shown(&out)
+    );
+    assert!(
+        stderr(&out).contains("builds of dependencies from the shared cache"),
+        "{}",
+        shown(&out)
+    );
+    let compiled = compiled(&out);
+    assert!(
+        !compiled.is_empty()
+            && compiled
+                .iter()
+                .all(|l| l.starts_with("Compiling fixture-app ")),
+        "{}",
+        shown(&out)
+    );
 }

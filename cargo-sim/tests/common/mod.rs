@@ -26,12 +26,19 @@ pub fn copy_dir(from: &Path, to: &Path, skip: &[&str]) {
     }
 }
 
-/// A command in `ws` with the target directory `target`, and none of the
-/// environment that would change what is built or run.
+/// A command in `ws` with the target directory `target`, the tests' shared
+/// cache (`<target>/tmp/cargo-sim-cache`), and none of the environment that
+/// would change what is built or run.
 pub fn command_in(program: impl AsRef<OsStr>, ws: &Path, target: &Path) -> Command {
     let mut cmd = Command::new(program);
     cmd.current_dir(ws)
         .env("CARGO_TARGET_DIR", target)
+        // The tests' own shared cache of dependencies' builds, not the
+        // user's.
+        .env(
+            "CARGO_SIM_CACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("cargo-sim-cache"),
+        )
         .stdin(Stdio::null());
     for var in [
         "RUSTFLAGS",
