@@ -18,7 +18,10 @@
 //! - after a run, each such unit the cache lacks is copied in: its
 //!   `.fingerprint/<package>-<hash>/` and `build/<package>-<hash>/`
 //!   directories and its `deps/<crate>-<hash>.*` files;
-//! - before a run, each unit the workspace's target lacks is copied out.
+//! - before a run, each unit the workspace's target lacks is copied out;
+//! - either way, a unit both have is replaced where the copy is newer
+//!   (rebuilt under the same hash after a path dependency's sources
+//!   changed, as sim-rt's do while it is being worked on).
 //!
 //! Cargo then decides what is fresh as it always does: a unit whose hash
 //! this build does not ask for is never looked at, one whose sources
@@ -180,15 +183,27 @@ pub fn copy_units(from: &Path, to: &Path, cache: &Path, units: &Units) -> io::Re
                 if text.contains(".tmp-cargo-sim") || !units.has(sub, text) {
                     continue;
                 }
+                let source = dir.join(&name);
                 let target = to.join(rel).join(sub).join(&name);
-                if fs::symlink_metadata(&target).is_ok() {
+                let there = match newest(&target) {
+                    Ok(t) => Some(t),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+                    Err(e) => return Err(e),
+                };
+                // The same unit (same hash) is there: keep it unless this
+                // one is newer (rebuilt after its path dependency's sources
+                // changed, as sim-rt's do while it is being worked on).
+                if there.is_some_and(|t| t >= newest(&source).unwrap_or(t)) {
                     continue;
                 }
                 fs::create_dir_all(target.parent().expect("an entry has a directory"))?;
                 let mut tmp = target.clone().into_os_string();
                 tmp.push(format!(".tmp-cargo-sim-{}", std::process::id()));
                 let tmp = PathBuf::from(tmp);
-                copy_tree(&dir.join(&name), &tmp)?;
+                copy_tree(&source, &tmp)?;
+                if there.is_some() && fs::symlink_metadata(&target)?.is_dir() {
+                    fs::remove_dir_all(&target)?;
+                }
                 fs::rename(&tmp, &target)?;
                 if sub == ".fingerprint" {
                     copied += 1;
@@ -227,6 +242,24 @@ fn profile_dirs(root: &Path) -> io::Result<Vec<PathBuf>> {
     }
     found.sort();
     Ok(found)
+}
+
+/// The latest modification time of `path` (a file), or of the files under
+/// it (a directory; its own when it holds none).
+fn newest(path: &Path) -> io::Result<std::time::SystemTime> {
+    let meta = fs::symlink_metadata(path)?;
+    let mut latest = meta.modified()?;
+    if meta.is_dir() {
+        let mut first = true;
+        for e in fs::read_dir(path)? {
+            let t = newest(&e?.path())?;
+            if first || t > latest {
+                latest = t;
+                first = false;
+            }
+        }
+    }
+    Ok(latest)
 }
 
 /// `from` (a file or a directory) copied to `to`, with its files'
@@ -338,6 +371,30 @@ mod tests {
         }
         // Again: nothing new.
         assert_eq!(copy_units(&ws, &cache, &cache, &units).unwrap(), 0);
+        // Rebuilt in the workspace (its path dependency's sources changed):
+        // the newer unit replaces the cache's.
+        let newer = old + std::time::Duration::from_secs(60);
+        for file in [
+            "debug/.fingerprint/dep-1/lib-dep",
+            "debug/deps/libdep-1.rlib",
+        ] {
+            let path = ws.join(file);
+            fs::write(&path, "rebuilt").unwrap();
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(newer)
+                .unwrap();
+        }
+        assert_eq!(copy_units(&ws, &cache, &cache, &units).unwrap(), 1);
+        assert_eq!(fs::read(&copied).unwrap(), b"rebuilt");
+        assert_eq!(
+            fs::read(cache.join("debug/.fingerprint/dep-1/lib-dep")).unwrap(),
+            b"rebuilt"
+        );
+        // And not back: the cache's is not newer than the workspace's.
+        assert_eq!(copy_units(&cache, &ws, &cache, &units).unwrap(), 0);
         // Out to a fresh target directory.
         let other = tmp.path().join("other");
         assert_eq!(copy_units(&cache, &other, &cache, &units).unwrap(), 1);
