@@ -330,13 +330,15 @@ fn check_count(flag: &str, raw: &str) -> Result<String, String> {
 /// One of the searches the explorer knows.
 fn check_search(flag: &str, raw: &str) -> Result<String, String> {
     let s = raw.trim().to_ascii_lowercase();
-    if ["ses", "ss", "walk", "swarm"].contains(&s.as_str()) {
+    // The names SIM_SEARCH takes (the explorer's `SearchKind::from_env`,
+    // which this crate cannot depend on: it would build the simulator).
+    if ["ses", "ss", "walk", "swarm", "adaptive"].contains(&s.as_str()) {
         Ok(s)
     } else {
         Err(format!(
             "{flag} {raw:?} is not a search: use ses (stratified exhaustive search), ss \
-             (stratified sampling), walk (random walks) or swarm (walks with fault rates drawn \
-             per execution)"
+             (stratified sampling), walk (random walks), swarm (walks with fault rates drawn \
+             per execution) or adaptive (the portfolio that follows new orderings)"
         ))
     }
 }

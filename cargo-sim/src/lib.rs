@@ -52,7 +52,7 @@
 //! | `--seed N` (decimal or `0x` hex) | `SIM_SEED` |
 //! | `--replay TOKEN\|last` | `SIM_REPLAY` |
 //! | `--explorer E` | `SIM_EXPLORER` |
-//! | `--search ses\|ss\|walk\|swarm` | `SIM_SEARCH` |
+//! | `--search ses\|ss\|walk\|swarm\|adaptive` | `SIM_SEARCH` |
 //! | `--executions N` | `SIM_EXECUTIONS` |
 //! | `--jobs N` (cargo's build jobs stay `-j N`) | `SIM_JOBS` |
 //! | `--sim-tokio DIR` | (where sim-tokio is) |
@@ -168,7 +168,7 @@ Sim options (each sets the variable the simulator reads):
     --seed N             SIM_SEED        base seed, decimal or 0x hex
     --replay TOKEN|last  SIM_REPLAY      replay a failure (last: each test's last)
     --explorer E         SIM_EXPLORER    rtc, rr, prr, random, pct[:d[:s]], or a test's own
-    --search S           SIM_SEARCH      ses, ss, walk or swarm
+    --search S           SIM_SEARCH      ses, ss, walk, swarm or adaptive
     --executions N       SIM_EXECUTIONS  execution budget
     --jobs N             SIM_JOBS        exploration threads (cargo's build jobs: -j N)
 

@@ -81,36 +81,6 @@ pub(crate) fn parse_shard(raw: &str) -> Result<(u32, u32), String> {
     Ok((i, n))
 }
 
-/// Which search `SIM_SEARCH` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SearchName {
-    Ses,
-    Ss,
-    Walk,
-    Swarm,
-    Adaptive,
-}
-
-pub(crate) fn parse_search(raw: &str) -> Result<SearchName, String> {
-    match raw.to_ascii_lowercase().as_str() {
-        "ses" => Ok(SearchName::Ses),
-        "ss" => Ok(SearchName::Ss),
-        "walk" => Ok(SearchName::Walk),
-        "swarm" => Ok(SearchName::Swarm),
-        "adaptive" => Ok(SearchName::Adaptive),
-        _ => Err(format!(
-            "SIM_SEARCH={raw:?} is not a search{}: use ses (stratified exhaustive search), ss \
-             (stratified sampling), walk (independent random executions), swarm (walks with \
-             fault rates drawn per execution) or adaptive (the portfolio that follows new \
-             orderings)",
-            did_you_mean(
-                raw,
-                &["ses", "ss", "walk", "swarm", "adaptive"].map(String::from)
-            )
-        )),
-    }
-}
-
 /// `; did you mean "x"?` naming the value of `names` closest to `raw`
 /// (or `pct:<n>` for `pct<n>`), when one is close; empty otherwise.
 pub(crate) fn did_you_mean(raw: &str, names: &[String]) -> String {
@@ -179,18 +149,10 @@ mod tests {
         assert!(parse_shard("3/3").unwrap_err().contains("does not exist"));
         assert!(parse_shard("1/0").unwrap_err().contains("at least 1"));
         assert!(parse_shard("half").unwrap_err().contains("i/n"));
-        assert_eq!(parse_search("SES"), Ok(SearchName::Ses));
-        assert!(parse_search("bfs").unwrap_err().contains("ses"));
-        assert!(parse_search("swram")
-            .unwrap_err()
-            .contains("did you mean \"swarm\"?"));
         let names = ["rtc", "rr", "prr", "random", "pct"].map(String::from);
         assert_eq!(did_you_mean("pct3", &names), "; did you mean \"pct:3\"?");
         assert_eq!(did_you_mean("radnom", &names), "; did you mean \"random\"?");
         assert_eq!(did_you_mean("bogus", &names), "");
         assert_eq!(did_you_mean("rcc", &names), "; did you mean \"rtc\"?");
-        assert!(parse_search("bfs")
-            .unwrap_err()
-            .contains("is not a search: use"));
     }
 }

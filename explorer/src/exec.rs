@@ -32,6 +32,7 @@ use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
 use crate::liveness::{EndWalks, Liveness, Switch, Walker};
 use crate::schedule::Deviation;
+use crate::search_kind::SearchKind;
 use crate::token::WalkTail;
 
 /// What a test's future may return: `()`, or a `Result` whose `Err` is a
@@ -211,16 +212,16 @@ pub(crate) struct Exec {
 }
 
 impl Exec {
-    /// The execution of `seed` and `schedule` as the search named `search`
-    /// ran it ("walk" and "swarm" draw data choices), with nothing recorded.
-    pub(crate) fn of(seed: u64, schedule: Vec<Deviation>, search: &str) -> Exec {
+    /// The execution of `seed` and `schedule` as `search` ran it (walks
+    /// draw data choices), with nothing recorded.
+    pub(crate) fn of(seed: u64, schedule: Vec<Deviation>, search: SearchKind) -> Exec {
         Exec {
             seed,
             schedule,
             record_from: u32::MAX,
             anchored: None,
-            random_data: matches!(search, "walk" | "swarm"),
-            swarm: search == "swarm",
+            random_data: search.random_data(),
+            swarm: search.swarm(),
             cache_states: false,
             quiet: true,
             walk: None,

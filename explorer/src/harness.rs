@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use sim_rt::runtime::Builder;
 
-use crate::env::{self, SearchName};
+use crate::env;
 use crate::exec::{run_test, Program, Target, TestOutcome};
 use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
 use crate::liveness::Liveness;
@@ -17,7 +17,7 @@ use crate::progress::Progress;
 use crate::report::Report;
 use crate::search::portfolio::{self, Member};
 use crate::search::replay::Replayed;
-use crate::search::{self, Ctx, Exhaustive, Sampling, Search, Swarm, Walk};
+use crate::search::{self, Ctx, Exhaustive, Sampling, Search, SearchKind, Swarm, Walk};
 use crate::token::ReplayToken;
 
 /// Checks a property of a simulated program over many executions chosen by
@@ -384,7 +384,7 @@ impl Explorer {
         if report.failed() {
             sim_rt::runtime::__private::fail_quietly(report.to_string());
         }
-        if !report.never_hit().is_empty() && report.search != "replay" {
+        if !report.never_hit().is_empty() && report.search != SearchKind::Replay.name() {
             if self.require_coverage {
                 panic!(
                     "{report}\nThe search never reached every coverage point it must \
@@ -561,13 +561,8 @@ impl Explorer {
                 let settings = Settings {
                     make,
                     explorer: token.explorer.clone(),
-                    search: match token.search.as_str() {
-                        "ses" => "ses",
-                        "walk" => "walk",
-                        "swarm" => "swarm",
-                        "shrunk" => "shrunk",
-                        _ => "ss",
-                    },
+                    search: SearchKind::from_token(&token.search)
+                        .map_err(|e| format!("the replay token names an {e}"))?,
                     executions: 1,
                     seed: token.seed,
                     jobs: 1,
@@ -596,7 +591,7 @@ impl Explorer {
         let mut env_search = env::var("SIM_SEARCH");
         // `SIM_SEARCH=adaptive` names the adaptive portfolio, not a search.
         let env_adaptive = match &env_search {
-            Some(raw) => env::parse_search(raw)? == SearchName::Adaptive,
+            Some(raw) => SearchKind::from_env(raw)? == SearchKind::Adaptive,
             None => false,
         };
         if env_adaptive {
@@ -638,24 +633,30 @@ impl Explorer {
             None => None,
         };
         if let Some(raw) = env_search {
-            let name = env::parse_search(&raw)?;
+            let name = SearchKind::from_env(&raw)?;
             let bound = search.max_delays();
             search = match (name, &search) {
-                (SearchName::Ses, Search::Exhaustive(_)) => search,
-                (SearchName::Ss, Search::Sampling(_)) => search,
-                (SearchName::Walk, Search::Walk(_)) => search,
-                (SearchName::Swarm, Search::Swarm(_)) => search,
-                (SearchName::Ses, _) => Search::Exhaustive(Exhaustive {
+                (SearchKind::Ses, Search::Exhaustive(_)) => search,
+                (SearchKind::Ss, Search::Sampling(_)) => search,
+                (SearchKind::Walk, Search::Walk(_)) => search,
+                (SearchKind::Swarm, Search::Swarm(_)) => search,
+                (SearchKind::Ses, _) => Search::Exhaustive(Exhaustive {
                     max_delays: bound.unwrap_or(Exhaustive::default().max_delays),
                     ..Exhaustive::default()
                 }),
-                (SearchName::Ss, _) => Search::Sampling(Sampling {
+                (SearchKind::Ss, _) => Search::Sampling(Sampling {
                     max_delays: bound.unwrap_or(Sampling::default().max_delays),
                     ..Sampling::default()
                 }),
-                (SearchName::Walk, _) => Search::Walk(Walk),
-                (SearchName::Swarm, _) => Search::Swarm(Swarm),
-                (SearchName::Adaptive, _) => unreachable!("taken out above"),
+                (SearchKind::Walk, _) => Search::Walk(Walk),
+                (SearchKind::Swarm, _) => Search::Swarm(Swarm),
+                (
+                    SearchKind::Adaptive
+                    | SearchKind::Portfolio
+                    | SearchKind::Shrunk
+                    | SearchKind::Replay,
+                    _,
+                ) => unreachable!("SIM_SEARCH names a search, and adaptive is taken out above"),
             };
             let walks = matches!(search, Search::Walk(_) | Search::Swarm(_));
             if walks && !self.explorer_named && env::var("SIM_EXPLORER").is_none() {
@@ -729,9 +730,9 @@ impl Explorer {
             }
         }
         let (explorer, search_name) = match members {
-            Some(_) if adaptive => ("adaptive".to_string(), "portfolio"),
-            Some(_) => ("default".to_string(), "portfolio"),
-            None => (explorer, search.name()),
+            Some(_) if adaptive => ("adaptive".to_string(), SearchKind::Portfolio),
+            Some(_) => ("default".to_string(), SearchKind::Portfolio),
+            None => (explorer, search.kind()),
         };
         let settings = Settings {
             make,
@@ -834,7 +835,7 @@ enum Resolved {
 struct Settings {
     make: Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>,
     explorer: String,
-    search: &'static str,
+    search: SearchKind,
     executions: u64,
     seed: u64,
     jobs: usize,

@@ -97,6 +97,7 @@ pub mod prop;
 mod report;
 mod schedule;
 pub mod search;
+mod search_kind;
 pub mod shrink;
 mod swarm;
 mod tell;

@@ -35,7 +35,7 @@ use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::exec::{on_fresh_thread, Exec, Target};
-use crate::search::Ctx;
+use crate::search::{Ctx, SearchKind};
 use crate::token::ReplayToken;
 
 /// A run that did not agree with what the search knew of its execution.
@@ -171,18 +171,18 @@ impl Ctx<'_> {
             ),
         };
         let search = if d.exec.swarm {
-            "swarm"
+            SearchKind::Swarm
         } else if d.exec.random_data {
-            "walk"
-        } else if self.search == "ses" {
-            "ses"
+            SearchKind::Walk
+        } else if self.search == SearchKind::Ses {
+            SearchKind::Ses
         } else {
-            "ss"
+            SearchKind::Ss
         };
         let token = ReplayToken {
             test: self.test.clone(),
             explorer: self.explorer.clone(),
-            search: search.to_string(),
+            search: search.name().to_string(),
             seed: d.exec.seed,
             schedule: d.exec.schedule.clone(),
             steps,

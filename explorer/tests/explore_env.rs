@@ -452,3 +452,30 @@ fn a_token_of_another_test_is_an_error_naming_both() {
     );
     assert!(!out.contains("found a failure"), "no search ran:\n{out}");
 }
+
+/// A token whose search no build of the explorer writes is an error that
+/// lists the searches a token can name, not a replay under a guessed one.
+#[test]
+fn a_token_of_an_unknown_search_is_an_error_listing_the_known_ones() {
+    let token = explorer::ReplayToken {
+        test: "child".to_string(),
+        explorer: "rr".to_string(),
+        search: "bfs".to_string(),
+        seed: 1,
+        schedule: Vec::new(),
+        steps: 3,
+        hash: 4,
+        walk: None,
+    }
+    .encode();
+    let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
+    assert!(!ok);
+    assert!(
+        out.contains(
+            "the replay token names an unknown search \"bfs\" (a token names ses, ss, walk, \
+             swarm or shrunk)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("found a failure"), "nothing ran:\n{out}");
+}

@@ -33,6 +33,7 @@ mod walk;
 pub use self::ses::Exhaustive;
 pub use self::ss::Sampling;
 pub use self::walk::{Swarm, Walk};
+pub use crate::search_kind::SearchKind;
 
 /// Which search an [`Explorer`](crate::Explorer) runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,14 +49,19 @@ pub enum Search {
 }
 
 impl Search {
+    /// Which search it is.
+    pub fn kind(&self) -> SearchKind {
+        match self {
+            Search::Exhaustive(_) => SearchKind::Ses,
+            Search::Sampling(_) => SearchKind::Ss,
+            Search::Walk(_) => SearchKind::Walk,
+            Search::Swarm(_) => SearchKind::Swarm,
+        }
+    }
+
     /// The short name used in reports, tokens and `SIM_SEARCH`.
     pub fn name(&self) -> &'static str {
-        match self {
-            Search::Exhaustive(_) => "ses",
-            Search::Sampling(_) => "ss",
-            Search::Walk(_) => "walk",
-            Search::Swarm(_) => "swarm",
-        }
+        self.kind().name()
     }
 
     /// The delay bound, for the searches that have one.
@@ -104,7 +110,7 @@ pub(crate) struct Ctx<'a> {
     /// SIM_EXPLORER=rr `...), for reproduction lines that need them.
     pub(crate) env_prefix: String,
     pub(crate) explorer: String,
-    pub(crate) search: &'static str,
+    pub(crate) search: SearchKind,
     /// Execution budget.
     pub(crate) executions: u64,
     pub(crate) seed: u64,
@@ -134,7 +140,7 @@ impl Ctx<'_> {
         Report {
             test: self.test.clone(),
             explorer: self.explorer.clone(),
-            search: self.search.to_string(),
+            search: self.search.name().to_string(),
             seed: self.seed,
             executions: 0,
             max_delays_reached: 0,
@@ -179,11 +185,7 @@ impl Ctx<'_> {
             .as_ref()
             .expect("a failed execution keeps its trace");
         // A walk with deviations (a mutated one) is not its seed's walk.
-        let by_seed = match self.search {
-            "ss" => true,
-            "walk" | "swarm" => schedule.is_empty(),
-            _ => false,
-        };
+        let by_seed = self.search.by_seed(!schedule.is_empty());
         let original = self.token(seed, schedule, trace, self.search);
         let original_command = format!("SIM_REPLAY={original} {}", self.command);
         let (mut ran, schedule, search, shrunk) = if shrink > 0 {
@@ -305,7 +307,10 @@ impl Ctx<'_> {
             .strategy
             .clone()
             .unwrap_or_else(|| format!("{} with {}", self.search, self.explorer));
-        let swarm = (self.search == "swarm").then(|| crate::swarm::Rates::of(seed).to_string());
+        let swarm = self
+            .search
+            .swarm()
+            .then(|| crate::swarm::Rates::of(seed).to_string());
         FoundFailure {
             found_by,
             swarm,
@@ -327,11 +332,17 @@ impl Ctx<'_> {
         }
     }
 
-    fn token(&self, seed: u64, schedule: &[Deviation], trace: &Trace, search: &str) -> ReplayToken {
+    fn token(
+        &self,
+        seed: u64,
+        schedule: &[Deviation],
+        trace: &Trace,
+        search: SearchKind,
+    ) -> ReplayToken {
         ReplayToken {
             test: self.test.clone(),
             explorer: self.explorer.clone(),
-            search: search.to_string(),
+            search: search.name().to_string(),
             seed,
             schedule: schedule.to_vec(),
             steps: trace.len() as u32,
@@ -351,7 +362,7 @@ impl Ctx<'_> {
         original: ReplayToken,
         original_command: String,
         budget: u64,
-    ) -> (Ran, Vec<Deviation>, &'static str, Option<Shrunk>) {
+    ) -> (Ran, Vec<Deviation>, SearchKind, Option<Shrunk>) {
         let mut base = Exec::of(seed, schedule.to_vec(), self.search);
         let mut ran = ran;
         let mut search = self.search;
@@ -378,7 +389,7 @@ impl Ctx<'_> {
             if !same {
                 return (ran, schedule.to_vec(), self.search, None);
             }
-            (base, ran, search) = (converted, again, "shrunk");
+            (base, ran, search) = (converted, again, SearchKind::Shrunk);
         }
         let (schedule, ran, before, after, executions) =
             shrink::shrink(&self.target, base, ran, budget);

@@ -40,7 +40,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sim_rt::scheduler::{derive_seed, uniform};
 
 use super::pool::{self, unit_seed, Done, Kept, Plan, Unit, Units};
-use super::{ss, walk, Ctx, Sampling, Search};
+use super::{ss, walk, Ctx, Sampling, Search, SearchKind};
 
 /// Makes a fresh explorer for each execution.
 pub(crate) type Make = Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>;
@@ -89,11 +89,11 @@ impl Member {
     }
 
     /// The search a failure of this member replays with.
-    fn search(&self) -> &'static str {
+    fn search(&self) -> SearchKind {
         match &self.kind {
-            Kind::Search(s) => s.name(),
-            Kind::Sweep => "ses",
-            Kind::Mutate => "walk",
+            Kind::Search(s) => s.kind(),
+            Kind::Sweep => SearchKind::Ses,
+            Kind::Mutate => SearchKind::Walk,
         }
     }
 
@@ -307,7 +307,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                 let ran = c.numbered(1, || {
                     c.target.run(Exec {
                         record_from: 0,
-                        ..Exec::of(ctx.seed, Vec::new(), "ses")
+                        ..Exec::of(ctx.seed, Vec::new(), SearchKind::Ses)
                     })
                 });
                 ctx.progress.executed(1, 0);
@@ -396,7 +396,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                 c.numbered(1, || {
                     let exec = Exec {
                         record_from: at.at,
-                        ..Exec::of(unit.seed, schedule.clone(), "ses")
+                        ..Exec::of(unit.seed, schedule.clone(), SearchKind::Ses)
                     };
                     let mut ran = c.target.run(exec.clone());
                     ctx.progress.executed(1, 1);

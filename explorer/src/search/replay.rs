@@ -10,7 +10,7 @@ use crate::exec::Exec;
 use crate::report::Report;
 use crate::token::ReplayToken;
 
-use super::Ctx;
+use super::{Ctx, SearchKind};
 
 /// How a replay ended, besides its report.
 #[derive(Debug)]
@@ -30,12 +30,12 @@ pub(crate) enum Replayed {
 
 pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     let mut report = ctx.report();
-    report.search = "replay".to_string();
+    report.search = SearchKind::Replay.name().to_string();
     let exec = Exec {
         record_from: 0,
         quiet: false,
         walk: token.walk,
-        ..Exec::of(token.seed, token.schedule.clone(), &token.search)
+        ..Exec::of(token.seed, token.schedule.clone(), ctx.search)
     };
     let ran = ctx.numbered(1, || ctx.target.run(exec.clone()));
     report.executions = 1;

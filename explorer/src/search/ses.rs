@@ -56,7 +56,7 @@ use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::{extend, flatten, with_last_action, Node};
 
-use super::Ctx;
+use super::{Ctx, SearchKind};
 
 /// Stratified exhaustive search: all executions with 0 delays, then 1, then
 /// 2..., up to `max_delays` or the execution budget.
@@ -194,7 +194,7 @@ pub(super) fn run(ctx: &Ctx<'_>, cfg: &Exhaustive) -> Report {
             let exec = Exec {
                 record_from: q,
                 cache_states: cfg.cache_states,
-                ..Exec::of(ctx.seed, schedule.clone(), "ses")
+                ..Exec::of(ctx.seed, schedule.clone(), SearchKind::Ses)
             };
             let ran = ctx.numbered(executions + 1, || ctx.target.run(exec.clone()));
             ctx.progress.end(executions);

@@ -45,7 +45,7 @@ use crate::report::Report;
 use crate::schedule::Deviation;
 
 use super::pool::{self, Done, Plan, Unit};
-use super::Ctx;
+use super::{Ctx, SearchKind};
 
 /// Stratified sampling: `first` samples with 1 delay, `first * growth` with
 /// 2, ... up to `max_delays`, then samples with `max_delays` delays until the
@@ -150,7 +150,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
         ctx.progress.stratum(unit.bound);
         let exec = Exec {
             record_from: from,
-            ..Exec::of(unit.seed, deviations.clone(), "ss")
+            ..Exec::of(unit.seed, deviations.clone(), SearchKind::Ss)
         };
         let ran = ctx.numbered(executions + 1, || ctx.target.run(exec.clone()));
         executions += 1;

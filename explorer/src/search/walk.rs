@@ -18,7 +18,7 @@ use crate::report::Report;
 use crate::schedule::Deviation;
 
 use super::pool::{self, Done, Kept, Plan, Unit};
-use super::Ctx;
+use super::{Ctx, SearchKind};
 
 /// Independent executions of a randomized explorer (the baselines: uniform
 /// random walk, PCT).
@@ -75,7 +75,11 @@ pub(super) fn guided(
     schedule: Vec<Deviation>,
     keep: Option<usize>,
 ) -> Done {
-    let search = if swarm { "swarm" } else { "walk" };
+    let search = if swarm {
+        SearchKind::Swarm
+    } else {
+        SearchKind::Walk
+    };
     ctx.numbered(1, || {
         let mut ran = ctx.target.run(Exec {
             record_from: if keep.is_some() { 0 } else { u32::MAX },
