@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
+use sim_rt::runtime::ChoiceTag;
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
 
 use crate::explorers::DelayingExplorer;
@@ -82,7 +83,7 @@ pub(crate) struct Record {
 /// uses it to take out losses a failure does not need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Anchor {
-    pub(crate) kind: u8,
+    pub(crate) kind: ChoiceTag,
     pub(crate) from: u32,
     pub(crate) to: u32,
     pub(crate) nth: u32,
@@ -428,7 +429,7 @@ impl Scheduler for Guided {
                 (kind, a.last)
             {
                 let anchor = Anchor {
-                    kind: kind.code(),
+                    kind: kind.tag(),
                     from,
                     to,
                     nth,

@@ -45,7 +45,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sim_rt::runtime::{Happening, Step, Told, Trace};
-use sim_rt::scheduler::{ChoiceKind, Event, HostId, PacketId};
+use sim_rt::scheduler::{Event, HostId, PacketId};
 
 use crate::tell::{Delayed, Line, Words};
 
@@ -556,13 +556,9 @@ impl Model {
                     continue;
                 }
                 Happening::Choice { kind, index: i, of } => {
-                    let told_otherwise = [
-                        ChoiceKind::Loss { probability: 0.0 }.code(),
-                        ChoiceKind::Duplicate { probability: 0.0 }.code(),
-                        ChoiceKind::Fault { probability: 0.0 }.code(),
-                    ];
-                    if !told_otherwise.contains(kind) {
-                        let words = crate::tell::choice_words(*kind, *i, *of);
+                    let kind = crate::tell::tag(*kind);
+                    if !crate::tell::told_by_effects(kind) {
+                        let words = crate::tell::choice_words(kind, *i, *of);
                         marks.push(Mark {
                             row,
                             host: choice_host(row),

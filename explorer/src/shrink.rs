@@ -37,8 +37,9 @@
 //! The candidates and their order are a function of the schedule and of
 //! the program's answers: the same failure shrinks to the same execution.
 
-use sim_rt::runtime::{FailureKind, Step, Trace};
-use sim_rt::scheduler::ChoiceKind;
+use sim_rt::runtime::{ChoiceTag, FailureKind, Step, Trace};
+
+use crate::tell::tag;
 
 use crate::exec::{Exec, Ran, Target};
 use crate::schedule::Deviation;
@@ -88,16 +89,20 @@ pub struct Shrunk {
 }
 
 /// The kinds whose non-default options are faults.
-fn is_fault(kind: u8) -> bool {
-    [
-        ChoiceKind::Loss { probability: 0.0 },
-        ChoiceKind::Duplicate { probability: 0.0 },
-        ChoiceKind::Fault { probability: 0.0 },
-        ChoiceKind::DiskEio { probability: 0.0 },
-        ChoiceKind::Buggify { probability: 0.0 },
-    ]
-    .iter()
-    .any(|k| k.code() == kind)
+fn is_fault(kind: ChoiceTag) -> bool {
+    match kind {
+        ChoiceTag::Loss
+        | ChoiceTag::Duplicate
+        | ChoiceTag::Fault
+        | ChoiceTag::DiskEio
+        | ChoiceTag::Buggify => true,
+        ChoiceTag::Select
+        | ChoiceTag::User
+        | ChoiceTag::Late
+        | ChoiceTag::DiskCrashPrefix
+        | ChoiceTag::DiskCrashKeep
+        | ChoiceTag::DiskTornWrite => false,
+    }
 }
 
 /// The size of the execution of `schedule` whose trace is `trace`.
@@ -108,7 +113,7 @@ pub(crate) fn size(schedule: &[Deviation], trace: &Trace) -> ExecutionSize {
     };
     for &(at, action) in schedule {
         match trace.step_at(at.into()) {
-            Some(Step::Choose { kind, .. }) if is_fault(kind) => s.faults += 1,
+            Some(Step::Choose { kind, .. }) if is_fault(tag(kind)) => s.faults += 1,
             Some(Step::Choose { .. }) => s.data += 1,
             _ => s.delays += action,
         }
@@ -206,10 +211,12 @@ impl Shrinker<'_, '_> {
             .trace
             .as_ref()
             .expect("failures keep their trace");
-        let loss = (ChoiceKind::Loss { probability: 0.0 }).code();
-        let duplicate = (ChoiceKind::Duplicate { probability: 0.0 }).code();
         let any = self.best.0.iter().any(|&(at, _)| {
-            matches!(trace.step_at(at.into()), Some(Step::Choose { kind, .. }) if kind == loss || kind == duplicate)
+            matches!(
+                trace.step_at(at.into()),
+                Some(Step::Choose { kind, .. })
+                    if matches!(tag(kind), ChoiceTag::Loss | ChoiceTag::Duplicate)
+            )
         });
         if !any || self.executions >= self.budget {
             return false;
@@ -342,7 +349,7 @@ impl Shrinker<'_, '_> {
                 .as_ref()
                 .expect("failures keep their trace");
             let kind = |step: Option<Step>| match step {
-                Some(Step::Choose { kind, .. }) => Some(kind),
+                Some(Step::Choose { kind, .. }) => Some(tag(kind)),
                 _ => None,
             };
             let mine = kind(trace.step_at(at.into()));
@@ -439,10 +446,11 @@ mod tests {
 
     #[test]
     fn fault_kinds() {
-        assert!(is_fault(ChoiceKind::Fault { probability: 0.1 }.code()));
-        assert!(is_fault(ChoiceKind::Loss { probability: 0.1 }.code()));
-        assert!(!is_fault(ChoiceKind::User.code()));
-        assert!(!is_fault(ChoiceKind::DiskCrashKeep.code()));
+        use sim_rt::scheduler::ChoiceKind;
+        assert!(is_fault(ChoiceKind::Fault { probability: 0.1 }.tag()));
+        assert!(is_fault(ChoiceKind::Loss { probability: 0.1 }.tag()));
+        assert!(!is_fault(ChoiceKind::User.tag()));
+        assert!(!is_fault(ChoiceKind::DiskCrashKeep.tag()));
     }
 
     #[test]

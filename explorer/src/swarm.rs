@@ -45,6 +45,7 @@ use std::fmt;
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use sim_rt::runtime::ChoiceTag;
 use sim_rt::scheduler::{derive_seed, uniform, ChoiceKind};
 
 /// The highest rate swarm gives a kind of fault, per draw.
@@ -95,24 +96,41 @@ impl Rates {
     /// `kind` with its probability scaled by this draw (kinds without a
     /// probability, the uniform ones, are unchanged).
     pub(crate) fn scale(&self, kind: ChoiceKind) -> ChoiceKind {
-        let scaled = |p: f64, m: f64| (p * m).min(MAX_RATE.max(p));
+        // Which of this draw's rates scales the kind: matched on the tag,
+        // so a new kind of choice does not compile until it is decided.
+        let m = match kind.tag() {
+            ChoiceTag::Fault => self.faults,
+            ChoiceTag::Loss => self.loss,
+            ChoiceTag::Duplicate => self.duplicate,
+            ChoiceTag::DiskEio => self.disk,
+            ChoiceTag::Buggify => self.buggify,
+            // Late deliveries keep the walk's own rate; the uniform kinds
+            // have none.
+            ChoiceTag::Late
+            | ChoiceTag::Select
+            | ChoiceTag::User
+            | ChoiceTag::DiskCrashPrefix
+            | ChoiceTag::DiskCrashKeep
+            | ChoiceTag::DiskTornWrite => return kind,
+        };
+        let scaled = |p: f64| (p * m).min(MAX_RATE.max(p));
         match kind {
             ChoiceKind::Fault { probability } => ChoiceKind::Fault {
-                probability: scaled(probability, self.faults),
+                probability: scaled(probability),
             },
             ChoiceKind::Loss { probability } => ChoiceKind::Loss {
-                probability: scaled(probability, self.loss),
+                probability: scaled(probability),
             },
             ChoiceKind::Duplicate { probability } => ChoiceKind::Duplicate {
-                probability: scaled(probability, self.duplicate),
+                probability: scaled(probability),
             },
             ChoiceKind::DiskEio { probability } => ChoiceKind::DiskEio {
-                probability: scaled(probability, self.disk),
+                probability: scaled(probability),
             },
             ChoiceKind::Buggify { probability } => ChoiceKind::Buggify {
-                probability: scaled(probability, self.buggify),
+                probability: scaled(probability),
             },
-            other => other,
+            other => unreachable!("{other:?} has no rate of a swarm's, by its tag"),
         }
     }
 

@@ -43,8 +43,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use sim_rt::runtime::{Happening, Step, Told, Trace};
-use sim_rt::scheduler::{ChoiceKind, Event, HostId, PacketId};
+use sim_rt::runtime::{ChoiceTag, Happening, Step, Told, Trace};
+use sim_rt::scheduler::{Event, HostId, PacketId};
 use sim_rt::task::Id;
 
 /// At most this many lines are told in a report; the rest are counted
@@ -252,59 +252,59 @@ impl<'a> Words<'a> {
 
 /// Words for a data choice that took option `index` of `of`, other than a
 /// loss, a duplicate or a fault (told by what they did).
-pub(crate) fn choice_words(kind: u8, index: u32, of: u32) -> String {
-    if kind == ChoiceKind::Select.code() {
-        format!("a select! took branch {index} of {of}")
-    } else if kind == ChoiceKind::User.code() {
-        format!("sim::choose picked {index} of {of}")
-    } else if kind == (ChoiceKind::Buggify { probability: 0.0 }).code() {
-        if index == 0 {
-            "a sim::buggify point did not fire".to_string()
-        } else {
-            "a sim::buggify point fired".to_string()
-        }
-    } else if kind == (ChoiceKind::Late { probability: 0.0 }).code() {
-        if index == 0 {
+pub(crate) fn choice_words(kind: ChoiceTag, index: u32, of: u32) -> String {
+    match kind {
+        ChoiceTag::Select => format!("a select! took branch {index} of {of}"),
+        ChoiceTag::User => format!("sim::choose picked {index} of {of}"),
+        ChoiceTag::Buggify if index == 0 => "a sim::buggify point did not fire".to_string(),
+        ChoiceTag::Buggify => "a sim::buggify point fired".to_string(),
+        ChoiceTag::Late if index == 0 => {
             "the packets in flight were delivered in their windows".to_string()
-        } else {
-            "the packets in flight arrived late: the clock moved to the end of the first \
-             one's latency window before any was delivered"
-                .to_string()
         }
-    } else if kind == (ChoiceKind::DiskEio { probability: 0.0 }).code() {
-        if index == 0 {
-            "a disk operation succeeded".to_string()
-        } else {
-            "a disk operation failed with an injected EIO".to_string()
-        }
-    } else if kind == ChoiceKind::DiskCrashPrefix.code() {
-        format!(
+        ChoiceTag::Late => "the packets in flight arrived late: the clock moved to the end of \
+                            the first one's latency window before any was delivered"
+            .to_string(),
+        ChoiceTag::DiskEio if index == 0 => "a disk operation succeeded".to_string(),
+        ChoiceTag::DiskEio => "a disk operation failed with an injected EIO".to_string(),
+        ChoiceTag::DiskCrashPrefix => format!(
             "a disk crash kept the oldest {index} of {} unsynced operations",
             of - 1
-        )
-    } else if kind == ChoiceKind::DiskCrashKeep.code() {
-        if index == 0 {
+        ),
+        ChoiceTag::DiskCrashKeep if index == 0 => {
             "a disk crash lost an unsynced operation".to_string()
-        } else {
-            "a disk crash kept an unsynced operation".to_string()
         }
-    } else if kind == ChoiceKind::DiskTornWrite.code() {
-        if index == 0 {
+        ChoiceTag::DiskCrashKeep => "a disk crash kept an unsynced operation".to_string(),
+        ChoiceTag::DiskTornWrite if index == 0 => {
             "a disk crash kept an unsynced write whole".to_string()
-        } else {
-            format!(
-                "a disk crash tore an unsynced write (tear {index} of {})",
-                of - 1
-            )
         }
-    } else if kind == (ChoiceKind::Loss { probability: 0.0 }).code() {
-        format!("a loss choice: option {index} of {of}")
-    } else if kind == (ChoiceKind::Duplicate { probability: 0.0 }).code() {
-        format!("a duplication choice: option {index} of {of}")
-    } else if kind == (ChoiceKind::Fault { probability: 0.0 }).code() {
-        format!("the fault injector's option {index} of {of}")
-    } else {
-        format!("a data choice of kind {kind}: option {index} of {of}")
+        ChoiceTag::DiskTornWrite => format!(
+            "a disk crash tore an unsynced write (tear {index} of {})",
+            of - 1
+        ),
+        ChoiceTag::Loss => format!("a loss choice: option {index} of {of}"),
+        ChoiceTag::Duplicate => format!("a duplication choice: option {index} of {of}"),
+        ChoiceTag::Fault => format!("the fault injector's option {index} of {of}"),
+    }
+}
+
+/// The tag of a choice's kind from the code a trace or a story records.
+pub(crate) fn tag(code: u8) -> ChoiceTag {
+    ChoiceTag::from_code(code).expect("a trace records only the codes of ChoiceKinds")
+}
+
+/// Whether a choice of `kind` is told by what it did (a message lost or
+/// duplicated, the injector's faults) rather than in [`choice_words`].
+pub(crate) fn told_by_effects(kind: ChoiceTag) -> bool {
+    match kind {
+        ChoiceTag::Loss | ChoiceTag::Duplicate | ChoiceTag::Fault => true,
+        ChoiceTag::Select
+        | ChoiceTag::User
+        | ChoiceTag::Buggify
+        | ChoiceTag::Late
+        | ChoiceTag::DiskEio
+        | ChoiceTag::DiskCrashPrefix
+        | ChoiceTag::DiskCrashKeep
+        | ChoiceTag::DiskTornWrite => false,
     }
 }
 
@@ -354,14 +354,10 @@ pub(crate) fn lines(
                 format!("duplicate {} (by chance)", words.message(*packet)),
                 words.message_steps(*packet),
             )),
-            Happening::Choice { kind, index, of } => {
-                let loss = ChoiceKind::Loss { probability: 0.0 }.code();
-                let dup = ChoiceKind::Duplicate { probability: 0.0 }.code();
-                let fault = ChoiceKind::Fault { probability: 0.0 }.code();
-                if ![loss, dup, fault].contains(kind) {
-                    lines.push(line(choice_words(*kind, *index, *of), Vec::new()));
-                }
+            Happening::Choice { kind, index, of } if !told_by_effects(tag(*kind)) => {
+                lines.push(line(choice_words(tag(*kind), *index, *of), Vec::new()));
             }
+            Happening::Choice { .. } => {}
             Happening::Injected => {
                 // The injector's effects follow; what the step changed
                 // before them, the program did.
@@ -686,9 +682,6 @@ pub(crate) fn transition(
         })
         .unwrap_or_default();
     let mut names = Vec::new();
-    let loss = ChoiceKind::Loss { probability: 0.0 }.code();
-    let dup = ChoiceKind::Duplicate { probability: 0.0 }.code();
-    let fault = ChoiceKind::Fault { probability: 0.0 }.code();
     // The message a loss or duplication choice was about: the last sent
     // before it.
     let just_sent = || {
@@ -712,37 +705,43 @@ pub(crate) fn transition(
             Event::Advance => format!("time moves to {at:?}"),
             other => format!("{other:?}"),
         },
-        Step::Choose { kind, index, of } if kind == fault => {
-            effects_too = false;
-            let group: Vec<Happening> = after.iter().map(|t| t.what.clone()).collect();
-            let named: Vec<String> = group_words(&words, &group)
-                .into_iter()
-                .map(|(_, w)| w)
-                .collect();
-            if named.is_empty() {
-                format!(
-                    "the fault injector did nothing (the default of {} options)",
-                    of
-                )
-            } else if index == 0 {
-                named.join(", ")
-            } else {
-                format!("{} ({})", named.join(", "), by(true))
-            }
-        }
-        Step::Choose { kind, index, .. } if kind == loss || kind == dup => match just_sent() {
-            Some(p) => {
-                names.extend(words.message_steps(p));
-                let verb = if kind == loss { "lose" } else { "duplicate" };
-                if index == 0 {
-                    format!("do not {verb} {}", words.message(p))
+        Step::Choose { kind, index, of } => match tag(kind) {
+            ChoiceTag::Fault => {
+                effects_too = false;
+                let group: Vec<Happening> = after.iter().map(|t| t.what.clone()).collect();
+                let named: Vec<String> = group_words(&words, &group)
+                    .into_iter()
+                    .map(|(_, w)| w)
+                    .collect();
+                if named.is_empty() {
+                    format!(
+                        "the fault injector did nothing (the default of {} options)",
+                        of
+                    )
+                } else if index == 0 {
+                    named.join(", ")
                 } else {
-                    format!("{verb} {} (by chance)", words.message(p))
+                    format!("{} ({})", named.join(", "), by(true))
                 }
             }
-            None => choice_words(kind, index, 2),
+            kind @ (ChoiceTag::Loss | ChoiceTag::Duplicate) => match just_sent() {
+                Some(p) => {
+                    names.extend(words.message_steps(p));
+                    let verb = if kind == ChoiceTag::Loss {
+                        "lose"
+                    } else {
+                        "duplicate"
+                    };
+                    if index == 0 {
+                        format!("do not {verb} {}", words.message(p))
+                    } else {
+                        format!("{verb} {} (by chance)", words.message(p))
+                    }
+                }
+                None => choice_words(kind, index, 2),
+            },
+            kind => choice_words(kind, index, of),
         },
-        Step::Choose { kind, index, of } => choice_words(kind, index, of),
     };
     let effects = if effects_too {
         effects(&words, &after, &mut names)

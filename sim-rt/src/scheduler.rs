@@ -31,7 +31,7 @@ use std::time::Duration;
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::runtime::{Step, Trace};
+use crate::runtime::{ChoiceTag, Step, Trace};
 use crate::task::Id;
 
 /// A packet in the simulated network (see [`Event::Deliver`]); numbered in
@@ -186,21 +186,26 @@ pub enum ChoiceKind {
 }
 
 impl ChoiceKind {
-    /// A stable small number for this kind, used in traces and replay tokens.
-    pub fn code(self) -> u8 {
+    /// The kind without its parameters, as traces record it.
+    pub fn tag(self) -> ChoiceTag {
         match self {
-            ChoiceKind::Select => 1,
-            ChoiceKind::User => 2,
-            ChoiceKind::Loss { .. } => 3,
-            ChoiceKind::Duplicate { .. } => 4,
-            ChoiceKind::Fault { .. } => 5,
-            ChoiceKind::DiskEio { .. } => 6,
-            ChoiceKind::DiskCrashPrefix => 7,
-            ChoiceKind::DiskCrashKeep => 8,
-            ChoiceKind::DiskTornWrite => 9,
-            ChoiceKind::Buggify { .. } => 10,
-            ChoiceKind::Late { .. } => 11,
+            ChoiceKind::Select => ChoiceTag::Select,
+            ChoiceKind::User => ChoiceTag::User,
+            ChoiceKind::Loss { .. } => ChoiceTag::Loss,
+            ChoiceKind::Duplicate { .. } => ChoiceTag::Duplicate,
+            ChoiceKind::Fault { .. } => ChoiceTag::Fault,
+            ChoiceKind::DiskEio { .. } => ChoiceTag::DiskEio,
+            ChoiceKind::DiskCrashPrefix => ChoiceTag::DiskCrashPrefix,
+            ChoiceKind::DiskCrashKeep => ChoiceTag::DiskCrashKeep,
+            ChoiceKind::DiskTornWrite => ChoiceTag::DiskTornWrite,
+            ChoiceKind::Buggify { .. } => ChoiceTag::Buggify,
+            ChoiceKind::Late { .. } => ChoiceTag::Late,
         }
+    }
+
+    /// A stable small number for this kind ([`ChoiceTag::code`]).
+    pub fn code(self) -> u8 {
+        self.tag().code()
     }
 
     /// The probability of a non-default option, for fault kinds; `None` for

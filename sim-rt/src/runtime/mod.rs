@@ -78,7 +78,7 @@ pub use self::id::Id;
 pub use self::local_runtime::{LocalOptions, LocalRuntime};
 pub use self::metrics::RuntimeMetrics;
 pub use self::story::{Happening, Told};
-pub use self::trace::{Step, Trace, RECORDED_STEP_BYTES};
+pub use self::trace::{ChoiceTag, Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, CurrentThreadScheduler, Replay, Scheduler};
 use crate::task::JoinHandle;

@@ -42,16 +42,89 @@ pub enum Step {
         /// The event picked.
         event: Event,
     },
-    /// A data choice of kind `kind` ([`ChoiceKind::code`](crate::scheduler::ChoiceKind::code))
-    /// resolved to `index` of `of` options.
+    /// A data choice of kind `kind` ([`ChoiceTag::code`]) resolved to
+    /// `index` of `of` options.
     Choose {
-        /// The kind's code.
+        /// The kind's code ([`ChoiceTag::from_code`] reads it back).
         kind: u8,
         /// The option chosen (0 is the default).
         index: u32,
         /// How many options there were.
         of: u32,
     },
+}
+
+/// A data choice's kind as a trace records it: a
+/// [`ChoiceKind`](crate::scheduler::ChoiceKind) without its parameters
+/// ([`ChoiceKind::tag`](crate::scheduler::ChoiceKind::tag)), stored in a
+/// [`Step::Choose`] as its [`code`](ChoiceTag::code). What tells, draws and
+/// shrinks executions reads the code back and matches on the tag
+/// exhaustively, so a new kind of choice does not compile until each of
+/// them says what it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChoiceTag {
+    /// [`ChoiceKind::Select`](crate::scheduler::ChoiceKind::Select).
+    Select,
+    /// [`ChoiceKind::User`](crate::scheduler::ChoiceKind::User).
+    User,
+    /// [`ChoiceKind::Loss`](crate::scheduler::ChoiceKind::Loss).
+    Loss,
+    /// [`ChoiceKind::Duplicate`](crate::scheduler::ChoiceKind::Duplicate).
+    Duplicate,
+    /// [`ChoiceKind::Fault`](crate::scheduler::ChoiceKind::Fault).
+    Fault,
+    /// [`ChoiceKind::DiskEio`](crate::scheduler::ChoiceKind::DiskEio).
+    DiskEio,
+    /// [`ChoiceKind::DiskCrashPrefix`](crate::scheduler::ChoiceKind::DiskCrashPrefix).
+    DiskCrashPrefix,
+    /// [`ChoiceKind::DiskCrashKeep`](crate::scheduler::ChoiceKind::DiskCrashKeep).
+    DiskCrashKeep,
+    /// [`ChoiceKind::DiskTornWrite`](crate::scheduler::ChoiceKind::DiskTornWrite).
+    DiskTornWrite,
+    /// [`ChoiceKind::Buggify`](crate::scheduler::ChoiceKind::Buggify).
+    Buggify,
+    /// [`ChoiceKind::Late`](crate::scheduler::ChoiceKind::Late).
+    Late,
+}
+
+impl ChoiceTag {
+    /// Every tag, in the order of their codes.
+    pub const ALL: [ChoiceTag; 11] = [
+        ChoiceTag::Select,
+        ChoiceTag::User,
+        ChoiceTag::Loss,
+        ChoiceTag::Duplicate,
+        ChoiceTag::Fault,
+        ChoiceTag::DiskEio,
+        ChoiceTag::DiskCrashPrefix,
+        ChoiceTag::DiskCrashKeep,
+        ChoiceTag::DiskTornWrite,
+        ChoiceTag::Buggify,
+        ChoiceTag::Late,
+    ];
+
+    /// The tag whose [`code`](ChoiceTag::code) is `code`, if any.
+    pub fn from_code(code: u8) -> Option<ChoiceTag> {
+        ChoiceTag::ALL.into_iter().find(|t| t.code() == code)
+    }
+
+    /// A stable small number for this kind: what a trace stores (its hash,
+    /// and so a replay token's, mixes it in), and what a step's text shows.
+    pub fn code(self) -> u8 {
+        match self {
+            ChoiceTag::Select => 1,
+            ChoiceTag::User => 2,
+            ChoiceTag::Loss => 3,
+            ChoiceTag::Duplicate => 4,
+            ChoiceTag::Fault => 5,
+            ChoiceTag::DiskEio => 6,
+            ChoiceTag::DiskCrashPrefix => 7,
+            ChoiceTag::DiskCrashKeep => 8,
+            ChoiceTag::DiskTornWrite => 9,
+            ChoiceTag::Buggify => 10,
+            ChoiceTag::Late => 11,
+        }
+    }
 }
 
 impl fmt::Display for Step {
@@ -290,13 +363,22 @@ mod tests {
         assert_eq!(a.first_difference(&c), None);
         let mut d = c.clone();
         d.push(Step::Choose {
-            kind: 1,
+            kind: ChoiceTag::Select.code(),
             index: 0,
             of: 2,
         });
         assert_eq!(a.first_difference(&d), Some(2));
         assert_ne!(a.hash(), d.hash());
         assert_ne!(Trace::new(1).hash(), Trace::new(2).hash());
+    }
+
+    #[test]
+    fn every_choice_tag_reads_back_from_its_code() {
+        for tag in ChoiceTag::ALL {
+            assert_eq!(ChoiceTag::from_code(tag.code()), Some(tag));
+        }
+        assert_eq!(ChoiceTag::from_code(0), None);
+        assert_eq!(ChoiceTag::from_code(12), None);
     }
 
     fn compact(steps: &[Step]) -> Trace {
