@@ -2,7 +2,7 @@
 //! on tokio) under `cargo sim`, with nothing of the simulation written in
 //! it. Ignored by default, since a cold run builds the shop's graph twice
 //! (real and simulated, the simulated one with its dependencies optimized:
-//! about 11 minutes on two cores shared with other work):
+//! about 6 minutes on two cores, 3.5 of them the simulated build):
 //!
 //! ```sh
 //! cargo test -p cargo-sim -- --ignored shop_round_trip

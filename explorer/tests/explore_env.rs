@@ -427,21 +427,27 @@ fn a_setting_error_is_one_message_without_a_backtrace() {
     assert!(!out.contains("panicked at"), "{out}");
 }
 
-/// A token of another test is an error naming both tests, not a note
-/// followed by this test's whole search.
-#[test]
-fn a_token_of_another_test_is_an_error_naming_both() {
-    let token = explorer::ReplayToken {
-        test: "some_other_test".to_string(),
+/// A token of `test`'s made by `search` with rr, of an execution nothing
+/// ran.
+fn token_of(test: &str, search: &str) -> String {
+    explorer::ReplayToken {
+        test: test.to_string(),
         explorer: "rr".to_string(),
-        search: "ss".to_string(),
+        search: search.to_string(),
         seed: 1,
         schedule: Vec::new(),
         steps: 3,
         hash: 4,
         walk: None,
     }
-    .encode();
+    .encode()
+}
+
+/// A token of another test is an error naming both tests, not a note
+/// followed by this test's whole search.
+#[test]
+fn a_token_of_another_test_is_an_error_naming_both() {
+    let token = token_of("some_other_test", "ss");
     let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
     assert!(!ok);
     assert!(
@@ -457,17 +463,7 @@ fn a_token_of_another_test_is_an_error_naming_both() {
 /// lists the searches a token can name, not a replay under a guessed one.
 #[test]
 fn a_token_of_an_unknown_search_is_an_error_listing_the_known_ones() {
-    let token = explorer::ReplayToken {
-        test: "child".to_string(),
-        explorer: "rr".to_string(),
-        search: "bfs".to_string(),
-        seed: 1,
-        schedule: Vec::new(),
-        steps: 3,
-        hash: 4,
-        walk: None,
-    }
-    .encode();
+    let token = token_of("child", "bfs");
     let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
     assert!(!ok);
     assert!(
