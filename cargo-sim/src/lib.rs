@@ -284,8 +284,10 @@ pub fn run(args: Vec<String>) -> Result<i32, Error> {
     if checked.is_err() && !swap.fresh() {
         // The saved simulated lockfile may be what is wrong (a manifest
         // changed since it was seeded): seeded again, the check says
-        // what is left.
-        eprintln!("cargo sim: the saved simulated lockfile does not resolve; seeding it again");
+        // what is left (a cause no lockfile fixes fails the same way).
+        eprintln!(
+            "cargo sim: the check of the simulated build failed with the saved lockfile; seeding              it again from the committed one"
+        );
         checked = swap.reseed(reseed).and_then(|()| check());
     }
     let ran = checked.and_then(|metadata| {
