@@ -461,7 +461,7 @@ impl Invocation {
     pub fn reproduce_prefix(&self, rustflags: Option<&str>) -> String {
         let mut words = Vec::new();
         if let Some(flags) = rustflags.filter(|f| !f.trim().is_empty()) {
-            words.push(format!("RUSTFLAGS={}", shell_quote(flags)));
+            words.push(format!("RUSTFLAGS={}", sim_shell::quote(flags)));
         }
         words.push("cargo".to_string());
         words.push("sim".to_string());
@@ -474,7 +474,7 @@ impl Invocation {
         );
         if let Some(dir) = &self.sim_tokio {
             words.push("--sim-tokio".to_string());
-            words.push(shell_quote(&dir.to_string_lossy()));
+            words.push(sim_shell::quote(&dir.to_string_lossy()));
         }
         if !self.optimize_deps {
             words.push("--no-optimize-deps".to_string());
@@ -509,32 +509,18 @@ impl Invocation {
             } else if with_value.contains(&arg.as_str()) {
                 if let Some(value) = args.next() {
                     words.push(rename(arg));
-                    words.push(shell_quote(value));
+                    words.push(sim_shell::quote(value));
                 }
             } else if let Some((flag, value)) = arg.split_once('=') {
                 if flag.starts_with("--") && with_value.contains(&flag) {
-                    words.push(shell_quote(&format!("{}={value}", rename(flag))));
+                    words.push(sim_shell::quote(&format!("{}={value}", rename(flag))));
                 }
             } else if let Some(features) = arg.strip_prefix("-F").filter(|f| !f.is_empty()) {
-                words.push(shell_quote(&format!("-F{features}")));
+                words.push(sim_shell::quote(&format!("-F{features}")));
             } else if CARGO_WITH_VALUE.contains(&arg.as_str()) {
                 args.next();
             }
         }
         words.join(" ")
-    }
-}
-
-/// `arg` as one shell word: as is when plainly safe, else in single quotes
-/// (as sim-rt quotes its reproduce lines).
-pub fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_.,/:=+@%".contains(&b));
-    if plain {
-        arg.to_string()
-    } else {
-        format!("'{}'", arg.replace('\'', r#"'\''"#))
     }
 }

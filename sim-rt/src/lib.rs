@@ -58,7 +58,7 @@
 #![deny(missing_docs, rust_2018_idioms)]
 #![warn(missing_debug_implementations)]
 // Only `intercept` (the libc functions interposed on Linux) and
-// `fs::posix` (the simulated file-system calls behind them), three io
+// `disk::posix` (the simulated file-system calls behind them), three io
 // files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
 // `unsafe fn AsyncFd::register` signatures), the lock guards of
 // `sync::{mutex, rwlock}` and the `unsafe fn`s whose traits demand it
@@ -68,7 +68,9 @@
 #[macro_use]
 pub mod macros;
 
+mod disk;
 pub mod fs;
+mod ids;
 #[allow(unsafe_code)]
 mod intercept;
 pub mod io;
@@ -79,6 +81,7 @@ pub mod scheduler;
 pub mod signal;
 pub mod sim;
 pub mod stream;
+mod switches;
 pub mod sync;
 pub mod task;
 pub mod time;

@@ -25,14 +25,15 @@
 //! canonical: schedulers that need a stable order (creation order, say) sort
 //! by [`task::Id`](crate::task::Id), which is assigned in spawn order.
 
-use std::fmt;
 use std::time::Duration;
 
 use rand_core::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+pub use crate::ids::HostId;
+use crate::ids::Id;
+pub use crate::runtime::trace::Event;
 use crate::runtime::{ChoiceTag, Step, Trace};
-use crate::task::Id;
 
 /// A packet in the simulated network (see [`Event::Deliver`]); numbered in
 /// send order, never reused within a simulation.
@@ -72,41 +73,6 @@ impl Shape {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// Identifies a host of the simulation; dense, in creation order (the host
-/// that runs the test's own future is host 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct HostId(pub(crate) u32);
-
-impl HostId {
-    /// The index of this host, in creation order starting at 0.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for HostId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "h{}", self.0)
-    }
-}
-
-/// One thing that can happen next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Event {
-    /// Poll this task: it was woken (or just spawned) and not yet polled.
-    Poll(Id),
-    /// No task can run: move simulated time to the next instant at which
-    /// something becomes due (a timer deadline or a packet's arrival window
-    /// opening), and fire what is due then. Never enabled past the latest
-    /// arrival time of a packet in flight.
-    Advance,
-    /// Deliver this packet: it is in flight and its arrival window has
-    /// opened (for a stream, it is the oldest undelivered segment of its
-    /// direction). The receiving kernel processes it at once.
-    Deliver(PacketId),
 }
 
 /// The kind of a data choice, so a scheduler can tell them apart (and the

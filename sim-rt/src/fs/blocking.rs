@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::io::ReadBuf;
 use sim_fs::{Chooser, Fd, Fs, IoOp};
 
-use super::lower::HostDisk;
+use crate::disk::HostDisk;
 
 use crate::runtime::context;
 use crate::runtime::world::{Origin, World, MAIN_HOST};
@@ -122,7 +122,7 @@ where
             .expect("a job runs inside its simulation")
             .fs_latency(disk.host, op);
         if !latency.is_zero() {
-            crate::sim::sleep_exact(latency).await;
+            crate::time::exact::sleep_exact(latency).await;
         }
         let world = disk.world().expect("a job runs inside its simulation");
         let r = world.fs_op(disk.host, |fs, chooser| f(fs, &keep, chooser));

@@ -710,7 +710,7 @@ impl AsyncWrite for File {
     not(target_feature = "crt-static")
 ))]
 fn adopt(fd: &impl std::os::fd::AsRawFd) -> Option<File> {
-    let (runtime, host, fd) = super::posix::adopt(fd.as_raw_fd())?;
+    let (runtime, host, fd) = crate::disk::posix::adopt(fd.as_raw_fd())?;
     Some(File::from_handle(Handle {
         disk: super::blocking::Disk::new(runtime, host),
         fd,

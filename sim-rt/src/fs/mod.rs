@@ -75,18 +75,18 @@ mod dir_builder;
 mod fd;
 mod file;
 mod file_times;
-pub(crate) mod lower;
 mod metadata;
 mod open_options;
 mod ops;
+// The POSIX calls moved down to `crate::disk`; the interposed functions
+// still name them here.
 #[cfg(all(
     feature = "intercept",
     target_os = "linux",
     target_env = "gnu",
     not(target_feature = "crt-static")
 ))]
-#[allow(unsafe_code)] // the real libc calls and `DIR` streams behind the interposed functions
-pub(crate) mod posix;
+pub(crate) use crate::disk::posix;
 mod read_dir;
 
 pub use self::dir_builder::DirBuilder;

@@ -98,10 +98,10 @@ pub(crate) struct EnterGuard {
 }
 
 /// Makes `world` current until the guard drops (and turns interception on
-/// for this thread: see `crate::intercept`).
+/// for this thread: see `crate::switches`).
 pub(crate) fn enter(world: Rc<World>) -> EnterGuard {
     let prev = CURRENT.with(|c| c.borrow_mut().replace(world));
-    let prev_active = crate::intercept::set_active(true);
+    let prev_active = crate::switches::set_active(true);
     EnterGuard { prev, prev_active }
 }
 
@@ -111,7 +111,7 @@ impl Drop for EnterGuard {
         // The world that was current is dropped after the slot is restored,
         // so destructors it runs never see the slot borrowed.
         let left = CURRENT.with(|c| std::mem::replace(&mut *c.borrow_mut(), prev));
-        crate::intercept::set_active(self.prev_active);
+        crate::switches::set_active(self.prev_active);
         drop(left);
     }
 }
@@ -146,4 +146,22 @@ pub(crate) fn world_of(runtime: u64) -> Option<Rc<World>> {
         _ => None,
     });
     current.or_else(|| lookup(runtime))
+}
+
+/// The text of a panic payload, with a note when the panic follows a call
+/// that interception refused in the same step (a std thread, a real
+/// socket): the std error alone does not say what to use instead.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_string()
+    };
+    let now = try_current_quiet().map(|w| (w.id, w.core.try_borrow().map_or(u64::MAX, |c| c.step)));
+    match now.and_then(|(world, step)| crate::switches::take_note(world, step)) {
+        Some(note) => format!("{message}\n  note: {note}"),
+        None => message,
+    }
 }

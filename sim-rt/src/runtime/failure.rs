@@ -211,7 +211,7 @@ impl std::error::Error for Failure {}
 
 /// `SIM_SEED=<seed> cargo test ...`: see [`crate::sim::cargo_test_command`].
 pub(crate) fn reproduce_line(seed: u64) -> String {
-    format!("SIM_SEED={seed} {}", crate::sim::cargo_test_command())
+    format!("SIM_SEED={seed} {}", super::command::cargo_test_command())
 }
 
 fn list(f: &mut fmt::Formatter<'_>, heading: &str, tasks: &[TaskInfo]) -> fmt::Result {
@@ -383,22 +383,5 @@ impl fmt::Display for Failure {
             )?;
         }
         Ok(())
-    }
-}
-
-/// The text of a panic payload, with a note when the panic follows a call
-/// that interception refused in the same step (a std thread, a real
-/// socket): the std error alone does not say what to use instead.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic payload>".to_string()
-    };
-    match crate::intercept::take_note() {
-        Some(note) => format!("{message}\n  note: {note}"),
-        None => message,
     }
 }

@@ -23,9 +23,84 @@
 //! the execution so far.
 
 use crate::scheduler::{ChoiceKind, HostId};
-use crate::sim::FaultInjector;
 
 use super::world::{Core, HostOp, World, MAIN_HOST};
+
+/// The built-in fault injector's settings (see
+/// [`Builder::fault_injector`](crate::runtime::Builder::fault_injector)).
+///
+/// Before every step, the runtime asks one
+/// [`ChoiceKind::Fault`](crate::scheduler::ChoiceKind::Fault) data choice:
+/// nothing (the default), reset a host, partition two hosts both ways, or
+/// heal a partition it made. Only hosts created with [`host`](crate::sim::host) are touched
+/// (never the main host), resets only hosts with an entry point. The
+/// default scheduler injects a fault with probability
+/// [`probability`](Self::probability) per step; an explorer treats each
+/// fault as a deviation.
+///
+/// ```
+/// use sim_rt::sim::FaultInjector;
+/// let faults = FaultInjector::new().max_resets(2).max_partitions(1).probability(0.01);
+/// let rt = sim_rt::runtime::Builder::new_current_thread()
+///     .fault_injector(faults)
+///     .build()
+///     .unwrap();
+/// # drop(rt);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct FaultInjector {
+    /// How many host resets it may inject in one run (default 1).
+    pub max_resets: u32,
+    /// How many partitions it may inject in one run (default 1).
+    pub max_partitions: u32,
+    /// The default scheduler's chance of a fault at any one step (default
+    /// 0.001).
+    pub probability: f64,
+}
+
+impl Default for FaultInjector {
+    fn default() -> Self {
+        FaultInjector {
+            max_resets: 1,
+            max_partitions: 1,
+            probability: 0.001,
+        }
+    }
+}
+
+impl FaultInjector {
+    /// The default settings.
+    pub fn new() -> Self {
+        FaultInjector::default()
+    }
+
+    /// Sets [`max_resets`](Self::max_resets).
+    pub fn max_resets(mut self, n: u32) -> Self {
+        self.max_resets = n;
+        self
+    }
+
+    /// Sets [`max_partitions`](Self::max_partitions).
+    pub fn max_partitions(mut self, n: u32) -> Self {
+        self.max_partitions = n;
+        self
+    }
+
+    /// Sets [`probability`](Self::probability).
+    ///
+    /// # Panics
+    ///
+    /// When `p` is not in `[0, 1]`.
+    pub fn probability(mut self, p: f64) -> Self {
+        assert!(
+            (0.0..=1.0).contains(&p),
+            "FaultInjector::probability must be in [0, 1], got {p}"
+        );
+        self.probability = p;
+        self
+    }
+}
 
 /// The injector's state during one run.
 #[derive(Debug, Clone)]

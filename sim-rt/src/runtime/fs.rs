@@ -44,7 +44,7 @@
 use sim_fs::{Choice, Chooser, Fs, FsConfig};
 
 use super::world::World;
-use crate::fs::lower::{HostDisk, RealFiles};
+use crate::disk::{HostDisk, RealFiles};
 use crate::scheduler::{ChoiceKind, HostId};
 
 /// The disks of a world. See the module docs.

@@ -55,12 +55,17 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub(crate) mod budget;
+pub(crate) mod command;
+mod config;
 pub(crate) mod context;
 pub(crate) mod coverage;
+pub(crate) mod entropy;
 pub(crate) mod failure;
-mod fault;
+pub(crate) mod fault;
 pub(crate) mod fs;
 mod id;
+pub(crate) mod join_error;
 pub(crate) mod liveness;
 mod local_runtime;
 mod metrics;
@@ -69,10 +74,14 @@ mod run_queue;
 mod story;
 pub(crate) mod task;
 pub(crate) mod timer;
-mod trace;
+pub(crate) mod trace;
 pub(crate) mod watchdog;
 pub(crate) mod world;
 
+pub use self::config::{
+    RuntimeFlavor, UnhandledPanic, DEFAULT_LIVELOCK_STEPS, DEFAULT_MAX_STEPS, DEFAULT_MAX_TIME,
+    DEFAULT_SEED, LATE_PROBABILITY,
+};
 pub use self::failure::{Failure, FailureKind};
 pub use self::id::Id;
 pub use self::local_runtime::{LocalOptions, LocalRuntime};
@@ -86,75 +95,6 @@ use crate::task::JoinHandle;
 const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \
     because a function (like `block_on`) attempted to block the current thread while the thread \
     is being used to drive asynchronous tasks.";
-
-/// The seed used when neither [`Builder::seed`] nor `SIM_SEED` gives one.
-pub const DEFAULT_SEED: u64 = 0;
-
-/// Default [`Builder::max_steps`].
-pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
-
-/// [`Builder::livelock_steps`]'s default: a hundred thousand polls of
-/// tasks spinning with nothing else happening. A loop of real work that
-/// yields at every iteration with no other task to run would need more;
-/// such a test raises it.
-pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
-
-/// How often a random walk (and the fault-rate draws of a swarm walk, which
-/// scale it like a fault's) delivers late: the probability of option 1 of
-/// a [`ChoiceKind::Late`] choice, which
-/// moves the clock to the packets' latest arrival before any of them is
-/// delivered. Low, so that a walk's messages mostly keep their usual
-/// timing; a delaying explorer takes it as any data choice's non-default
-/// option.
-pub const LATE_PROBABILITY: f64 = 0.1;
-
-/// Default [`Builder::max_time`]: no limit. As on tokio with its clock
-/// paused, a run may sleep as long as it likes (two simulated days, or the
-/// thirty years of `sleep(Duration::MAX)`); a run that never ends stops at
-/// the step limit ([`DEFAULT_MAX_STEPS`]) or at livelock detection, each
-/// with a message that names the likely cause.
-pub const DEFAULT_MAX_TIME: Duration = Duration::MAX;
-
-/// What to do when a spawned task panics: simulated
-/// [`tokio::runtime::UnhandledPanic`](https://docs.rs/tokio/1/tokio/runtime/enum.UnhandledPanic.html)
-/// (unstable in tokio).
-///
-/// # Differences from tokio
-///
-/// Without a setting (the default), a panic goes where someone can observe
-/// it, as in tokio: to the task's `JoinHandle` (or `JoinSet`), awaited as a
-/// [`JoinError`](crate::task::JoinError). A panic nobody can observe fails
-/// the simulation with a report, since a test wants to know of it: the
-/// task's `JoinHandle` was dropped before it panicked, or is dropped later
-/// without the panic being taken. (A handle still held when the runtime is
-/// dropped is not reported.) [`Ignore`](UnhandledPanic::Ignore), tokio's
-/// default, always hands the panic to the `JoinHandle` and drops it
-/// silently with the handle; [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime)
-/// always fails the simulation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum UnhandledPanic {
-    /// The panic is caught and returned through the task's `JoinHandle`.
-    Ignore,
-    /// The simulation fails: `block_on` panics with a report naming the task,
-    /// its host, the simulated time and the line that reproduces the run.
-    ShutdownRuntime,
-}
-
-/// The flavor a runtime was built as: simulated
-/// [`tokio::runtime::RuntimeFlavor`](https://docs.rs/tokio/1/tokio/runtime/enum.RuntimeFlavor.html).
-///
-/// # Differences from tokio
-///
-/// Both flavors run the same single-threaded simulation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RuntimeFlavor {
-    /// Built with [`Builder::new_current_thread`].
-    CurrentThread,
-    /// Built with [`Builder::new_multi_thread`].
-    MultiThread,
-}
 
 /// Simulated [`tokio::runtime::Builder`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html).
 ///
@@ -193,8 +133,8 @@ pub struct Builder {
     net: sim_net::NetConfig,
     disk: sim_fs::FsConfig,
     /// [`Builder::real_files`].
-    real_files: crate::sim::RealFiles,
-    faults: Option<crate::sim::FaultInjector>,
+    real_files: crate::disk::RealFiles,
+    faults: Option<fault::FaultInjector>,
     /// Set by `exact_seed`: `SIM_SEED` is not read.
     exact_seed: bool,
     /// [`Builder::full_trace`].
@@ -250,7 +190,7 @@ impl Builder {
             scheduler: None,
             net: sim_net::NetConfig::default(),
             disk: sim_fs::FsConfig::default(),
-            real_files: crate::sim::RealFiles::default(),
+            real_files: crate::disk::RealFiles::default(),
             faults: None,
             exact_seed: false,
             full_trace: false,
@@ -494,9 +434,9 @@ impl Builder {
 
     /// The simulated network's settings: default and loopback links,
     /// buffer and segment sizes, backlog, ephemeral ports (see
-    /// [`NetConfig`](crate::sim::NetConfig)). Links between particular hosts
+    /// [`NetConfig`](sim_net::NetConfig)). Links between particular hosts
     /// can be changed during a run with [`crate::sim::set_link`].
-    pub fn network(&mut self, config: crate::sim::NetConfig) -> &mut Self {
+    pub fn network(&mut self, config: sim_net::NetConfig) -> &mut Self {
         self.net = config;
         self
     }
@@ -504,7 +444,7 @@ impl Builder {
     /// The simulated disk's settings for every host that does not set its
     /// own with [`HostBuilder::disk`](crate::sim::HostBuilder::disk): crash
     /// model, when directory entries become durable, injected faults
-    /// (`EIO`, capacity) and latency (see [`FsConfig`](crate::sim::FsConfig)).
+    /// (`EIO`, capacity) and latency (see [`FsConfig`](sim_fs::FsConfig)).
     /// The default loses everything unsynced at a crash, injects nothing
     /// and takes no simulated time.
     ///
@@ -517,19 +457,19 @@ impl Builder {
     /// let rt = sim_rt::runtime::Builder::new_current_thread().disk(disk).build().unwrap();
     /// # drop(rt);
     /// ```
-    pub fn disk(&mut self, config: crate::sim::FsConfig) -> &mut Self {
+    pub fn disk(&mut self, config: sim_fs::FsConfig) -> &mut Self {
         self.disk = config;
         self
     }
 
     /// What every host's simulated disk shows of the real file system.
     ///
-    /// By default ([`RealFiles::ReadOnlyLower`](crate::sim::RealFiles)) the
+    /// By default ([`RealFiles::ReadOnlyLower`](crate::disk::RealFiles)) the
     /// real files are a read-only lower layer: a path a host's disk does not
     /// have reads through to the real file of the same path (fixtures,
     /// certificates, the program's own config), and changing it copies it
     /// up into the simulated disk first, so nothing a simulation does
-    /// reaches the real disk. [`RealFiles::Hidden`](crate::sim::RealFiles)
+    /// reaches the real disk. [`RealFiles::Hidden`](crate::disk::RealFiles)
     /// starts every disk as an empty tree.
     ///
     /// ```
@@ -542,15 +482,15 @@ impl Builder {
     ///     assert!(!sim_rt::fs::try_exists(env!("CARGO_MANIFEST_DIR")).await.unwrap());
     /// });
     /// ```
-    pub fn real_files(&mut self, real_files: crate::sim::RealFiles) -> &mut Self {
+    pub fn real_files(&mut self, real_files: crate::disk::RealFiles) -> &mut Self {
         self.real_files = real_files;
         self
     }
 
     /// Turns on the built-in fault injector, which resets hosts and
     /// partitions links as data choices, within a budget (see
-    /// [`FaultInjector`](crate::sim::FaultInjector)). Off by default.
-    pub fn fault_injector(&mut self, injector: crate::sim::FaultInjector) -> &mut Self {
+    /// [`FaultInjector`](fault::FaultInjector)). Off by default.
+    pub fn fault_injector(&mut self, injector: fault::FaultInjector) -> &mut Self {
         self.faults = Some(injector);
         self
     }
@@ -669,6 +609,8 @@ impl Builder {
             Some(make) => make(seed),
             None => Box::new(CurrentThreadScheduler::new(seed)),
         };
+        // Interception only answers once its functions are linked in.
+        crate::intercept::keep_linked();
         let id = Id::next().as_u64();
         let world = World::new(
             id,
@@ -727,7 +669,7 @@ impl Builder {
 /// Reads `SIM_SEED`; a malformed value is a clear panic.
 fn seed_from_env() -> Option<u64> {
     let raw = std::env::var("SIM_SEED").ok()?;
-    match crate::sim::parse_seed(&raw) {
+    match command::parse_seed(&raw) {
         Some(seed) => Some(seed),
         None => __private::fail_quietly(format!(
             "SIM_SEED={raw:?} is not a valid seed: expected an unsigned 64-bit integer, in \
@@ -1210,22 +1152,7 @@ pub(crate) fn choose(kind: ChoiceKind, n: usize) -> usize {
 pub mod __private {
     use super::*;
 
-    /// Ends the current test (or program) with `message` and no
-    /// backtrace: prints it on stderr, then unwinds with it as the panic
-    /// payload without calling the panic hook. For a failure report or a
-    /// malformed setting, where a backtrace of the harness's frames (with
-    /// `RUST_BACKTRACE=1`) would bury the one message that matters. A test
-    /// still fails (and `#[should_panic(expected = ..)]` still reads the
-    /// message); a program's `main` exits with code 101.
-    pub fn fail_quietly(message: String) -> ! {
-        {
-            use std::io::Write;
-            // `eprintln!` so that libtest's capture shows it with the test.
-            eprintln!("{message}");
-            let _ = std::io::stderr().flush();
-        }
-        std::panic::resume_unwind(Box::new(message))
-    }
+    pub use super::config::fail_quietly;
 
     /// The line that reproduces the simulations this thread runs next, as
     /// the poll watchdog prints it when one is stuck in a poll (a harness's

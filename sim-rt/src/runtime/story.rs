@@ -8,9 +8,9 @@
 
 use std::time::Duration;
 
+use crate::ids::Id;
 use crate::scheduler::HostId;
 use crate::scheduler::PacketId;
-use crate::task::Id;
 
 mod http2;
 

@@ -27,7 +27,8 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use pin_project_lite::pin_project;
 
-use crate::task::{Id, JoinError};
+use super::join_error::JoinError;
+use crate::ids::Id;
 
 /// A task's future or output, type-erased.
 pub(crate) trait TaskCell {
@@ -249,3 +250,6 @@ impl Wake for TaskWaker {
         });
     }
 }
+
+/// Takes a finished task's output from its type-erased cell.
+pub(crate) type TakeOutput<T> = fn(Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>>;

@@ -28,7 +28,9 @@
 
 use std::fmt;
 
-use crate::scheduler::Event;
+use sim_net::PacketId;
+
+use crate::ids::Id;
 
 /// One recorded step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +54,23 @@ pub enum Step {
         /// How many options there were.
         of: u32,
     },
+}
+
+/// One thing that can happen next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Event {
+    /// Poll this task: it was woken (or just spawned) and not yet polled.
+    Poll(Id),
+    /// No task can run: move simulated time to the next instant at which
+    /// something becomes due (a timer deadline or a packet's arrival window
+    /// opening), and fire what is due then. Never enabled past the latest
+    /// arrival time of a packet in flight.
+    Advance,
+    /// Deliver this packet: it is in flight and its arrival window has
+    /// opened (for a stream, it is the oldest undelivered segment of its
+    /// direction). The receiving kernel processes it at once.
+    Deliver(PacketId),
 }
 
 /// A data choice's kind as a trace records it: a
@@ -342,7 +361,7 @@ impl Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::Id;
+    use crate::ids::Id;
 
     fn pick(i: u32, of: u32, id: u64) -> Step {
         Step::Pick {

@@ -145,7 +145,7 @@ pub(crate) fn limit() -> Option<Duration> {
     });
     match parsed {
         Ok(limit) => *limit,
-        Err(msg) => super::__private::fail_quietly(msg.clone()),
+        Err(msg) => super::config::fail_quietly(msg.clone()),
     }
 }
 
@@ -343,7 +343,7 @@ fn line_and_test(w: &Watched) -> (String, String) {
         None => format!(
             "SIM_SEED={} {}",
             w.seed,
-            crate::sim::cargo_test_command_for(w.thread.name())
+            super::command::cargo_test_command_for(w.thread.name())
         ),
     };
     let test = w

@@ -33,83 +33,8 @@ use std::task::{ready, Context, Poll};
 
 use pin_project_lite::pin_project;
 
-/// The units a task starts each poll with (tokio's value).
-const INITIAL: u8 = 128;
-
-thread_local! {
-    /// The budget left in the poll running on this thread; `None` =
-    /// unconstrained.
-    static BUDGET: Cell<Option<u8>> = const { Cell::new(None) };
-    /// Whether the last poll started on this thread ran out of budget (and
-    /// so yielded after doing work, not in a busy wait).
-    static EXHAUSTED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Sets the budget: `true` gives the running task a fresh one, `false`
-/// removes it (between polls). Called by the executor around every poll.
-#[inline]
-pub(crate) fn start_poll(polling: bool) {
-    BUDGET.with(|b| b.set(polling.then_some(INITIAL)));
-    if polling {
-        EXHAUSTED.with(|e| e.set(false));
-    }
-}
-
-/// Whether the last poll ran out of budget: the runtime's livelock
-/// detection counts such a yield as work, not as spinning.
-pub(crate) fn poll_exhausted_budget() -> bool {
-    EXHAUSTED.with(Cell::get)
-}
-
-/// Runs `f` without a budget (restoring the task's after): for a resource
-/// that must be checked even when the budget is spent (a timeout's timer
-/// when its future spent the budget) or for a call that cannot yield.
-pub(crate) fn with_unconstrained<R>(f: impl FnOnce() -> R) -> R {
-    with_budget(None, f)
-}
-
-/// `Ready` when the running task has budget left, without taking any;
-/// otherwise wakes the task and returns `Pending` (as
-/// [`poll_proceed`] does when the budget is spent). `select!` checks it
-/// before polling its branches.
-#[inline]
-pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
-    if has_budget_remaining() {
-        Poll::Ready(())
-    } else {
-        EXHAUSTED.with(|e| e.set(true));
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
-/// Takes one unit, after [`poll_budget_available`] returned `Ready`: with
-/// it, a resource on the executor's hot path (a `Sleep`, a `JoinHandle`)
-/// behaves as [`poll_proceed`] followed by `made_progress` when it
-/// completes and by the unit's restoration when it stays pending, with one
-/// access to the budget on the pending path instead of two.
-#[inline]
-pub(crate) fn spend() {
-    BUDGET.with(|b| {
-        if let Some(n) = b.get() {
-            debug_assert!(n > 0, "spend() follows a Ready poll_budget_available");
-            b.set(Some(n.saturating_sub(1)));
-        }
-    })
-}
-
-/// Runs `f` with the budget set to `budget`, restoring the previous value
-/// after (also on unwind).
-fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<u8>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            BUDGET.with(|b| b.set(self.0));
-        }
-    }
-    let _restore = Restore(BUDGET.with(|b| b.replace(budget)));
-    f()
-}
+use crate::runtime::budget::{self, with_budget};
+pub(crate) use crate::runtime::budget::{poll_budget_available, spend, with_unconstrained};
 
 /// Simulated [`tokio::task::coop::has_budget_remaining`](https://docs.rs/tokio/1/tokio/task/coop/fn.has_budget_remaining.html): whether the
 /// running task may still do budgeted work in this poll (always, outside a
@@ -120,7 +45,7 @@ fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {
 /// None.
 #[inline]
 pub fn has_budget_remaining() -> bool {
-    BUDGET.with(|b| b.get() != Some(0))
+    budget::has_left()
 }
 
 /// Simulated [`tokio::task::coop::RestoreOnPending`](https://docs.rs/tokio/1/tokio/task/coop/struct.RestoreOnPending.html): the unit of budget
@@ -157,7 +82,7 @@ impl RestoreOnPending {
 impl Drop for RestoreOnPending {
     fn drop(&mut self) {
         if let Some(before) = self.before.get() {
-            BUDGET.with(|b| b.set(Some(before)));
+            budget::restore(before);
         }
     }
 }
@@ -171,18 +96,7 @@ impl Drop for RestoreOnPending {
 /// None.
 #[inline]
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
-    BUDGET.with(|b| match b.get() {
-        None => Poll::Ready(RestoreOnPending::new(None)),
-        Some(0) => {
-            EXHAUSTED.with(|e| e.set(true));
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-        Some(n) => {
-            b.set(Some(n - 1));
-            Poll::Ready(RestoreOnPending::new(Some(n)))
-        }
-    })
+    budget::proceed(cx).map(RestoreOnPending::new)
 }
 
 /// Simulated [`tokio::task::coop::consume_budget`](https://docs.rs/tokio/1/tokio/task/coop/consume_budget/index.html): takes one unit of the

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use super::{Id, JoinError};
 use crate::runtime::context;
-use crate::runtime::task::TaskCell;
+use crate::runtime::task::{TakeOutput, TaskCell};
 use crate::runtime::world::{Origin, World};
 use crate::scheduler::HostId;
 
@@ -45,9 +45,6 @@ pub struct JoinHandle<T> {
     // `Mutex<T>` gives tokio's auto traits: Send + Sync exactly when T: Send.
     _output: PhantomData<Mutex<T>>,
 }
-
-/// Takes a finished task's output from its type-erased cell.
-pub(crate) type TakeOutput<T> = fn(Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>>;
 
 /// The [`TakeOutput`] of tasks whose output is `T`.
 fn take_output<T: 'static>(cell: Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>> {

@@ -6,26 +6,24 @@
 //! A newly spawned task is runnable at once; when it runs relative to the
 //! others is the scheduler's choice.
 
-use std::fmt;
 use std::future::Future;
-use std::num::NonZeroU64;
 use std::panic::Location;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 pub mod coop;
-mod error;
 pub(crate) mod join_handle;
 mod join_set;
 mod local;
 mod task_local;
 
 pub use self::coop::{consume_budget, unconstrained, Unconstrained};
-pub use self::error::JoinError;
 pub use self::join_handle::{AbortHandle, JoinHandle};
 pub use self::join_set::JoinSet;
 pub use self::local::{LocalEnterGuard, LocalSet};
 pub use self::task_local::LocalKey;
+pub use crate::ids::Id;
+pub use crate::runtime::join_error::JoinError;
 
 /// Simulated [`tokio::task::futures`](https://docs.rs/tokio/1/tokio/task/futures/index.html): task-related futures.
 pub mod futures {
@@ -33,37 +31,6 @@ pub mod futures {
 }
 use crate::runtime::context;
 use crate::runtime::world::Origin;
-
-/// Simulated [`tokio::task::Id`](https://docs.rs/tokio/1/tokio/task/struct.Id.html): an opaque task id, unique within a
-/// simulation.
-///
-/// # Differences from tokio
-///
-/// Ids are assigned in spawn order starting at 1 (the first `block_on`
-/// future), so they are the same in every run with the same choices.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct Id(NonZeroU64);
-
-impl Id {
-    pub(crate) fn from_u64(n: u64) -> Id {
-        Id(NonZeroU64::new(n).expect("task ids start at 1"))
-    }
-
-    pub(crate) fn from_raw(n: u64) -> Option<Id> {
-        NonZeroU64::new(n).map(Id)
-    }
-
-    /// The id as a number (creation order, from 1).
-    pub fn as_u64(self) -> u64 {
-        self.0.get()
-    }
-}
-
-impl fmt::Display for Id {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// Simulated [`tokio::task::id`](https://docs.rs/tokio/1/tokio/task/fn.id.html): the id of the running task.
 ///

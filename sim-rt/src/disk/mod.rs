@@ -1,4 +1,12 @@
-//! The real file system as a read-only lower layer under each host's
+//! The hosts' disks, below the runtime's core: each host's `sim_fs` model
+//! over the real files (this file), and the POSIX file calls on them
+//! ([`posix`], which reach the world through the running simulation).
+//! `tokio::fs` (`crate::fs`) and the interposed libc functions
+//! (`crate::intercept`) both call down into this layer.
+//!
+//! # The real files under each disk
+//!
+//! The real file system is a read-only lower layer under each host's
 //! simulated disk, with copy-up: fixtures are readable inside a simulation,
 //! and nothing the simulation does reaches the real disk.
 //!
@@ -11,7 +19,7 @@
 //!   file of the model, identical to the real one). Reading through libc
 //!   (`std::fs`, C code) opens the real file read-only instead, so a large
 //!   file (the test binary, read by a backtrace) is not copied, and `mmap`
-//!   works on it (see `posix.rs`).
+//!   works on it (see [`posix`]).
 //! - **Changing** a path (opening it for writing, truncating, removing,
 //!   renaming from or over it, linking to it, creating in its directory)
 //!   first *copies it up*: the real file (its content) or directory (only
@@ -48,6 +56,15 @@
 //! So a run is a function of its seed as long as the real files it reads do
 //! not change while it runs (fixtures). `shadowed` and the cache are ordered
 //! maps.
+
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+#[allow(unsafe_code)] // the real libc calls and `DIR` streams behind the interposed functions
+pub(crate) mod posix;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -474,4 +491,45 @@ pub(crate) fn real_list(abs: &Path) -> Vec<(OsString, u64)> {
         names.sort();
         names
     })
+}
+
+/// A simulation's place among those alive in the process at once, which
+/// its disks' device number includes. Files of two simulations running
+/// side by side (tests on parallel threads, `SIM_JOBS`) then never share
+/// a `(st_dev, st_ino)` pair: a library with process-wide state keyed by
+/// it (SQLite keeps one lock record and its spare descriptors per inode)
+/// would otherwise take one simulation's file for the other's. The
+/// lowest free slot is taken and freed when the simulation ends, so runs
+/// one after another, and a run alone, see the same numbers.
+#[derive(Debug)]
+pub(crate) struct DiskSlot(u32);
+
+/// The slots taken.
+static SLOTS: std::sync::Mutex<Vec<bool>> = std::sync::Mutex::new(Vec::new());
+
+impl DiskSlot {
+    pub(crate) fn take() -> DiskSlot {
+        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+        let free = slots.iter().position(|taken| !taken).unwrap_or(slots.len());
+        if free == slots.len() {
+            slots.push(true);
+        } else {
+            slots[free] = true;
+        }
+        DiskSlot(free as u32)
+    }
+}
+
+impl DiskSlot {
+    /// The slot's index: 0 for the first simulation alive.
+    pub(crate) fn index(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Drop for DiskSlot {
+    fn drop(&mut self) {
+        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
+        slots[self.0 as usize] = false;
+    }
 }

@@ -1,7 +1,7 @@
 //! libc's file-system calls, simulated: what `open`, `read`, `write`,
 //! `fsync`, `stat`, `rename`, `readdir`... do inside a simulation, on the
 //! calling task's host's disk (the `sim_fs` model under the real files'
-//! lower layer, `lower.rs`).
+//! lower layer, `disk/mod.rs`).
 //!
 //! The interposed libc functions (`intercept/linux/fs.rs`) are thin: each
 //! checks that a simulation is current and calls the function of the same
@@ -63,7 +63,7 @@ use std::rc::Rc;
 use sim_fs::{Metadata, OpenOptions};
 
 use self::table::{Kind, Open};
-use super::lower::{absolute, for_model, Found, HostDisk, RealKind};
+use super::{absolute, for_model, DiskSlot, Found, HostDisk, RealKind};
 use crate::runtime::context;
 use crate::runtime::world::{World, MAIN_HOST};
 use crate::scheduler::HostId;
@@ -699,42 +699,8 @@ const DEV_MINOR_BASE: u32 = 0x5100;
 /// Minor numbers per simulation: room for this many hosts.
 const SLOT_MINORS: u32 = 0x1_0000;
 
-/// A simulation's place among those alive in the process at once, which
-/// its disks' device number includes. Files of two simulations running
-/// side by side (tests on parallel threads, `SIM_JOBS`) then never share
-/// a `(st_dev, st_ino)` pair: a library with process-wide state keyed by
-/// it (SQLite keeps one lock record and its spare descriptors per inode)
-/// would otherwise take one simulation's file for the other's. The
-/// lowest free slot is taken and freed when the simulation ends, so runs
-/// one after another, and a run alone, see the same numbers.
-#[derive(Debug)]
-pub(crate) struct DiskSlot(u32);
-
-/// The slots taken.
-static SLOTS: std::sync::Mutex<Vec<bool>> = std::sync::Mutex::new(Vec::new());
-
-impl DiskSlot {
-    fn take() -> DiskSlot {
-        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-        let free = slots.iter().position(|taken| !taken).unwrap_or(slots.len());
-        if free == slots.len() {
-            slots.push(true);
-        } else {
-            slots[free] = true;
-        }
-        DiskSlot(free as u32)
-    }
-}
-
-impl Drop for DiskSlot {
-    fn drop(&mut self) {
-        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-        slots[self.0 as usize] = false;
-    }
-}
-
 fn stat_of(world: &World, host: HostId, m: &Metadata) -> Stat {
-    let slot = world.disk_slot.get_or_init(DiskSlot::take).0;
+    let slot = world.disk_slot.get_or_init(DiskSlot::take).index();
     let (mode, blocks) = if m.is_dir() {
         (libc::S_IFDIR | 0o755, 8)
     } else {

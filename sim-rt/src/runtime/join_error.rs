@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::sync::Mutex;
 
-use super::Id;
+use crate::ids::Id;
 
 enum Repr {
     Cancelled,
@@ -56,7 +56,7 @@ impl JoinError {
         match &self.repr {
             Repr::Panic(p) => {
                 let payload = p.lock().unwrap_or_else(|e| e.into_inner());
-                Some(crate::runtime::failure::panic_message(&**payload))
+                Some(crate::runtime::context::panic_message(&**payload))
             }
             _ => None,
         }

@@ -1,0 +1,262 @@
+//! The world's hosts: adding and naming them, and their lifecycle (stop,
+//! start, reset, pause), applied between polls.
+
+use std::rc::Rc;
+
+use super::{Entry, Host, HostOp, Origin, World, WorldMetrics, MAIN_HOST};
+use crate::runtime::join_error::JoinError;
+use crate::runtime::task::{WakeRecord, MAIN_KEY};
+use crate::scheduler::{HostId, Observation};
+
+impl World {
+    // ----- hosts -----------------------------------------------------------
+
+    /// Adds a host to the runtime and the network.
+    ///
+    /// # Panics
+    ///
+    /// When the name is taken or reserved, or an address is invalid or taken
+    /// (the network model's rules).
+    pub(crate) fn add_host(
+        &self,
+        name: &str,
+        addrs: Vec<std::net::IpAddr>,
+        entry: Option<Entry>,
+    ) -> HostId {
+        assert!(
+            self.host_by_name(name).is_none(),
+            "a host named \"{name}\" already exists in this simulation; host names must be unique"
+        );
+        let mut core = self.core.borrow_mut();
+        let net_id = self.net.borrow_mut().net.add_host(name, addrs);
+        let id = HostId(core.hosts.len() as u32);
+        debug_assert_eq!(
+            crate::runtime::net::sim_host(net_id),
+            id,
+            "hosts are created in lockstep"
+        );
+        core.hosts.push(Host {
+            name: name.into(),
+            span: tracing::trace_span!("host", name),
+            signals: Vec::new(),
+            net_id,
+            entry,
+            stopped: false,
+            paused: false,
+            deferred: Vec::new(),
+        });
+        self.watch.host_added(id.index() as u32, name);
+        id
+    }
+
+    /// The host named `name`, by the network's resolver's rules (case and
+    /// a trailing dot do not matter), so that every name `connect` accepts
+    /// also names the host for `sim::reset` and the others.
+    pub(crate) fn host_by_name(&self, name: &str) -> Option<HostId> {
+        let net = self.net.borrow();
+        net.net
+            .host_by_name(name)
+            .map(crate::runtime::net::sim_host)
+    }
+
+    pub(crate) fn host_name(&self, host: HostId) -> Rc<str> {
+        self.core.borrow().hosts[host.index()].name.clone()
+    }
+
+    // ----- host lifecycle ---------------------------------------------------
+
+    /// Stops, starts, resets or pauses `host` now, or, when the running task
+    /// belongs to `host`, as soon as its poll returns.
+    pub(crate) fn host_op(&self, host: HostId, op: HostOp) {
+        assert!(
+            host != MAIN_HOST,
+            "the main host runs the test's own future: it cannot be stopped, reset or paused \
+             (create other hosts with sim_rt::sim::host and act on those)"
+        );
+        {
+            let mut core = self.core.borrow_mut();
+            assert!(
+                host.index() < core.hosts.len(),
+                "{host} is not a host of this simulation"
+            );
+            if core.current.is_some_and(|c| c.host == host) {
+                core.host_ops.push((host, op));
+                return;
+            }
+        }
+        match op {
+            HostOp::Stop => self.stop_host(host),
+            HostOp::Start => self.start_host(host),
+            HostOp::Reset => {
+                self.stop_host(host);
+                self.start_host(host);
+            }
+            HostOp::Pause => self.pause_host(host, true),
+        }
+    }
+
+    /// Applies the host changes a task asked for on its own host.
+    pub(super) fn apply_host_ops(&self) {
+        loop {
+            let ops = std::mem::take(&mut self.core.borrow_mut().host_ops);
+            if ops.is_empty() {
+                return;
+            }
+            for (host, op) in ops {
+                self.host_op(host, op);
+            }
+        }
+    }
+
+    /// Crashes `host`: its kernel forgets every socket, its disk loses what
+    /// was not synced (as its crash model allows), and every task of
+    /// the host is dropped (its `JoinHandle`s see a cancelled `JoinError`).
+    /// A no-op on a stopped host.
+    pub(super) fn stop_host(&self, host: HostId) {
+        let (net_id, cells) = {
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            let h = &mut core.hosts[host.index()];
+            if h.stopped {
+                return;
+            }
+            h.stopped = true;
+            h.paused = false;
+            h.deferred.clear();
+            let net_id = h.net_id;
+            let mut cells = Vec::new();
+            for (key, slot) in core.tasks.iter_mut() {
+                if slot.host == host && !slot.finished {
+                    slot.finished = true;
+                    let cell = slot
+                        .cell
+                        .take()
+                        .expect("no task of a host runs while the host is stopped");
+                    let join_waker = Self::take_join_waker(&mut core.cold, key, slot);
+                    cells.push((key, slot.id, cell, join_waker));
+                }
+            }
+            let tasks = &core.tasks;
+            core.enabled
+                .retain(|r| r.key() == MAIN_KEY || !tasks[r.key()].finished);
+            (net_id, cells)
+        };
+        self.net_op(|net, now| net.stop_host(net_id, now));
+        // Before the tasks drop: their in-flight disk writes die with the host.
+        self.fs_crash(host);
+        self.tell(|| crate::runtime::story::Happening::Stopped { host });
+        self.observe(Observation::HostStopped { host });
+        for (key, id, mut cell, join_waker) in cells {
+            // Drops the future: its sockets close on a dead kernel (no-ops).
+            cell.as_mut().finish_with(JoinError::cancelled(id));
+            let unclaimed = {
+                let mut core = self.core.borrow_mut();
+                match Self::slot(&mut core, key, id) {
+                    Some(slot) if slot.has_handle => {
+                        slot.cell = Some(cell);
+                        None
+                    }
+                    Some(_) => {
+                        Self::remove_task(&mut core, key);
+                        Some(cell)
+                    }
+                    // Its JoinHandle was held by a task of this host dropped
+                    // just before: releasing it freed the slot already.
+                    None => Some(cell),
+                }
+            };
+            drop(unclaimed);
+            self.observe(Observation::Finished { task: id });
+            if let Some(w) = join_waker {
+                w.wake();
+            }
+        }
+    }
+
+    /// Boots `host` again and spawns its entry point. A no-op on a host
+    /// that is not stopped.
+    pub(super) fn start_host(&self, host: HostId) {
+        let (net_id, entry) = {
+            let mut core = self.core.borrow_mut();
+            let h = &mut core.hosts[host.index()];
+            if !h.stopped {
+                return;
+            }
+            h.stopped = false;
+            (h.net_id, h.entry.clone())
+        };
+        self.net_op(|net, now| net.start_host(net_id, now));
+        self.tell(|| crate::runtime::story::Happening::Started { host });
+        self.observe(Observation::HostStarted { host });
+        if let Some(entry) = entry {
+            let (key, id) = self.spawn(entry(), Some(host), Origin::HostEntry);
+            self.release_handle(key, id);
+        }
+    }
+
+    /// Pauses (`true`) or resumes `host`: while paused its tasks are not
+    /// polled (their wakes wait), but its kernel keeps receiving packets.
+    pub(crate) fn pause_host(&self, host: HostId, paused: bool) {
+        let requeue = {
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            let h = &mut core.hosts[host.index()];
+            if h.stopped || h.paused == paused {
+                return;
+            }
+            h.paused = paused;
+            if paused {
+                // Runnable tasks of the host wait too.
+                let (tasks, hosts) = (&mut core.tasks, &mut core.hosts);
+                core.enabled.retain(|r| {
+                    let key = r.key();
+                    match (key != MAIN_KEY).then(|| &mut tasks[key]) {
+                        Some(s) if s.host == host => {
+                            // Held back: enabled again when the host resumes.
+                            s.queued = false;
+                            hosts[host.index()].deferred.push(WakeRecord {
+                                key,
+                                id: s.id,
+                                by: None,
+                                yielded: false,
+                            });
+                            false
+                        }
+                        _ => true,
+                    }
+                });
+                Vec::new()
+            } else {
+                std::mem::take(&mut h.deferred)
+            }
+        };
+        self.tell(|| crate::runtime::story::Happening::Paused { host, paused });
+        self.observe(Observation::HostPaused { host, paused });
+        self.wakes.extend(requeue);
+    }
+
+    pub(crate) fn host_state(&self, host: HostId) -> (bool, bool) {
+        let core = self.core.borrow();
+        let h = &core.hosts[host.index()];
+        (h.stopped, h.paused)
+    }
+
+    pub(crate) fn net_host(&self, host: HostId) -> sim_net::HostId {
+        self.core.borrow().hosts[host.index()].net_id
+    }
+
+    pub(crate) fn host_count(&self) -> usize {
+        self.core.borrow().hosts.len()
+    }
+
+    /// What `RuntimeMetrics` reports: spawned tasks not yet finished, tasks
+    /// woken and waiting to be polled, and clock advances so far.
+    pub(crate) fn metrics(&self) -> WorldMetrics {
+        let core = self.core.borrow();
+        WorldMetrics {
+            alive_tasks: core.tasks.iter().filter(|(_, t)| !t.finished).count(),
+            runnable: core.enabled.len(),
+            advances: core.advances,
+        }
+    }
+}

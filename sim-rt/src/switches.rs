@@ -1,0 +1,201 @@
+//! The thread-local switches of interception: whether a simulation is
+//! current on this thread, the scopes that turn interception off or allow
+//! std threads, and the last call interception refused. A leaf below the
+//! runtime: `runtime::context` turns the switch on and off, the failure
+//! report reads the refused call's note, and the interposed functions
+//! (`crate::intercept`) read the switches first thing.
+//!
+//! The flags are `const`-initialised thread-locals without destructors, so
+//! the interposed functions can read them on any thread at any time
+//! (before `main`, during thread exit) without allocating or panicking.
+
+use std::cell::Cell;
+
+/// Whether this build intercepts time, randomness, threads and sockets:
+/// Linux with glibc, dynamically linked, with the `intercept` feature (on by
+/// default). Elsewhere the simulation still runs, but a program that reads
+/// `std::time` or OS randomness inside it is not reproducible (the
+/// determinism check, `SIM_CHECK_DETERMINISM=1`, catches it when the value
+/// changes what the program does).
+pub const SUPPORTED: bool = cfg!(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+));
+
+thread_local! {
+    /// A simulation is current on this thread.
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    /// Depth of `without_interception` scopes on this thread.
+    static SUSPENDED: Cell<u32> = const { Cell::new(0) };
+    /// Depth of `allow_threads` scopes on this thread.
+    static THREADS_ALLOWED: Cell<u32> = const { Cell::new(0) };
+    /// The last call refused on this thread, for the failure report.
+    static MISUSE: Cell<Option<Misuse>> = const { Cell::new(None) };
+}
+
+/// A refused escape, remembered so the failure it causes can say why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Misuse {
+    what: Escape,
+    /// The simulation (runtime id) and the step it happened in.
+    world: u64,
+    step: u64,
+}
+
+/// What a program tried to do that leaves the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Escape {
+    Thread,
+    Socket,
+    Reactor,
+    /// A writable shared `mmap` of a simulated file.
+    SharedMap,
+    /// `symlink` on the simulated disk.
+    Symlink,
+    /// `io_uring_setup`.
+    IoUring,
+}
+
+impl Escape {
+    pub(crate) fn note(self) -> &'static str {
+        match self {
+            Escape::Thread => {
+                "a std thread was spawned inside a simulation (std::thread::spawn / \
+                 pthread_create was refused). A thread runs outside the simulation's control, \
+                 so the run could not be reproduced: use sim_rt::spawn (tokio::spawn) for \
+                 concurrent work and sim_rt::task::spawn_blocking for blocking work; code that \
+                 really needs a real thread can run inside sim_rt::sim::allow_threads(|| ...)"
+            }
+            Escape::Socket => {
+                "a real socket was used inside a simulation (bind/connect/listen/send on a real \
+                 socket was refused, e.g. by std::net::TcpStream::connect, UdpSocket::bind or a \
+                 socket2 socket). Real I/O escapes the simulation: use sim_rt::net (tokio::net \
+                 under --cfg sim, including TcpSocket::from_std_stream for a socket2 socket) to \
+                 talk to simulated hosts; code that really needs a real socket can run inside \
+                 sim_rt::sim::without_interception(|| ...)"
+            }
+            Escape::Reactor => {
+                "a real I/O reactor was created inside a simulation (epoll_create was refused: a \
+                 real tokio runtime, or mio). Real tokio does not run inside a simulation: build \
+                 the crate with --cfg sim so that `tokio::` resolves to sim_rt, and use \
+                 sim_rt's runtime and net types"
+            }
+            Escape::SharedMap => {
+                "a simulated file was mapped shared and writable (mmap with MAP_SHARED and \
+                 PROT_WRITE was refused with ENODEV). Writes through such a mapping would bypass \
+                 the simulated disk's durability model: write the file with write/pwrite (a \
+                 private or read-only mapping of a simulated file works, as a copy of its bytes)"
+            }
+            Escape::Symlink => {
+                "a symlink was created on the simulated disk (symlink was refused with EPERM: \
+                 the simulated disk has no symlinks). Use a hard link (std::fs::hard_link) or a \
+                 copy; the real files' symlinks under the simulated disk are followed"
+            }
+            Escape::IoUring => {
+                "io_uring was set up inside a simulation (io_uring_setup was refused with \
+                 ENOSYS): the simulation cannot see its submissions. Use tokio::fs (sim_rt::fs) \
+                 or std::fs, which run on the simulated disk"
+            }
+        }
+    }
+
+    /// Whether the note is said once per process (file-system notes, which
+    /// a program may hit in a loop) rather than at every refusal.
+    pub(crate) fn once(self) -> bool {
+        matches!(self, Escape::SharedMap | Escape::Symlink | Escape::IoUring)
+    }
+}
+
+/// Runs `f` with std threads allowed on this thread although a simulation
+/// is current: `std::thread::spawn` works inside `f`.
+///
+/// The thread it spawns runs outside the simulation (no simulated clock, no
+/// simulated network; real time and randomness there), concurrently with
+/// it: whatever it does is not reproducible and must not reach the
+/// simulation's behaviour. Meant for tests that need a helper thread (a
+/// library that insists on one, a watchdog), not for the system under test.
+///
+/// # Examples
+///
+/// ```
+/// # let rt = sim_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # rt.block_on(async {
+/// let answer = sim_rt::sim::allow_threads(|| std::thread::spawn(|| 42).join().unwrap());
+/// assert_eq!(answer, 42);
+/// # });
+/// ```
+pub fn allow_threads<R>(f: impl FnOnce() -> R) -> R {
+    let _scope = Scope::enter(&THREADS_ALLOWED);
+    f()
+}
+
+/// Runs `f` with interception off on this thread: real time, OS randomness,
+/// threads and sockets inside `f`, even inside a simulation.
+///
+/// For code that really needs the outside world (measuring real elapsed
+/// time, a real connection to a test fixture). Whatever it reads is not
+/// reproducible: if it changes what the simulation does, the determinism
+/// check (`SIM_CHECK_DETERMINISM=1`) reports the step where two runs
+/// diverged.
+pub fn without_interception<R>(f: impl FnOnce() -> R) -> R {
+    let _scope = Scope::enter(&SUSPENDED);
+    f()
+}
+
+/// Whether reads of time and randomness on this thread are answered by a
+/// simulation right now: a simulation is current, this build intercepts
+/// ([`SUPPORTED`]), and no [`without_interception`] scope is open.
+pub fn intercepting() -> bool {
+    SUPPORTED && in_simulation()
+}
+
+/// Increments a depth counter until dropped (also on unwind).
+struct Scope(&'static std::thread::LocalKey<Cell<u32>>);
+
+impl Scope {
+    fn enter(key: &'static std::thread::LocalKey<Cell<u32>>) -> Scope {
+        key.with(|d| d.set(d.get() + 1));
+        Scope(key)
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        self.0.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// The fast check every interposed function makes first: one thread-local
+/// read outside a simulation.
+#[inline]
+pub(crate) fn in_simulation() -> bool {
+    ACTIVE.with(|a| a.get()) && SUSPENDED.with(|s| s.get()) == 0
+}
+
+pub(crate) fn threads_allowed() -> bool {
+    THREADS_ALLOWED.with(|t| t.get()) > 0
+}
+
+/// Called by `intercept::set_active` (from `context::enter` and its
+/// guard): whether a simulation is now current on this thread. Returns
+/// the previous value.
+pub(crate) fn set_active(active: bool) -> bool {
+    ACTIVE.with(|a| a.replace(active))
+}
+
+/// Remembers a call refused in `world` (a runtime id) at `step`, for
+/// [`take_note`].
+pub(crate) fn note_refusal(what: Escape, world: u64, step: u64) {
+    MISUSE.with(|m| m.set(Some(Misuse { what, world, step })));
+}
+
+/// The note for a panic of the current simulation's current step, if that
+/// step had a call refused: what the failure report adds to the message.
+/// `world` and `step` say which simulation and step are current (the
+/// caller reads them: this module looks at no simulation).
+pub(crate) fn take_note(world: u64, step: u64) -> Option<&'static str> {
+    let misuse = MISUSE.with(|m| m.take())?;
+    (misuse.world == world && misuse.step == step).then(|| misuse.what.note())
+}
