@@ -33,7 +33,7 @@ use crate::guided::{Data, Guided, Record};
 use crate::liveness::{EndWalks, Liveness, Switch, Walker};
 use crate::schedule::Deviation;
 use crate::search_kind::SearchKind;
-use crate::token::WalkTail;
+use crate::token::{WalkFaults, WalkTail};
 
 /// What a test's future may return: `()`, or a `Result` whose `Err` is a
 /// failure (like a `#[test]` returning `Result`).
@@ -263,6 +263,35 @@ pub(crate) struct Ran {
     pub(crate) walked: bool,
 }
 
+/// A run that did not agree with what the search knew of its execution.
+pub(crate) struct Diverged {
+    /// The execution concerned.
+    pub(crate) exec: Exec,
+    /// What showed it ("its choice point 12 was a data choice with 2
+    /// options; the run before, with the same choices up to there, had a
+    /// pick among 3 events").
+    pub(crate) saw: String,
+    /// The determinism check's message, when it already ran.
+    pub(crate) divergence: Option<String>,
+}
+
+impl Diverged {
+    /// Unwinds with this divergence, to the nearest `Ctx::numbered` (a
+    /// search's: see `nondet.rs`).
+    pub(crate) fn raise(self) -> ! {
+        std::panic::resume_unwind(Box::new(self))
+    }
+}
+
+impl std::fmt::Debug for Diverged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Diverged")
+            .field("seed", &self.exec.seed)
+            .field("saw", &self.saw)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Target<'_> {
     /// Runs `exec`; when it ends with a liveness property unmet and
     /// undecided, walks from its end: a walk that reaches the property
@@ -304,7 +333,7 @@ impl Target<'_> {
         let (first, second) = (ran.trace.as_ref(), again.trace.as_ref());
         let (first, second) = first.zip(second).expect("checked runs keep their traces");
         if let Some(divergence) = sim_rt::runtime::__private::compare_traces(first, second) {
-            crate::nondet::Diverged {
+            Diverged {
                 exec: exec.clone(),
                 saw: "SIM_CHECK_DETERMINISM=1 ran it twice, and the two runs differ".to_string(),
                 divergence: Some(divergence),
@@ -315,6 +344,27 @@ impl Target<'_> {
             ran.trace = None;
         }
         ran
+    }
+
+    /// The determinism check of `exec`: two runs, each on a fresh thread
+    /// with every step recorded. Returns the check's message when they
+    /// differ, and the first run's token fields (steps, hash).
+    pub(crate) fn check_twice(&self, exec: &Exec) -> (Option<String>, u32, u64) {
+        let exec = Exec {
+            full_trace: true,
+            quiet: true,
+            tell: false,
+            ..exec.clone()
+        };
+        let first = on_fresh_thread(|| self.run_here(&exec, true));
+        let second = on_fresh_thread(|| self.run_here(&exec, true));
+        let (a, b) = (first.trace.as_ref(), second.trace.as_ref());
+        let (a, b) = a.zip(b).expect("checked runs keep their traces");
+        (
+            sim_rt::runtime::__private::compare_traces(a, b),
+            a.len() as u32,
+            a.hash(),
+        )
     }
 
     /// Runs `exec` once on this thread (keeping its trace when `keep`).
@@ -370,7 +420,7 @@ impl Target<'_> {
                 if let Some(time) = tail.time {
                     builder.max_time(time);
                 }
-                if tail.faults == crate::WalkFaults::Heal {
+                if tail.faults == WalkFaults::Heal {
                     builder.heal_at_step(tail.from.into());
                 }
                 Some(Box::new(Switch {

@@ -114,6 +114,7 @@ use sim_rt::task::Id;
 
 use crate::exec::{Exec, Ran, Target};
 use crate::tell::Words;
+pub use crate::token::WalkFaults;
 use crate::token::{ReplayToken, WalkTail};
 
 /// Walks from an indeterminate state (`k`) by default.
@@ -130,49 +131,6 @@ pub const MAX_WALK_LENGTH_FACTOR: u64 = 20;
 pub const WALK_TIME_FACTOR: u32 = 4;
 /// ...and at least this long past it.
 pub const MIN_WALK_TIME: Duration = Duration::from_secs(1);
-
-/// What a liveness walk does with faults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WalkFaults {
-    /// No new faults and no heals: the environment stays as the execution
-    /// left it.
-    Keep,
-    /// The fault injector goes on at a tenth of its probability (it may
-    /// also heal its partitions).
-    Rare,
-    /// Every partition heals when the walk starts, and no new fault comes
-    /// (the default: see the [module docs](crate::liveness); crashed hosts
-    /// stay down).
-    #[default]
-    Heal,
-}
-
-impl WalkFaults {
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            WalkFaults::Keep => 0,
-            WalkFaults::Rare => 1,
-            WalkFaults::Heal => 2,
-        }
-    }
-
-    pub(crate) fn from_code(code: u32) -> Option<WalkFaults> {
-        Some(match code {
-            0 => WalkFaults::Keep,
-            1 => WalkFaults::Rare,
-            2 => WalkFaults::Heal,
-            _ => return None,
-        })
-    }
-
-    fn words(self) -> &'static str {
-        match self {
-            WalkFaults::Keep => "no new faults",
-            WalkFaults::Rare => "rare faults",
-            WalkFaults::Heal => "partitions healed, no new faults",
-        }
-    }
-}
 
 /// How an exploration treats an execution that ends with an "eventually"
 /// property unmet: see the [module docs](crate::liveness).

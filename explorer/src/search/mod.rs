@@ -11,11 +11,12 @@
 //! Sampling and walks run independent units of work (samples, executions)
 //! on several threads and shards (`pool.rs`).
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use crate::exec::{Exec, Ran, Target};
+use crate::exec::{Diverged, Exec, Ran, Target};
 use crate::liveness::Tokens;
-use crate::nondet::Diverged;
+use crate::nondet::{Nondeterministic, COMES_AND_GOES};
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
@@ -404,6 +405,69 @@ impl Ctx<'_> {
     }
 }
 
+/// Divergences: see `nondet.rs`.
+impl Ctx<'_> {
+    /// Runs `f`, the work of the search's `execution`-th execution; a
+    /// divergence that unwinds out of it is told as this execution's, with
+    /// this strategy.
+    pub(crate) fn numbered<R>(&self, execution: u64, f: impl FnOnce() -> R) -> R {
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(r) => r,
+            Err(payload) => match payload.downcast::<Diverged>() {
+                Ok(d) => self.nondeterministic(execution, *d).raise(),
+                Err(other) => resume_unwind(other),
+            },
+        }
+    }
+
+    /// Tells divergence `d` of the search's `execution`-th execution:
+    /// runs the determinism check on it unless it ran, and makes the line
+    /// that replays it under the check.
+    pub(crate) fn nondeterministic(&self, execution: u64, d: Diverged) -> Nondeterministic {
+        let (checked, steps, hash) = self.target.check_twice(&d.exec);
+        let check = match d.divergence.or(checked) {
+            Some(divergence) => divergence,
+            None => format!(
+                "the determinism check ran it twice more and both runs agreed ({steps} steps, \
+                 trace hash {hash:016x}): {COMES_AND_GOES}"
+            ),
+        };
+        let search = if d.exec.swarm {
+            SearchKind::Swarm
+        } else if d.exec.random_data {
+            SearchKind::Walk
+        } else if self.search == SearchKind::Ses {
+            SearchKind::Ses
+        } else {
+            SearchKind::Ss
+        };
+        let token = ReplayToken {
+            test: self.test.clone(),
+            explorer: self.explorer.clone(),
+            search: search.name().to_string(),
+            seed: d.exec.seed,
+            schedule: d.exec.schedule.clone(),
+            steps,
+            hash,
+            walk: d.exec.walk,
+        };
+        Nondeterministic {
+            found_by: self
+                .strategy
+                .clone()
+                .unwrap_or_else(|| format!("{} with {}", self.search, self.explorer)),
+            execution,
+            seed: d.exec.seed,
+            saw: d.saw,
+            check,
+            command: format!(
+                "SIM_CHECK_DETERMINISM=1 SIM_REPLAY={token} {}",
+                self.command
+            ),
+        }
+    }
+}
+
 /// Runs the configured search.
 pub(crate) fn run(ctx: &Ctx<'_>, search: &Search) -> Report {
     let report = match search {
@@ -428,6 +492,7 @@ fn finish(ctx: &Ctx<'_>, mut report: Report) -> Report {
     report.elapsed = ctx.started.elapsed();
     report.slow = ctx.target.slow.load(std::sync::atomic::Ordering::Relaxed);
     report.coverage.answer_for(&sim_rt::sim::coverage_points());
-    ctx.progress.finish(&report);
+    ctx.progress
+        .finish(report.executions, report.elapsed, report.failed());
     report
 }
