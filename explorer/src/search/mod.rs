@@ -20,7 +20,7 @@ use crate::nondet::{Nondeterministic, COMES_AND_GOES};
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
-use crate::shrink::{self, Shrunk};
+use crate::shrink;
 use crate::token::ReplayToken;
 use sim_rt::runtime::Trace;
 
@@ -190,7 +190,17 @@ impl Ctx<'_> {
         let original = self.token(seed, schedule, trace, self.search);
         let original_command = format!("SIM_REPLAY={original} {}", self.command);
         let (mut ran, schedule, search, shrunk) = if shrink > 0 {
-            self.shrunk(ran, seed, schedule, original, original_command, shrink)
+            let base = Exec::of(seed, schedule.to_vec(), self.search);
+            let (target, search) = (&self.target, self.search);
+            shrink::found(
+                target,
+                base,
+                search,
+                ran,
+                original,
+                original_command,
+                shrink,
+            )
         } else {
             (ran, schedule.to_vec(), self.search, None)
         };
@@ -350,58 +360,6 @@ impl Ctx<'_> {
             hash: trace.hash(),
             walk: None,
         }
-    }
-
-    /// Shrinks the failing execution `ran`; returns the execution to
-    /// report, its schedule, the search name its token needs, and what
-    /// shrinking did.
-    fn shrunk(
-        &self,
-        ran: Ran,
-        seed: u64,
-        schedule: &[Deviation],
-        original: ReplayToken,
-        original_command: String,
-        budget: u64,
-    ) -> (Ran, Vec<Deviation>, SearchKind, Option<Shrunk>) {
-        let mut base = Exec::of(seed, schedule.to_vec(), self.search);
-        let mut ran = ran;
-        let mut search = self.search;
-        let mut budget = budget;
-        if base.random_data {
-            // A walk: its random data choices (drawn with its swarm rates,
-            // if any), written down as a schedule.
-            let trace = ran
-                .trace
-                .as_ref()
-                .expect("a failed execution keeps its trace");
-            let converted = Exec {
-                schedule: shrink::data_choices(trace, schedule),
-                random_data: false,
-                swarm: false,
-                ..base.clone()
-            };
-            let again = self.target.run(converted.clone());
-            budget -= 1;
-            let same = again
-                .trace
-                .as_ref()
-                .is_some_and(|t| t.hash() == trace.hash());
-            if !same {
-                return (ran, schedule.to_vec(), self.search, None);
-            }
-            (base, ran, search) = (converted, again, SearchKind::Shrunk);
-        }
-        let (schedule, ran, before, after, executions) =
-            shrink::shrink(&self.target, base, ran, budget);
-        let shrunk = Shrunk {
-            before,
-            after,
-            executions,
-            original,
-            original_command,
-        };
-        (ran, schedule, search, Some(shrunk))
     }
 }
 
