@@ -30,10 +30,11 @@ use sim_rt::scheduler::Scheduler;
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
-use crate::liveness::{EndWalks, Liveness, Switch, Walker};
+use crate::liveness::{self, EndWalks, Liveness};
 use crate::schedule::Deviation;
 use crate::search_kind::SearchKind;
 use crate::token::{WalkFaults, WalkTail};
+use crate::walker::{Switch, Walker};
 
 /// What a test's future may return: `()`, or a `Result` whose `Err` is a
 /// failure (like a `#[test]` returning `Result`).
@@ -304,7 +305,7 @@ impl Target<'_> {
             .as_ref()
             .is_some_and(|f| f.liveness_dead().is_some());
         if exec.walk.is_none() && undecided && self.liveness.enabled() {
-            match self.walk_from_end(&exec, &ran) {
+            match liveness::walk_from_end(self, &exec, &ran) {
                 Some(end) => ran.end = Some(end),
                 None => {
                     self.slow.fetch_add(1, Ordering::Relaxed);

@@ -102,6 +102,7 @@ pub mod shrink;
 mod swarm;
 mod tell;
 pub mod token;
+mod walker;
 
 pub use crate::coverage::Coverage;
 pub use crate::exec::TestOutcome;

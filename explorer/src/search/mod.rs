@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use crate::exec::{Diverged, Exec, Ran, Target};
-use crate::liveness::Tokens;
+use crate::liveness::{self, Tokens};
 use crate::nondet::{Nondeterministic, COMES_AND_GOES};
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
@@ -225,7 +225,7 @@ impl Ctx<'_> {
                 base: &token,
                 command: &self.command,
             };
-            self.target.finding(&base, &trace, end, &tokens)
+            liveness::finding(&self.target, &base, &trace, end, &tokens)
         });
         // Once more, to tell it in words and draw it (unless this search
         // only needs to know that it failed).
