@@ -442,7 +442,7 @@ impl Target<'_> {
         let rt = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        let logs = crate::picture::Logs::default();
+        let logs = crate::logs::Logs::default();
         let (result, location) = if exec.tell {
             let subscriber = logs.clone();
             tracing::subscriber::with_default(subscriber, || {

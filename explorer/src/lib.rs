@@ -88,6 +88,7 @@ pub mod explorers;
 mod guided;
 mod harness;
 pub mod liveness;
+mod logs;
 mod nondet;
 mod orderings;
 mod picture;
