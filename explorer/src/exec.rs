@@ -30,6 +30,10 @@ use sim_rt::scheduler::Scheduler;
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
+// The one import from a floor above: `Target::run` asks the liveness
+// verdict (walks from the end) about an execution that ended with a
+// property unmet, so that every search and the shrinker see a slow
+// execution as a pass; `Target` carries its settings, `Ran` its result.
 use crate::liveness::{self, EndWalks, Liveness};
 use crate::schedule::Deviation;
 use crate::search_kind::SearchKind;
