@@ -30,10 +30,15 @@ use sim_rt::scheduler::Scheduler;
 
 use crate::explorers::DelayingExplorer;
 use crate::guided::{Data, Guided, Record};
-use crate::liveness::{EndWalks, Liveness, Switch, Walker};
+// The one import from a floor above: `Target::run` asks the liveness
+// verdict (walks from the end) about an execution that ended with a
+// property unmet, so that every search and the shrinker see a slow
+// execution as a pass; `Target` carries its settings, `Ran` its result.
+use crate::liveness::{self, EndWalks, Liveness};
 use crate::schedule::Deviation;
 use crate::search_kind::SearchKind;
-use crate::token::WalkTail;
+use crate::token::{WalkFaults, WalkTail};
+use crate::walker::{Switch, Walker};
 
 /// What a test's future may return: `()`, or a `Result` whose `Err` is a
 /// failure (like a `#[test]` returning `Result`).
@@ -263,6 +268,35 @@ pub(crate) struct Ran {
     pub(crate) walked: bool,
 }
 
+/// A run that did not agree with what the search knew of its execution.
+pub(crate) struct Diverged {
+    /// The execution concerned.
+    pub(crate) exec: Exec,
+    /// What showed it ("its choice point 12 was a data choice with 2
+    /// options; the run before, with the same choices up to there, had a
+    /// pick among 3 events").
+    pub(crate) saw: String,
+    /// The determinism check's message, when it already ran.
+    pub(crate) divergence: Option<String>,
+}
+
+impl Diverged {
+    /// Unwinds with this divergence, to the nearest `Ctx::numbered` (a
+    /// search's: see `nondet.rs`).
+    pub(crate) fn raise(self) -> ! {
+        std::panic::resume_unwind(Box::new(self))
+    }
+}
+
+impl std::fmt::Debug for Diverged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Diverged")
+            .field("seed", &self.exec.seed)
+            .field("saw", &self.saw)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Target<'_> {
     /// Runs `exec`; when it ends with a liveness property unmet and
     /// undecided, walks from its end: a walk that reaches the property
@@ -275,7 +309,7 @@ impl Target<'_> {
             .as_ref()
             .is_some_and(|f| f.liveness_dead().is_some());
         if exec.walk.is_none() && undecided && self.liveness.enabled() {
-            match self.walk_from_end(&exec, &ran) {
+            match liveness::walk_from_end(self, &exec, &ran) {
                 Some(end) => ran.end = Some(end),
                 None => {
                     self.slow.fetch_add(1, Ordering::Relaxed);
@@ -304,7 +338,7 @@ impl Target<'_> {
         let (first, second) = (ran.trace.as_ref(), again.trace.as_ref());
         let (first, second) = first.zip(second).expect("checked runs keep their traces");
         if let Some(divergence) = sim_rt::runtime::__private::compare_traces(first, second) {
-            crate::nondet::Diverged {
+            Diverged {
                 exec: exec.clone(),
                 saw: "SIM_CHECK_DETERMINISM=1 ran it twice, and the two runs differ".to_string(),
                 divergence: Some(divergence),
@@ -315,6 +349,27 @@ impl Target<'_> {
             ran.trace = None;
         }
         ran
+    }
+
+    /// The determinism check of `exec`: two runs, each on a fresh thread
+    /// with every step recorded. Returns the check's message when they
+    /// differ, and the first run's token fields (steps, hash).
+    pub(crate) fn check_twice(&self, exec: &Exec) -> (Option<String>, u32, u64) {
+        let exec = Exec {
+            full_trace: true,
+            quiet: true,
+            tell: false,
+            ..exec.clone()
+        };
+        let first = on_fresh_thread(|| self.run_here(&exec, true));
+        let second = on_fresh_thread(|| self.run_here(&exec, true));
+        let (a, b) = (first.trace.as_ref(), second.trace.as_ref());
+        let (a, b) = a.zip(b).expect("checked runs keep their traces");
+        (
+            sim_rt::runtime::__private::compare_traces(a, b),
+            a.len() as u32,
+            a.hash(),
+        )
     }
 
     /// Runs `exec` once on this thread (keeping its trace when `keep`).
@@ -370,7 +425,7 @@ impl Target<'_> {
                 if let Some(time) = tail.time {
                     builder.max_time(time);
                 }
-                if tail.faults == crate::WalkFaults::Heal {
+                if tail.faults == WalkFaults::Heal {
                     builder.heal_at_step(tail.from.into());
                 }
                 Some(Box::new(Switch {
@@ -391,7 +446,7 @@ impl Target<'_> {
         let rt = builder
             .build()
             .expect("building a simulation runtime cannot fail");
-        let logs = crate::picture::Logs::default();
+        let logs = crate::logs::Logs::default();
         let (result, location) = if exec.tell {
             let subscriber = logs.clone();
             tracing::subscriber::with_default(subscriber, || {

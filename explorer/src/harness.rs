@@ -418,7 +418,7 @@ impl Explorer {
         Fut::Output: TestOutcome,
     {
         let started = Instant::now();
-        crate::picture::keep_interest();
+        crate::logs::keep_interest();
         let test_name = self.test_name();
         let program = move |rt: &sim_rt::runtime::Runtime| run_test(&test, rt);
         let (settings, what) = match self.resolve(&test_name) {

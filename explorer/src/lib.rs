@@ -81,27 +81,43 @@
 #![warn(missing_debug_implementations)]
 #![forbid(unsafe_code)]
 
+// Floors, bottom to top: a module imports from its floor or below (the
+// one exception is in exec.rs, with its reason).
+//
+// Vocabulary: settings, schedules, tokens, words for a trace.
 pub mod coverage;
 mod env;
-mod exec;
-pub mod explorers;
-mod guided;
-mod harness;
-pub mod liveness;
-mod nondet;
 mod orderings;
-mod picture;
 mod progress;
-#[cfg(feature = "proptest")]
-pub mod prop;
-mod report;
 mod schedule;
-pub mod search;
 mod search_kind;
-pub mod shrink;
 mod swarm;
 mod tell;
 pub mod token;
+
+// Running one execution.
+mod exec;
+pub mod explorers;
+mod guided;
+mod logs;
+mod walker;
+
+// Verdicts on an execution.
+pub mod liveness;
+mod nondet;
+
+// Reports of a failure.
+mod picture;
+mod report;
+pub mod shrink;
+
+// The searches.
+pub mod search;
+
+// The user's entry points.
+mod harness;
+#[cfg(feature = "proptest")]
+pub mod prop;
 
 pub use crate::coverage::Coverage;
 pub use crate::exec::TestOutcome;

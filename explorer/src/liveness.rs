@@ -103,17 +103,16 @@
 //! length; the search is a function of the execution, so the same failure
 //! gives the same verdict and the same critical transition.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::time::Duration;
 
 use sim_rt::runtime::{FailureKind, Step, Trace};
-use sim_rt::scheduler::{derive_seed, ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::scheduler::{derive_seed, Event};
 use sim_rt::task::Id;
 
 use crate::exec::{Exec, Ran, Target};
 use crate::tell::Words;
+pub use crate::token::WalkFaults;
 use crate::token::{ReplayToken, WalkTail};
 
 /// Walks from an indeterminate state (`k`) by default.
@@ -130,49 +129,6 @@ pub const MAX_WALK_LENGTH_FACTOR: u64 = 20;
 pub const WALK_TIME_FACTOR: u32 = 4;
 /// ...and at least this long past it.
 pub const MIN_WALK_TIME: Duration = Duration::from_secs(1);
-
-/// What a liveness walk does with faults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum WalkFaults {
-    /// No new faults and no heals: the environment stays as the execution
-    /// left it.
-    Keep,
-    /// The fault injector goes on at a tenth of its probability (it may
-    /// also heal its partitions).
-    Rare,
-    /// Every partition heals when the walk starts, and no new fault comes
-    /// (the default: see the [module docs](crate::liveness); crashed hosts
-    /// stay down).
-    #[default]
-    Heal,
-}
-
-impl WalkFaults {
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            WalkFaults::Keep => 0,
-            WalkFaults::Rare => 1,
-            WalkFaults::Heal => 2,
-        }
-    }
-
-    pub(crate) fn from_code(code: u32) -> Option<WalkFaults> {
-        Some(match code {
-            0 => WalkFaults::Keep,
-            1 => WalkFaults::Rare,
-            2 => WalkFaults::Heal,
-            _ => return None,
-        })
-    }
-
-    fn words(self) -> &'static str {
-        match self {
-            WalkFaults::Keep => "no new faults",
-            WalkFaults::Rare => "rare faults",
-            WalkFaults::Heal => "partitions healed, no new faults",
-        }
-    }
-}
 
 /// How an exploration treats an execution that ends with an "eventually"
 /// property unmet: see the [module docs](crate::liveness).
@@ -477,99 +433,6 @@ impl std::fmt::Display for LivenessFinding {
     }
 }
 
-/// Runs the prefix's scheduler for the first `at` trace steps, then the
-/// walker; keeps the observations made during trace step `watch`.
-pub(crate) struct Switch<A, B> {
-    pub(crate) first: A,
-    pub(crate) then: B,
-    pub(crate) at: u64,
-    pub(crate) calls: u64,
-    pub(crate) watch: Option<u64>,
-    pub(crate) seen: Rc<RefCell<Vec<Observation>>>,
-}
-
-impl<A: Scheduler, B: Scheduler> Switch<A, B> {
-    fn walking(&mut self) -> bool {
-        let walking = self.calls >= self.at;
-        self.calls += 1;
-        walking
-    }
-}
-
-impl<A: Scheduler, B: Scheduler> Scheduler for Switch<A, B> {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        if self.walking() {
-            self.then.pick(enabled)
-        } else {
-            self.first.pick(enabled)
-        }
-    }
-
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        if self.walking() {
-            self.then.choose(kind, n)
-        } else {
-            self.first.choose(kind, n)
-        }
-    }
-
-    fn observe(&mut self, observation: &Observation) {
-        if self.watch.is_some_and(|w| self.calls == w + 1) {
-            self.seen.borrow_mut().push(*observation);
-        }
-        if self.calls < self.at {
-            self.first.observe(observation);
-        }
-    }
-
-    fn observes(&self) -> bool {
-        self.first.observes() || self.watch.is_some()
-    }
-
-    fn late_deliveries(&self) -> bool {
-        self.first.late_deliveries()
-    }
-}
-
-/// A walk's scheduler: uniform picks, data choices with their
-/// probabilities, faults as [`WalkFaults`] says.
-pub(crate) struct Walker {
-    random: RandomScheduler,
-    faults: WalkFaults,
-}
-
-impl Walker {
-    pub(crate) fn new(seed: u64, faults: WalkFaults) -> Walker {
-        Walker {
-            random: RandomScheduler::new(seed),
-            faults,
-        }
-    }
-}
-
-impl Scheduler for Walker {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.random.pick(enabled)
-    }
-
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        match (kind, self.faults) {
-            (ChoiceKind::Fault { probability }, WalkFaults::Rare) => self.random.choose(
-                ChoiceKind::Fault {
-                    probability: probability / 10.0,
-                },
-                n,
-            ),
-            (ChoiceKind::Fault { .. }, _) => 0,
-            _ => self.random.choose(kind, n),
-        }
-    }
-
-    fn observes(&self) -> bool {
-        false
-    }
-}
-
 /// How one walk ended, when it did not reach the property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
@@ -636,201 +499,199 @@ struct Bounds {
     time: Duration,
 }
 
-impl Target<'_> {
-    /// Runs up to `k` walks within `bounds` after the first `from` steps of
-    /// `base`; stops at the first that reaches the property unless
-    /// `complete`.
-    fn probe(&self, base: &Exec, from: u64, bounds: Bounds, complete: bool) -> Probe {
-        let mut probe = Probe {
-            live: None,
-            first_dead: None,
-            ends: Vec::new(),
-            reached: 0,
-            walks: 0,
-            steps: 0,
+/// Runs up to `k` walks within `bounds` after the first `from` steps of
+/// `base`; stops at the first that reaches the property unless
+/// `complete`.
+fn probe(target: &Target<'_>, base: &Exec, from: u64, bounds: Bounds, complete: bool) -> Probe {
+    let mut probe = Probe {
+        live: None,
+        first_dead: None,
+        ends: Vec::new(),
+        reached: 0,
+        walks: 0,
+        steps: 0,
+    };
+    for w in 0..target.liveness.walks {
+        let tail = WalkTail {
+            from: u32::try_from(from).expect("an execution of fewer than 2^32 steps"),
+            seed: walk_seed(base.seed, from, w),
+            length: bounds.length,
+            faults: target.liveness.faults,
+            time: Some(bounds.time),
         };
-        for w in 0..self.liveness.walks {
-            let tail = WalkTail {
-                from: u32::try_from(from).expect("an execution of fewer than 2^32 steps"),
-                seed: walk_seed(base.seed, from, w),
-                length: bounds.length,
-                faults: self.liveness.faults,
-                time: Some(bounds.time),
-            };
-            let ran = self.run_once(&Exec {
-                walk: Some(tail),
-                ..base.clone()
-            });
-            probe.walks += 1;
-            probe.steps += ran.steps;
-            if ran.met {
-                probe.reached += 1;
-                if probe.live.is_none() {
-                    probe.live = Some((tail, ran));
-                }
-                if complete {
-                    continue;
-                }
-                break;
-            }
-            probe.ends.push(End::of(&tail, &ran));
-            if probe.first_dead.is_none() {
-                probe.first_dead = Some((tail, ran));
-            }
-        }
-        probe
-    }
-
-    /// After an execution that ended with a property unmet and undecided:
-    /// walks from its end. `None` when a walk reached the property (the
-    /// execution was only slow); else the finding, without its critical
-    /// transition yet.
-    pub(crate) fn walk_from_end(&self, base: &Exec, ran: &Ran) -> Option<EndWalks> {
-        let failure = ran.failure.as_ref()?;
-        let steps = ran.trace.as_ref().map_or(0, |t| t.len() as u64);
-        let (length, time) = self
-            .liveness
-            .bounds_for(steps, ran.elapsed, ran.latest_deadline);
-        let bounds = Bounds { length, time };
-        let property = failure.property().unwrap_or_default().to_string();
-        let dead = failure.liveness_dead()?;
-        if dead {
-            return Some(EndWalks {
-                property,
-                walks: 0,
-                bounds,
-                verdict: Verdict::Dead,
-                first_dead: None,
-            });
-        }
-        let probe = self.probe(base, steps, bounds, false);
-        if probe.live.is_some() {
-            return None;
-        }
-        let verdict = self.verdict(base, &probe, steps, bounds);
-        Some(EndWalks {
-            property,
-            walks: probe.walks,
-            bounds,
-            verdict,
-            first_dead: probe.first_dead.map(|(tail, ran)| {
-                let trace = ran.trace.expect("walks keep their trace");
-                (tail, trace.len() as u32, trace.hash())
-            }),
-        })
-    }
-
-    /// The verdict of walks from the end that all missed the property.
-    fn verdict(&self, base: &Exec, probe: &Probe, from: u64, bounds: Bounds) -> Verdict {
-        let count = |e: End| probe.ends.iter().filter(|&&x| x == e).count();
-        let (stopped, ran_on, short, other) = (
-            count(End::Stopped),
-            count(End::RanOn),
-            count(End::OutOfSteps),
-            count(End::Other),
-        );
-        let waits: Vec<Duration> = probe
-            .ends
-            .iter()
-            .filter_map(|e| match e {
-                End::Waiting(next) => Some(*next),
-                _ => None,
-            })
-            .collect();
-        let k = probe.ends.len();
-        if stopped == k {
-            return Verdict::Dead;
-        }
-        if ran_on == k {
-            let first = probe
-                .first_dead
-                .as_ref()
-                .map(|(tail, _)| *tail)
-                .expect("k >= 1 walks");
-            return Verdict::Livelock {
-                evidence: self.what_kept_happening(base, first, from),
-            };
-        }
-        let mut parts = Vec::new();
-        if stopped > 0 {
-            parts.push(format!("{stopped} stopped with nothing more to happen"));
-        }
-        if ran_on > 0 {
-            parts.push(format!(
-                "{ran_on} ran on with events still happening until {:?}",
-                bounds.time
-            ));
-        }
-        if let Some(first) = waits.iter().min() {
-            parts.push(format!(
-                "{} waited with nothing happening until {:?}, the next event due at {first:?} \
-                 or later (Liveness::walk_time lets walks run longer)",
-                waits.len(),
-                bounds.time
-            ));
-        }
-        if short > 0 {
-            parts.push(format!(
-                "{short} ran out of their {} steps before {:?} (Liveness::walk_length raises \
-                 it)",
-                bounds.length, bounds.time
-            ));
-        }
-        if other > 0 {
-            parts.push(format!("{other} failed otherwise"));
-        }
-        Verdict::Unknown {
-            why: format!("of the walks, {}", parts.join(", ")),
-        }
-    }
-
-    /// What happened in the walk `tail` after its prefix: clock moves,
-    /// deliveries, and the tasks polled most, named as the story names
-    /// them ("task 7 (client) on a").
-    fn what_kept_happening(&self, base: &Exec, tail: WalkTail, from: u64) -> String {
-        // Told, for the tasks' hosts and labels: recording the story does
-        // not change the run.
-        let ran = self.run_once(&Exec {
+        let ran = target.run_once(&Exec {
             walk: Some(tail),
-            full_trace: true,
-            tell: true,
             ..base.clone()
         });
-        let words = Words::new(&ran.story, &ran.hosts);
-        let trace = ran.trace.as_ref().expect("walks keep their trace");
-        let (mut advances, mut deliveries, mut polls) = (0u64, 0u64, 0u64);
-        let mut by_task: BTreeMap<Id, u64> = BTreeMap::new();
-        for (&at, step) in trace.positions().iter().zip(trace.steps()) {
-            if at < from {
+        probe.walks += 1;
+        probe.steps += ran.steps;
+        if ran.met {
+            probe.reached += 1;
+            if probe.live.is_none() {
+                probe.live = Some((tail, ran));
+            }
+            if complete {
                 continue;
             }
-            match step {
-                Step::Pick { event, .. } => match event {
-                    Event::Advance => advances += 1,
-                    Event::Deliver(_) => deliveries += 1,
-                    Event::Poll(id) => {
-                        polls += 1;
-                        *by_task.entry(*id).or_default() += 1;
-                    }
-                    _ => {}
-                },
-                Step::Choose { .. } => {}
-            }
+            break;
         }
-        let mut busiest: Vec<(Id, u64)> = by_task.into_iter().collect();
-        busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let most = busiest
-            .iter()
-            .take(3)
-            .map(|(id, n)| format!("{} {n} times", words.task(*id)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        format!(
-            "in the first walk, until {:?}, the clock moved {advances} times, {deliveries} \
-             packets were delivered and tasks were polled {polls} times (most: {most})",
-            ran.elapsed
-        )
+        probe.ends.push(End::of(&tail, &ran));
+        if probe.first_dead.is_none() {
+            probe.first_dead = Some((tail, ran));
+        }
     }
+    probe
+}
+
+/// After an execution that ended with a property unmet and undecided:
+/// walks from its end. `None` when a walk reached the property (the
+/// execution was only slow); else the finding, without its critical
+/// transition yet.
+pub(crate) fn walk_from_end(target: &Target<'_>, base: &Exec, ran: &Ran) -> Option<EndWalks> {
+    let failure = ran.failure.as_ref()?;
+    let steps = ran.trace.as_ref().map_or(0, |t| t.len() as u64);
+    let (length, time) = target
+        .liveness
+        .bounds_for(steps, ran.elapsed, ran.latest_deadline);
+    let bounds = Bounds { length, time };
+    let property = failure.property().unwrap_or_default().to_string();
+    let dead = failure.liveness_dead()?;
+    if dead {
+        return Some(EndWalks {
+            property,
+            walks: 0,
+            bounds,
+            verdict: Verdict::Dead,
+            first_dead: None,
+        });
+    }
+    let probe = probe(target, base, steps, bounds, false);
+    if probe.live.is_some() {
+        return None;
+    }
+    let verdict = verdict(target, base, &probe, steps, bounds);
+    Some(EndWalks {
+        property,
+        walks: probe.walks,
+        bounds,
+        verdict,
+        first_dead: probe.first_dead.map(|(tail, ran)| {
+            let trace = ran.trace.expect("walks keep their trace");
+            (tail, trace.len() as u32, trace.hash())
+        }),
+    })
+}
+
+/// The verdict of walks from the end that all missed the property.
+fn verdict(target: &Target<'_>, base: &Exec, probe: &Probe, from: u64, bounds: Bounds) -> Verdict {
+    let count = |e: End| probe.ends.iter().filter(|&&x| x == e).count();
+    let (stopped, ran_on, short, other) = (
+        count(End::Stopped),
+        count(End::RanOn),
+        count(End::OutOfSteps),
+        count(End::Other),
+    );
+    let waits: Vec<Duration> = probe
+        .ends
+        .iter()
+        .filter_map(|e| match e {
+            End::Waiting(next) => Some(*next),
+            _ => None,
+        })
+        .collect();
+    let k = probe.ends.len();
+    if stopped == k {
+        return Verdict::Dead;
+    }
+    if ran_on == k {
+        let first = probe
+            .first_dead
+            .as_ref()
+            .map(|(tail, _)| *tail)
+            .expect("k >= 1 walks");
+        return Verdict::Livelock {
+            evidence: what_kept_happening(target, base, first, from),
+        };
+    }
+    let mut parts = Vec::new();
+    if stopped > 0 {
+        parts.push(format!("{stopped} stopped with nothing more to happen"));
+    }
+    if ran_on > 0 {
+        parts.push(format!(
+            "{ran_on} ran on with events still happening until {:?}",
+            bounds.time
+        ));
+    }
+    if let Some(first) = waits.iter().min() {
+        parts.push(format!(
+            "{} waited with nothing happening until {:?}, the next event due at {first:?} \
+             or later (Liveness::walk_time lets walks run longer)",
+            waits.len(),
+            bounds.time
+        ));
+    }
+    if short > 0 {
+        parts.push(format!(
+            "{short} ran out of their {} steps before {:?} (Liveness::walk_length raises \
+             it)",
+            bounds.length, bounds.time
+        ));
+    }
+    if other > 0 {
+        parts.push(format!("{other} failed otherwise"));
+    }
+    Verdict::Unknown {
+        why: format!("of the walks, {}", parts.join(", ")),
+    }
+}
+
+/// What happened in the walk `tail` after its prefix: clock moves,
+/// deliveries, and the tasks polled most, named as the story names
+/// them ("task 7 (client) on a").
+fn what_kept_happening(target: &Target<'_>, base: &Exec, tail: WalkTail, from: u64) -> String {
+    // Told, for the tasks' hosts and labels: recording the story does
+    // not change the run.
+    let ran = target.run_once(&Exec {
+        walk: Some(tail),
+        full_trace: true,
+        tell: true,
+        ..base.clone()
+    });
+    let words = Words::new(&ran.story, &ran.hosts);
+    let trace = ran.trace.as_ref().expect("walks keep their trace");
+    let (mut advances, mut deliveries, mut polls) = (0u64, 0u64, 0u64);
+    let mut by_task: BTreeMap<Id, u64> = BTreeMap::new();
+    for (&at, step) in trace.positions().iter().zip(trace.steps()) {
+        if at < from {
+            continue;
+        }
+        match step {
+            Step::Pick { event, .. } => match event {
+                Event::Advance => advances += 1,
+                Event::Deliver(_) => deliveries += 1,
+                Event::Poll(id) => {
+                    polls += 1;
+                    *by_task.entry(*id).or_default() += 1;
+                }
+                _ => {}
+            },
+            Step::Choose { .. } => {}
+        }
+    }
+    let mut busiest: Vec<(Id, u64)> = by_task.into_iter().collect();
+    busiest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let most = busiest
+        .iter()
+        .take(3)
+        .map(|(id, n)| format!("{} {n} times", words.task(*id)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "in the first walk, until {:?}, the clock moved {advances} times, {deliveries} \
+         packets were delivered and tasks were polled {polls} times (most: {most})",
+        ran.elapsed
+    )
 }
 
 /// Walks from the end of an execution that found no way to the property.
@@ -871,173 +732,176 @@ impl Tokens<'_> {
     }
 }
 
-impl Target<'_> {
-    /// The finding for a dead execution `base` (whose trace is `trace`),
-    /// with its critical transition when the settings ask for it.
-    pub(crate) fn finding(
-        &self,
-        base: &Exec,
-        trace: &Trace,
-        end: EndWalks,
-        tokens: &Tokens<'_>,
-    ) -> LivenessFinding {
-        let critical = self
-            .liveness
-            .critical
-            .then(|| self.critical(base, trace, &end, tokens));
-        LivenessFinding {
-            property: end.property,
-            verdict: end.verdict,
-            walks: end.walks,
-            walk_length: end.bounds.length,
-            walk_time: end.bounds.time,
-            faults: self.liveness.faults,
-            critical,
-        }
+/// The finding for a dead execution `base` (whose trace is `trace`),
+/// with its critical transition when the settings ask for it.
+pub(crate) fn finding(
+    target: &Target<'_>,
+    base: &Exec,
+    trace: &Trace,
+    end: EndWalks,
+    tokens: &Tokens<'_>,
+) -> LivenessFinding {
+    let critical = target
+        .liveness
+        .critical
+        .then(|| critical(target, base, trace, &end, tokens));
+    LivenessFinding {
+        property: end.property,
+        verdict: end.verdict,
+        walks: end.walks,
+        walk_length: end.bounds.length,
+        walk_time: end.bounds.time,
+        faults: target.liveness.faults,
+        critical,
     }
+}
 
-    fn critical(
-        &self,
-        base: &Exec,
-        trace: &Trace,
-        end: &EndWalks,
-        tokens: &Tokens<'_>,
-    ) -> CriticalTransition {
-        let n = trace.len() as u64;
-        let bounds = end.bounds;
-        let k = self.liveness.walks;
-        // Cut i is the state after the first c[i] steps: the start, then
-        // just after each step with a real choice. The steps after the last
-        // choice are forced, so the last cut is the end's state: the end
-        // walks' verdict is its.
-        let mut cuts: Vec<u64> = vec![0];
-        cuts.extend(
-            trace
-                .positions()
-                .iter()
-                .zip(trace.steps())
-                .filter(|(_, s)| match s {
-                    Step::Pick { of, .. } | Step::Choose { of, .. } => *of > 1,
-                })
-                .map(|(&at, _)| at + 1),
-        );
-        cuts.dedup();
-        let (mut probes, mut walks, mut steps) = (0u32, 0u64, 0u64);
-        let mut run = |from: u64, complete: bool| {
-            let p = self.probe(base, from, bounds, complete);
-            probes += 1;
-            walks += u64::from(p.walks);
-            steps += p.steps;
-            p
-        };
-        // The dead end: the end walks' first, or (when the execution showed
-        // itself dead) a walk from the end.
-        let last = cuts.len() - 1;
-        let mut dead = match end.first_dead {
-            Some((tail, s, h)) => (last, tokens.token(tail, s, h)),
-            None => {
-                let p = run(n, false);
-                let (tail, ran) = p.first_dead.or(p.live).expect("k >= 1 walks");
-                (last, tokens.of(tail, &ran))
-            }
-        };
-        let start = run(0, false);
-        // With no real choice in the execution, the start is the end's
-        // state: there is no transition to find.
-        let start_live = if last > 0 { start.live } else { None };
-        let Some((tail, ran)) = start_live else {
-            let dead = match start.first_dead {
-                Some((tail, ran)) => tokens.of(tail, &ran),
-                None => dead.1,
-            };
-            let event = if last > 0 {
-                "none: no walk reaches the property even from the start"
-            } else {
-                "none: the execution made no choice, so its start is its end's state"
-            };
-            return CriticalTransition {
-                step: None,
-                at: std::time::Duration::ZERO,
-                point: None,
-                of: n,
-                event: event.to_string(),
-                dead_command: tokens.command(&dead),
-                dead,
-                live: None,
-                live_command: None,
-                live_walks: 0,
-                walks_per_probe: k,
-                probes,
-                walks,
-                steps,
-            };
-        };
-        let mut live = (0usize, tokens.of(tail, &ran));
-        // Doubling over the cuts from the start, then bisection.
-        let mut i = 1;
-        while i < dead.0 {
-            let p = run(cuts[i], false);
-            match (p.live, p.first_dead) {
-                (Some((tail, ran)), _) => live = (i, tokens.of(tail, &ran)),
-                (None, Some((tail, ran))) => {
-                    dead = (i, tokens.of(tail, &ran));
-                    break;
-                }
-                (None, None) => unreachable!("k >= 1 walks"),
-            }
-            i *= 2;
+fn critical(
+    target: &Target<'_>,
+    base: &Exec,
+    trace: &Trace,
+    end: &EndWalks,
+    tokens: &Tokens<'_>,
+) -> CriticalTransition {
+    let n = trace.len() as u64;
+    let bounds = end.bounds;
+    let k = target.liveness.walks;
+    // Cut i is the state after the first c[i] steps: the start, then
+    // just after each step with a real choice. The steps after the last
+    // choice are forced, so the last cut is the end's state: the end
+    // walks' verdict is its.
+    let mut cuts: Vec<u64> = vec![0];
+    cuts.extend(
+        trace
+            .positions()
+            .iter()
+            .zip(trace.steps())
+            .filter(|(_, s)| match s {
+                Step::Pick { of, .. } | Step::Choose { of, .. } => *of > 1,
+            })
+            .map(|(&at, _)| at + 1),
+    );
+    cuts.dedup();
+    let (mut probes, mut walks, mut steps) = (0u32, 0u64, 0u64);
+    let mut run = |from: u64, complete: bool| {
+        let p = probe(target, base, from, bounds, complete);
+        probes += 1;
+        walks += u64::from(p.walks);
+        steps += p.steps;
+        p
+    };
+    // The dead end: the end walks' first, or (when the execution showed
+    // itself dead) a walk from the end.
+    let last = cuts.len() - 1;
+    let mut dead = match end.first_dead {
+        Some((tail, s, h)) => (last, tokens.token(tail, s, h)),
+        None => {
+            let p = run(n, false);
+            let (tail, ran) = p.first_dead.or(p.live).expect("k >= 1 walks");
+            (last, tokens.of(tail, &ran))
         }
-        while dead.0 - live.0 > 1 {
-            let mid = live.0 + (dead.0 - live.0) / 2;
-            let p = run(cuts[mid], false);
-            match (p.live, p.first_dead) {
-                (Some((tail, ran)), _) => live = (mid, tokens.of(tail, &ran)),
-                (None, Some((tail, ran))) => dead = (mid, tokens.of(tail, &ran)),
-                (None, None) => unreachable!("k >= 1 walks"),
-            }
-        }
-        // The confidence: every walk from just before it.
-        let live_walks = run(cuts[live.0], true).reached;
-        // The choice just before the first dead cut.
-        let point = cuts[dead.0] - 1;
-        let told = self.describe(base, &dead.1, point);
-        CriticalTransition {
-            step: Some(told.step),
-            at: told.at,
-            point: Some(point),
+    };
+    let start = run(0, false);
+    // With no real choice in the execution, the start is the end's
+    // state: there is no transition to find.
+    let start_live = if last > 0 { start.live } else { None };
+    let Some((tail, ran)) = start_live else {
+        let dead = match start.first_dead {
+            Some((tail, ran)) => tokens.of(tail, &ran),
+            None => dead.1,
+        };
+        let event = if last > 0 {
+            "none: no walk reaches the property even from the start"
+        } else {
+            "none: the execution made no choice, so its start is its end's state"
+        };
+        return CriticalTransition {
+            step: None,
+            at: std::time::Duration::ZERO,
+            point: None,
             of: n,
-            event: told.words,
-            dead_command: tokens.command(&dead.1),
-            dead: dead.1,
-            live_command: Some(tokens.command(&live.1)),
-            live: Some(live.1),
-            live_walks,
+            event: event.to_string(),
+            dead_command: tokens.command(&dead),
+            dead,
+            live: None,
+            live_command: None,
+            live_walks: 0,
             walks_per_probe: k,
             probes,
             walks,
             steps,
+        };
+    };
+    let mut live = (0usize, tokens.of(tail, &ran));
+    // Doubling over the cuts from the start, then bisection.
+    let mut i = 1;
+    while i < dead.0 {
+        let p = run(cuts[i], false);
+        match (p.live, p.first_dead) {
+            (Some((tail, ran)), _) => live = (i, tokens.of(tail, &ran)),
+            (None, Some((tail, ran))) => {
+                dead = (i, tokens.of(tail, &ran));
+                break;
+            }
+            (None, None) => unreachable!("k >= 1 walks"),
+        }
+        i *= 2;
+    }
+    while dead.0 - live.0 > 1 {
+        let mid = live.0 + (dead.0 - live.0) / 2;
+        let p = run(cuts[mid], false);
+        match (p.live, p.first_dead) {
+            (Some((tail, ran)), _) => live = (mid, tokens.of(tail, &ran)),
+            (None, Some((tail, ran))) => dead = (mid, tokens.of(tail, &ran)),
+            (None, None) => unreachable!("k >= 1 walks"),
         }
     }
-
-    /// What happened at choice point `point` of the walk `token` replays,
-    /// in the story's words and step numbering (see `tell::transition`).
-    fn describe(&self, base: &Exec, token: &ReplayToken, point: u64) -> crate::tell::Line {
-        let ran = self.run_once(&Exec {
-            walk: token.walk,
-            full_trace: true,
-            tell: true,
-            ..base.clone()
-        });
-        let trace = ran.trace.as_ref().expect("walks keep their trace");
-        crate::tell::transition(&ran.story, &ran.hosts, trace, point).unwrap_or_else(|| {
-            crate::tell::Line {
-                step: point,
-                at: std::time::Duration::ZERO,
-                words: format!("choice point {point}, which the walk did not reach"),
-                names: Vec::new(),
-            }
-        })
+    // The confidence: every walk from just before it.
+    let live_walks = run(cuts[live.0], true).reached;
+    // The choice just before the first dead cut.
+    let point = cuts[dead.0] - 1;
+    let told = describe(target, base, &dead.1, point);
+    CriticalTransition {
+        step: Some(told.step),
+        at: told.at,
+        point: Some(point),
+        of: n,
+        event: told.words,
+        dead_command: tokens.command(&dead.1),
+        dead: dead.1,
+        live_command: Some(tokens.command(&live.1)),
+        live: Some(live.1),
+        live_walks,
+        walks_per_probe: k,
+        probes,
+        walks,
+        steps,
     }
+}
+
+/// What happened at choice point `point` of the walk `token` replays,
+/// in the story's words and step numbering (see `tell::transition`).
+fn describe(
+    target: &Target<'_>,
+    base: &Exec,
+    token: &ReplayToken,
+    point: u64,
+) -> crate::tell::Line {
+    let ran = target.run_once(&Exec {
+        walk: token.walk,
+        full_trace: true,
+        tell: true,
+        ..base.clone()
+    });
+    let trace = ran.trace.as_ref().expect("walks keep their trace");
+    crate::tell::transition(&ran.story, &ran.hosts, trace, point).unwrap_or_else(|| {
+        crate::tell::Line {
+            step: point,
+            at: std::time::Duration::ZERO,
+            words: format!("choice point {point}, which the walk did not reach"),
+            names: Vec::new(),
+        }
+    })
 }
 
 #[cfg(test)]

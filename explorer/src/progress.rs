@@ -8,8 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::report::Report;
-
 /// Counters shared by the threads of one exploration.
 #[derive(Debug)]
 pub(crate) struct Progress {
@@ -145,13 +143,14 @@ impl Progress {
         }
     }
 
-    /// The end: a closing line if progress lines were printed.
-    pub(crate) fn finish(&self, report: &Report) {
+    /// The end, after `executions` in `elapsed`, `failed` or not: a
+    /// closing line if progress lines were printed.
+    pub(crate) fn finish(&self, executions: u64, elapsed: Duration, failed: bool) {
         if self.enabled && self.printed.load(Ordering::Relaxed) {
-            let failures = u32::from(report.failure.is_some());
+            let failures = u32::from(failed);
             eprintln!(
-                "{}: done: {} executions in {:.1?}, {failures} failure(s)",
-                self.label, report.executions, report.elapsed
+                "{}: done: {executions} executions in {elapsed:.1?}, {failures} failure(s)",
+                self.label
             );
         }
     }

@@ -39,10 +39,11 @@
 
 use sim_rt::runtime::{ChoiceTag, FailureKind, Step, Trace};
 
-use crate::tell::tag;
-
 use crate::exec::{Exec, Ran, Target};
 use crate::schedule::Deviation;
+use crate::search_kind::SearchKind;
+use crate::tell::tag;
+use crate::token::ReplayToken;
 
 /// Executions a shrink may run by default.
 pub const DEFAULT_SHRINK_EXECUTIONS: u64 = 200;
@@ -83,7 +84,7 @@ pub struct Shrunk {
     /// Executions the shrinker ran.
     pub executions: u64,
     /// The token of the execution the search found.
-    pub original: crate::ReplayToken,
+    pub original: ReplayToken,
     /// The command that replays it.
     pub original_command: String,
 }
@@ -124,7 +125,7 @@ pub(crate) fn size(schedule: &[Deviation], trace: &Trace) -> ExecutionSize {
 /// The schedule that makes a walk's execution without random data: its
 /// non-default data choices, as deviations, and the delays of its own
 /// `schedule` (a mutated walk's).
-pub(crate) fn data_choices(trace: &Trace, schedule: &[Deviation]) -> Vec<Deviation> {
+fn data_choices(trace: &Trace, schedule: &[Deviation]) -> Vec<Deviation> {
     let delays = schedule
         .iter()
         .filter(|&&(at, _)| !matches!(trace.step_at(at.into()), Some(Step::Choose { .. })));
@@ -407,7 +408,7 @@ impl Shrinker<'_, '_> {
 /// Shrinks the failing execution `ran` of `base` within `budget`
 /// executions; returns the smallest execution that fails the same way (the
 /// input when none does), its schedule, and the sizes and count.
-pub(crate) fn shrink(
+fn shrink(
     target: &Target<'_>,
     base: Exec,
     ran: Ran,
@@ -438,6 +439,60 @@ pub(crate) fn shrink(
     }
     let (schedule, ran, after) = shrinker.best;
     (schedule, ran, before, after, shrinker.executions)
+}
+
+/// Shrinks the failure `ran` that `search` found running `base`, with a
+/// budget of `budget` executions; returns the execution to report, its
+/// schedule, the search name its token needs, and what shrinking did
+/// (`original` and `original_command` replay the failure as found). A
+/// walk is shrunk only when its data choices, written down as a schedule,
+/// run the same execution.
+pub(crate) fn found(
+    target: &Target<'_>,
+    base: Exec,
+    search: SearchKind,
+    ran: Ran,
+    original: ReplayToken,
+    original_command: String,
+    budget: u64,
+) -> (Ran, Vec<Deviation>, SearchKind, Option<Shrunk>) {
+    let mut base = base;
+    let mut ran = ran;
+    let mut search = search;
+    let mut budget = budget;
+    if base.random_data {
+        // A walk: its random data choices (drawn with its swarm rates, if
+        // any), written down as a schedule.
+        let trace = ran
+            .trace
+            .as_ref()
+            .expect("a failed execution keeps its trace");
+        let converted = Exec {
+            schedule: data_choices(trace, &base.schedule),
+            random_data: false,
+            swarm: false,
+            ..base.clone()
+        };
+        let again = target.run(converted.clone());
+        budget -= 1;
+        let same = again
+            .trace
+            .as_ref()
+            .is_some_and(|t| t.hash() == trace.hash());
+        if !same {
+            return (ran, base.schedule, search, None);
+        }
+        (base, ran, search) = (converted, again, SearchKind::Shrunk);
+    }
+    let (schedule, ran, before, after, executions) = shrink(target, base, ran, budget);
+    let shrunk = Shrunk {
+        before,
+        after,
+        executions,
+        original,
+        original_command,
+    };
+    (ran, schedule, search, Some(shrunk))
 }
 
 #[cfg(test)]

@@ -66,6 +66,49 @@ const ENV_PREFIX: &str = "SIM_REPLAY=";
 /// Length of the CRC-32 that follows the payload.
 const CRC_LEN: usize = 4;
 
+/// What a liveness walk does with faults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WalkFaults {
+    /// No new faults and no heals: the environment stays as the execution
+    /// left it.
+    Keep,
+    /// The fault injector goes on at a tenth of its probability (it may
+    /// also heal its partitions).
+    Rare,
+    /// Every partition heals when the walk starts, and no new fault comes
+    /// (the default: see the [module docs](crate::liveness); crashed hosts
+    /// stay down).
+    #[default]
+    Heal,
+}
+
+impl WalkFaults {
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            WalkFaults::Keep => 0,
+            WalkFaults::Rare => 1,
+            WalkFaults::Heal => 2,
+        }
+    }
+
+    pub(crate) fn from_code(code: u32) -> Option<WalkFaults> {
+        Some(match code {
+            0 => WalkFaults::Keep,
+            1 => WalkFaults::Rare,
+            2 => WalkFaults::Heal,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            WalkFaults::Keep => "no new faults",
+            WalkFaults::Rare => "rare faults",
+            WalkFaults::Heal => "partitions healed, no new faults",
+        }
+    }
+}
+
 /// Everything needed to re-run one execution of an exploration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplayToken {
@@ -101,7 +144,7 @@ pub struct WalkTail {
     /// The walk goes on for at least this many steps after the prefix.
     pub length: u64,
     /// What the walk does with faults.
-    pub faults: crate::WalkFaults,
+    pub faults: WalkFaults,
     /// The walk ends when the simulated clock would pass this (time since
     /// the execution's start, whole milliseconds), if it has not reached
     /// the property or stopped before; `None`: only `length` bounds it.
@@ -252,7 +295,7 @@ impl ReplayToken {
             let seed = r.varint("walk seed")?;
             let length = r.varint("walk length")?;
             let code = r.u32("walk faults")?;
-            let faults = crate::WalkFaults::from_code(code)
+            let faults = WalkFaults::from_code(code)
                 .ok_or_else(|| malformed("walk", "unknown fault mode"))?;
             let time = if r.bytes.is_empty() {
                 None
@@ -562,7 +605,7 @@ mod tests {
                         from,
                         seed,
                         length,
-                        faults: crate::WalkFaults::from_code(faults).expect("0..3"),
+                        faults: WalkFaults::from_code(faults).expect("0..3"),
                         time: time.map(std::time::Duration::from_millis),
                     }),
                 },

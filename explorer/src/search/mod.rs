@@ -11,15 +11,16 @@
 //! Sampling and walks run independent units of work (samples, executions)
 //! on several threads and shards (`pool.rs`).
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use crate::exec::{Exec, Ran, Target};
-use crate::liveness::Tokens;
-use crate::nondet::Diverged;
+use crate::exec::{Diverged, Exec, Ran, Target};
+use crate::liveness::{self, Tokens};
+use crate::nondet::{Nondeterministic, COMES_AND_GOES};
 use crate::progress::Progress;
 use crate::report::{FoundFailure, Report};
 use crate::schedule::Deviation;
-use crate::shrink::{self, Shrunk};
+use crate::shrink;
 use crate::token::ReplayToken;
 use sim_rt::runtime::Trace;
 
@@ -189,7 +190,17 @@ impl Ctx<'_> {
         let original = self.token(seed, schedule, trace, self.search);
         let original_command = format!("SIM_REPLAY={original} {}", self.command);
         let (mut ran, schedule, search, shrunk) = if shrink > 0 {
-            self.shrunk(ran, seed, schedule, original, original_command, shrink)
+            let base = Exec::of(seed, schedule.to_vec(), self.search);
+            let (target, search) = (&self.target, self.search);
+            shrink::found(
+                target,
+                base,
+                search,
+                ran,
+                original,
+                original_command,
+                shrink,
+            )
         } else {
             (ran, schedule.to_vec(), self.search, None)
         };
@@ -214,7 +225,7 @@ impl Ctx<'_> {
                 base: &token,
                 command: &self.command,
             };
-            self.target.finding(&base, &trace, end, &tokens)
+            liveness::finding(&self.target, &base, &trace, end, &tokens)
         });
         // Once more, to tell it in words and draw it (unless this search
         // only needs to know that it failed).
@@ -350,57 +361,68 @@ impl Ctx<'_> {
             walk: None,
         }
     }
+}
 
-    /// Shrinks the failing execution `ran`; returns the execution to
-    /// report, its schedule, the search name its token needs, and what
-    /// shrinking did.
-    fn shrunk(
-        &self,
-        ran: Ran,
-        seed: u64,
-        schedule: &[Deviation],
-        original: ReplayToken,
-        original_command: String,
-        budget: u64,
-    ) -> (Ran, Vec<Deviation>, SearchKind, Option<Shrunk>) {
-        let mut base = Exec::of(seed, schedule.to_vec(), self.search);
-        let mut ran = ran;
-        let mut search = self.search;
-        let mut budget = budget;
-        if base.random_data {
-            // A walk: its random data choices (drawn with its swarm rates,
-            // if any), written down as a schedule.
-            let trace = ran
-                .trace
-                .as_ref()
-                .expect("a failed execution keeps its trace");
-            let converted = Exec {
-                schedule: shrink::data_choices(trace, schedule),
-                random_data: false,
-                swarm: false,
-                ..base.clone()
-            };
-            let again = self.target.run(converted.clone());
-            budget -= 1;
-            let same = again
-                .trace
-                .as_ref()
-                .is_some_and(|t| t.hash() == trace.hash());
-            if !same {
-                return (ran, schedule.to_vec(), self.search, None);
-            }
-            (base, ran, search) = (converted, again, SearchKind::Shrunk);
+/// Divergences: see `nondet.rs`.
+impl Ctx<'_> {
+    /// Runs `f`, the work of the search's `execution`-th execution; a
+    /// divergence that unwinds out of it is told as this execution's, with
+    /// this strategy.
+    pub(crate) fn numbered<R>(&self, execution: u64, f: impl FnOnce() -> R) -> R {
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(r) => r,
+            Err(payload) => match payload.downcast::<Diverged>() {
+                Ok(d) => self.nondeterministic(execution, *d).raise(),
+                Err(other) => resume_unwind(other),
+            },
         }
-        let (schedule, ran, before, after, executions) =
-            shrink::shrink(&self.target, base, ran, budget);
-        let shrunk = Shrunk {
-            before,
-            after,
-            executions,
-            original,
-            original_command,
+    }
+
+    /// Tells divergence `d` of the search's `execution`-th execution:
+    /// runs the determinism check on it unless it ran, and makes the line
+    /// that replays it under the check.
+    pub(crate) fn nondeterministic(&self, execution: u64, d: Diverged) -> Nondeterministic {
+        let (checked, steps, hash) = self.target.check_twice(&d.exec);
+        let check = match d.divergence.or(checked) {
+            Some(divergence) => divergence,
+            None => format!(
+                "the determinism check ran it twice more and both runs agreed ({steps} steps, \
+                 trace hash {hash:016x}): {COMES_AND_GOES}"
+            ),
         };
-        (ran, schedule, search, Some(shrunk))
+        let search = if d.exec.swarm {
+            SearchKind::Swarm
+        } else if d.exec.random_data {
+            SearchKind::Walk
+        } else if self.search == SearchKind::Ses {
+            SearchKind::Ses
+        } else {
+            SearchKind::Ss
+        };
+        let token = ReplayToken {
+            test: self.test.clone(),
+            explorer: self.explorer.clone(),
+            search: search.name().to_string(),
+            seed: d.exec.seed,
+            schedule: d.exec.schedule.clone(),
+            steps,
+            hash,
+            walk: d.exec.walk,
+        };
+        Nondeterministic {
+            found_by: self
+                .strategy
+                .clone()
+                .unwrap_or_else(|| format!("{} with {}", self.search, self.explorer)),
+            execution,
+            seed: d.exec.seed,
+            saw: d.saw,
+            check,
+            command: format!(
+                "SIM_CHECK_DETERMINISM=1 SIM_REPLAY={token} {}",
+                self.command
+            ),
+        }
     }
 }
 
@@ -428,6 +450,7 @@ fn finish(ctx: &Ctx<'_>, mut report: Report) -> Report {
     report.elapsed = ctx.started.elapsed();
     report.slow = ctx.target.slow.load(std::sync::atomic::Ordering::Relaxed);
     report.coverage.answer_for(&sim_rt::sim::coverage_points());
-    ctx.progress.finish(&report);
+    ctx.progress
+        .finish(report.executions, report.elapsed, report.failed());
     report
 }

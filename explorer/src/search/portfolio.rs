@@ -28,10 +28,9 @@
 
 use std::sync::Arc;
 
-use crate::exec::Exec;
+use crate::exec::{Diverged, Exec};
 use crate::explorers::{DelayingExplorer, Pct, RoundRobin, Rtc};
 use crate::guided::Branch;
-use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::Deviation;
 

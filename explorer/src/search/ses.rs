@@ -50,9 +50,8 @@ use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 use std::rc::Rc;
 
-use crate::exec::Exec;
+use crate::exec::{Diverged, Exec};
 use crate::guided::Branch;
-use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::{extend, flatten, with_last_action, Node};
 

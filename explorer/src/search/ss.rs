@@ -38,9 +38,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use sim_rt::scheduler::{derive_seed, uniform};
 
 use crate::coverage::Coverage;
-use crate::exec::Exec;
+use crate::exec::{Diverged, Exec};
 use crate::guided::Branch;
-use crate::nondet::Diverged;
 use crate::report::Report;
 use crate::schedule::Deviation;
 
