@@ -80,6 +80,7 @@ pub mod runtime;
 pub mod scheduler;
 pub mod signal;
 pub mod sim;
+mod story;
 pub mod stream;
 mod switches;
 pub mod sync;

@@ -190,7 +190,7 @@ impl World {
             fault.expect("the options have not changed since they were counted")
         };
         tracing::debug!("fault injector: {}", self.fault_words(fault));
-        self.tell(|| super::story::Happening::Injected);
+        self.tell(|| crate::story::Happening::Injected);
         match fault {
             Fault::Reset(h) => {
                 self.with_injector(|inj| inj.resets += 1);

@@ -36,15 +36,21 @@
 //!
 //! # Engine layout
 //!
-//! - `world`: the executor, clock, hosts and the step loop.
-//! - `task`: task cells and wakers.
-//! - `timer`: the timer queue.
-//! - `trace`: the recorded choices ([`Trace`], [`Step`]).
-//! - `failure`: failure reports.
-//! - `context`: the simulation running on this thread.
-//! - `net`, `fs`: the network and disk models, and their glue.
-//! - `metrics`, `id`, `local_runtime`: tokio's [`RuntimeMetrics`], [`Id`]
-//!   and [`LocalRuntime`] over a simulation.
+//! This file is tokio's API ([`Runtime`], [`Builder`], [`Handle`]); the
+//! engine below it, floor by floor (the guide's layout chapter,
+//! `docs/src/layout.md`, draws all of the crate's floors):
+//!
+//! - settings: `config` (defaults, flavor, unhandled panics), `command`
+//!   (the reproduction line), `budget` (the cooperative budget), `id`;
+//! - records: `trace` (the recorded choices, [`Trace`], [`Step`]),
+//!   `failure` (failure reports), `coverage`, `liveness`, `entropy`;
+//! - the world: `world` (the executor, clock and hosts; `world/step.rs`
+//!   the step loop, `world/hosts.rs`, `world/spawn.rs`), `task` (task
+//!   cells and wakers), `run_queue`, `timer` (the timer queue), `context`
+//!   (the simulation running on this thread), `net`, `fs`, `fault` (the
+//!   models' glue and the fault injector), `watchdog`, `join_error`;
+//! - `metrics`, `local_runtime`: tokio's [`RuntimeMetrics`] and
+//!   [`LocalRuntime`] over a simulation, beside this file.
 
 use std::fmt;
 use std::future::Future;
@@ -71,7 +77,7 @@ mod local_runtime;
 mod metrics;
 pub(crate) mod net;
 mod run_queue;
-mod story;
+
 pub(crate) mod task;
 pub(crate) mod timer;
 pub(crate) mod trace;
@@ -86,10 +92,10 @@ pub use self::failure::{Failure, FailureKind};
 pub use self::id::Id;
 pub use self::local_runtime::{LocalOptions, LocalRuntime};
 pub use self::metrics::RuntimeMetrics;
-pub use self::story::{Happening, Told};
 pub use self::trace::{ChoiceTag, Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, CurrentThreadScheduler, Replay, Scheduler};
+pub use crate::story::{Happening, Told};
 use crate::task::JoinHandle;
 
 const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \

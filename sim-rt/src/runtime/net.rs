@@ -139,7 +139,7 @@ impl World {
     pub(crate) fn deliver(&self, packet: PacketId) {
         let now = self.core.borrow().now;
         let to = sim_host(self.net.borrow_mut().net.deliver(packet, now));
-        self.tell(|| super::story::Happening::Delivered { packet });
+        self.tell(|| crate::story::Happening::Delivered { packet });
         self.observe(Observation::Delivered { packet, to });
         self.net_events();
     }
@@ -185,7 +185,7 @@ impl World {
                     }
                     sim_net::Event::Sent { packet } => self.on_sent(packet),
                     sim_net::Event::Discarded { packet, reason } => {
-                        self.tell(|| super::story::Happening::Lost {
+                        self.tell(|| crate::story::Happening::Lost {
                             packet,
                             why: match reason {
                                 sim_net::Discard::Partitioned => "partitioned",
@@ -251,7 +251,7 @@ impl World {
             ) == 1
         {
             self.net.borrow_mut().net.drop_packet(packet);
-            self.tell(|| super::story::Happening::Lost {
+            self.tell(|| crate::story::Happening::Lost {
                 packet,
                 why: "lost by chance",
             });
@@ -267,15 +267,15 @@ impl World {
             ) == 1
         {
             let copy = self.net.borrow_mut().net.duplicate_packet(packet);
-            self.tell(|| super::story::Happening::Duplicated { packet, copy });
+            self.tell(|| crate::story::Happening::Duplicated { packet, copy });
             self.observe(Observation::Duplicated { packet, copy });
         }
     }
 }
 
 /// The story's words for a packet sent.
-fn sent_story(packet: PacketId, p: &sim_net::Packet) -> super::story::Happening {
-    super::story::Happening::Sent {
+fn sent_story(packet: PacketId, p: &sim_net::Packet) -> crate::story::Happening {
+    crate::story::Happening::Sent {
         packet,
         from: sim_host(p.src_host()),
         to: sim_host(p.dst_host()),
@@ -289,7 +289,7 @@ fn sent_story(packet: PacketId, p: &sim_net::Packet) -> super::story::Happening 
             sim_net::PacketKind::PortUnreachable => "ICMP port unreachable",
         },
         bytes: p.payload().len(),
-        text: super::story::preview(p.payload()),
+        text: crate::story::preview(p.payload()),
     }
 }
 
@@ -298,7 +298,7 @@ impl World {
     pub(crate) fn set_partitioned(&self, from: HostId, to: HostId, partitioned: bool) {
         let (a, b) = (self.net_host(from), self.net_host(to));
         self.net_op(|net, now| net.set_partitioned(a, b, partitioned, now));
-        self.tell(|| super::story::Happening::Link {
+        self.tell(|| crate::story::Happening::Link {
             from,
             to,
             partitioned,

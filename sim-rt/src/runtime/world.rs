@@ -329,7 +329,7 @@ pub(crate) struct World {
     /// The liveness properties the program stated.
     pub(crate) liveness: RefCell<super::liveness::Props>,
     /// The story, when recorded (see `story.rs`).
-    pub(crate) story: Option<RefCell<Vec<super::story::Told>>>,
+    pub(crate) story: Option<RefCell<Vec<crate::story::Told>>>,
     /// The coverage points evaluated so far (see `coverage.rs`).
     pub(crate) coverage: RefCell<super::coverage::Coverage>,
 }
@@ -499,7 +499,7 @@ impl World {
             of,
         });
         if index != 0 {
-            self.tell_in(core, || super::story::Happening::Choice {
+            self.tell_in(core, || crate::story::Happening::Choice {
                 kind: kind.code(),
                 index,
                 of,
@@ -511,7 +511,7 @@ impl World {
 
     /// Records what happened, when the story is recorded.
     #[inline]
-    pub(crate) fn tell(&self, what: impl FnOnce() -> super::story::Happening) {
+    pub(crate) fn tell(&self, what: impl FnOnce() -> crate::story::Happening) {
         if self.story.is_some() {
             let core = self.core.borrow();
             self.tell_in(&core, what);
@@ -520,9 +520,9 @@ impl World {
 
     /// [`tell`](Self::tell) with the core already borrowed.
     #[inline]
-    pub(crate) fn tell_in(&self, core: &Core, what: impl FnOnce() -> super::story::Happening) {
+    pub(crate) fn tell_in(&self, core: &Core, what: impl FnOnce() -> crate::story::Happening) {
         if let Some(story) = &self.story {
-            story.borrow_mut().push(super::story::Told {
+            story.borrow_mut().push(crate::story::Told {
                 step: core.step,
                 point: core.trace.len() as u64,
                 at: core.now - core.start,

@@ -144,7 +144,7 @@ impl World {
         self.net_op(|net, now| net.stop_host(net_id, now));
         // Before the tasks drop: their in-flight disk writes die with the host.
         self.fs_crash(host);
-        self.tell(|| crate::runtime::story::Happening::Stopped { host });
+        self.tell(|| crate::story::Happening::Stopped { host });
         self.observe(Observation::HostStopped { host });
         for (key, id, mut cell, join_waker) in cells {
             // Drops the future: its sockets close on a dead kernel (no-ops).
@@ -186,7 +186,7 @@ impl World {
             (h.net_id, h.entry.clone())
         };
         self.net_op(|net, now| net.start_host(net_id, now));
-        self.tell(|| crate::runtime::story::Happening::Started { host });
+        self.tell(|| crate::story::Happening::Started { host });
         self.observe(Observation::HostStarted { host });
         if let Some(entry) = entry {
             let (key, id) = self.spawn(entry(), Some(host), Origin::HostEntry);
@@ -230,7 +230,7 @@ impl World {
                 std::mem::take(&mut h.deferred)
             }
         };
-        self.tell(|| crate::runtime::story::Happening::Paused { host, paused });
+        self.tell(|| crate::story::Happening::Paused { host, paused });
         self.observe(Observation::HostPaused { host, paused });
         self.wakes.extend(requeue);
     }

@@ -103,7 +103,7 @@ impl World {
         );
         drop(core);
         self.wake(key, id);
-        self.tell(|| crate::runtime::story::Happening::Spawned { task: id, host });
+        self.tell(|| crate::story::Happening::Spawned { task: id, host });
         self.observe(Observation::Spawned {
             task: id,
             parent: current.map(|c| c.id),

@@ -573,11 +573,11 @@ impl World {
                 if let (Some(story), Some((step, point, at))) = (&self.story, told_at) {
                     if w.by.is_none() && w.key != MAIN_KEY {
                         let host = core.tasks[w.key].host;
-                        story.borrow_mut().push(crate::runtime::story::Told {
+                        story.borrow_mut().push(crate::story::Told {
                             step,
                             point,
                             at,
-                            what: crate::runtime::story::Happening::Woken { task: w.id, host },
+                            what: crate::story::Happening::Woken { task: w.id, host },
                         });
                     }
                 }
@@ -709,7 +709,7 @@ impl World {
             });
             (now, fired)
         };
-        self.tell(|| crate::runtime::story::Happening::Advanced);
+        self.tell(|| crate::story::Happening::Advanced);
         self.observe(Observation::Advanced { to: now });
         if let Some(mut fired) = fired {
             for w in fired.drain(..) {

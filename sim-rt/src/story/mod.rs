@@ -2,9 +2,16 @@
 //! needs to tell a failure in words (which packet, between which hosts,
 //! how big, what it said; which timer fired on which host; which fault
 //! cut which link). Recorded only when asked
-//! ([`Builder::record_story`](super::Builder::record_story)): the explorer
+//! ([`Builder::record_story`](crate::runtime::Builder::record_story)): the explorer
 //! re-runs the execution it reports with it on. Off, each recording point
 //! costs one test of an `Option`.
+//!
+//! A record below the world, beside the trace: the world pushes what
+//! happened, and what a packet said is summed up here ([`preview`], with
+//! HTTP/2 read in `http2.rs`), not in the engine. No HPACK crate fits
+//! that summary: a crate's decoder keeps one connection's dynamic table
+//! and fails on a reference to an entry it never saw, while a summary
+//! reads each packet alone and skips such fields.
 
 use std::time::Duration;
 
@@ -18,7 +25,7 @@ mod http2;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Told {
     /// The step (event run) it happened at, numbered as
-    /// [`Failure::step`](super::Failure::step) numbers them.
+    /// [`Failure::step`](crate::runtime::Failure::step) numbers them.
     pub step: u64,
     /// The trace's length then: the choice point it happened at or after,
     /// as replay tokens number them.
