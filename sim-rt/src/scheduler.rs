@@ -33,7 +33,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub use crate::ids::HostId;
 use crate::ids::Id;
 pub use crate::runtime::trace::Event;
-use crate::runtime::{ChoiceTag, Step, Trace};
+use crate::runtime::trace::{ChoiceTag, Step, Trace};
 
 /// A packet in the simulated network (see [`Event::Deliver`]); numbered in
 /// send order, never reused within a simulation.

@@ -456,7 +456,7 @@ pub(crate) fn changes(options: &OpenOptions) -> bool {
 
 /// Runs `f` with interception off: the real file system.
 fn real<R>(f: impl FnOnce() -> R) -> R {
-    crate::intercept::without_interception(f)
+    crate::switches::without_interception(f)
 }
 
 /// The real kind of absolute path `abs`, following symlinks.

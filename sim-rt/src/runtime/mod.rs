@@ -63,7 +63,7 @@ use std::time::Duration;
 
 pub(crate) mod budget;
 pub(crate) mod command;
-mod config;
+pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod coverage;
 pub(crate) mod entropy;
@@ -96,7 +96,7 @@ pub use self::trace::{ChoiceTag, Step, Trace, RECORDED_STEP_BYTES};
 use self::world::{Config, Origin, World};
 use crate::scheduler::{ChoiceKind, CurrentThreadScheduler, Replay, Scheduler};
 pub use crate::story::{Happening, Told};
-use crate::task::JoinHandle;
+use crate::task::join_handle::JoinHandle;
 
 const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \
     because a function (like `block_on`) attempted to block the current thread while the thread \
@@ -908,7 +908,7 @@ impl Runtime {
     /// with what this execution did at each. A registered point never
     /// evaluated is absent: [`sim::coverage_points`](crate::sim::coverage_points)
     /// lists them all.
-    pub fn coverage(&self) -> Vec<(crate::sim::Point, crate::sim::Hits)> {
+    pub fn coverage(&self) -> Vec<(coverage::Point, coverage::Hits)> {
         self.world().coverage.borrow().snapshot()
     }
 

@@ -289,7 +289,7 @@ impl Drop for Registration {
 fn start(limit: Duration) -> Option<()> {
     static STARTED: OnceLock<bool> = OnceLock::new();
     let ok = *STARTED.get_or_init(|| {
-        crate::intercept::allow_threads(|| {
+        crate::switches::allow_threads(|| {
             std::thread::Builder::new()
                 .name("sim-rt poll watchdog".into())
                 .spawn(move || watch_forever(limit))

@@ -137,7 +137,7 @@ where
     F: FnOnce() -> R,
 {
     let flavor = context::try_with(|w| w.core.borrow().config.flavor);
-    if flavor == Some(crate::runtime::RuntimeFlavor::CurrentThread) && context::driving() {
+    if flavor == Some(crate::runtime::config::RuntimeFlavor::CurrentThread) && context::driving() {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
     f()

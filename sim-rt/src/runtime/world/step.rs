@@ -312,9 +312,9 @@ impl World {
                 Ok(next) => next,
                 Err(failure) => {
                     let dead = match failure.kind() {
-                        crate::runtime::FailureKind::Deadlock => true,
-                        crate::runtime::FailureKind::StepLimit
-                        | crate::runtime::FailureKind::TimeLimit => false,
+                        crate::runtime::failure::FailureKind::Deadlock => true,
+                        crate::runtime::failure::FailureKind::StepLimit
+                        | crate::runtime::failure::FailureKind::TimeLimit => false,
                         _ => return Some(*failure),
                     };
                     let steps = walked(self);
