@@ -6,27 +6,21 @@
 //! millisecond in the main future: simulated time only advances when no task
 //! is runnable.
 
+mod rt_support;
+
 use std::cell::RefCell;
-use std::future::{pending, Future};
+use std::future::pending;
 use std::pin::pin;
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::Duration;
 
 use futures::poll;
+use rt_support::sim as run;
 use sim_rt::runtime::Builder;
 use sim_rt::signal::ctrl_c;
 use sim_rt::sim;
 use sim_rt::time::sleep;
-
-/// Runs `future` on a fresh simulation with the given seed.
-fn run<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 /// Lets every task run until it blocks.
 async fn settle() {

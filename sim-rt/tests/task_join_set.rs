@@ -1,7 +1,8 @@
 //! `JoinSet`: completion order, abort, drop, detach, join_all, large sets.
 
+mod rt_support;
+
 use std::collections::BTreeSet;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,26 +11,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
-use sim_rt::runtime::{Builder, UnhandledPanic};
+use rt_support::{sim as run, sim_ignoring_panics as run_ignoring_panics};
+use sim_rt::runtime::Builder;
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::{sleep, Instant};
-
-fn run<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(fut)
-}
-
-fn run_ignoring_panics<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .unhandled_panic(UnhandledPanic::Ignore)
-        .build()
-        .unwrap()
-        .block_on(fut)
-}
 
 /// Counts drops of the value it is attached to.
 struct DropCount(Arc<AtomicUsize>);

@@ -6,6 +6,8 @@
 //! "every other task has run as far as it can" sleep for a millisecond in
 //! the main future: simulated time only advances when no task is runnable.
 
+mod rt_support;
+
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::future::{pending, Future};
@@ -17,30 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use sim_rt::runtime::{Builder, UnhandledPanic};
+use rt_support::{sim, sim_ignoring_panics};
+use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::task::{self, JoinError, JoinHandle};
 use sim_rt::time::{sleep, Instant};
-
-/// Runs `future` on a fresh simulation with the given seed.
-fn sim<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
-
-/// Like [`sim`], with task panics handed to the `JoinHandle` (tokio's
-/// default) instead of failing the simulation.
-fn sim_ignoring_panics<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .unhandled_panic(UnhandledPanic::Ignore)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 /// Lets every other task run until it blocks: the clock only advances when
 /// nothing is runnable.

@@ -5,6 +5,8 @@
 //! Simulated time moves only when nothing can run, and then exactly to the
 //! next deadline, so every elapsed time here is asserted exactly.
 
+mod rt_support;
+
 use std::collections::HashSet;
 use std::future::{pending, ready, Future};
 use std::io;
@@ -14,18 +16,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::poll;
+use rt_support::sim;
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::time::{self, error::Elapsed, sleep, sleep_until, timeout, timeout_at, Instant};
-
-/// Runs `future` on a fresh simulation with the given seed.
-fn sim<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
