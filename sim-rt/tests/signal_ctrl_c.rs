@@ -16,7 +16,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures::poll;
-use rt_support::sim as run;
+use rt_support::{assert_contains_all, sim as run};
 use sim_rt::runtime::Builder;
 use sim_rt::signal::ctrl_c;
 use sim_rt::sim;
@@ -222,15 +222,14 @@ fn a_host_entry_returning_err_fails_the_simulation() {
     let message = payload
         .downcast_ref::<String>()
         .expect("the failure report is a String");
-    assert!(
-        message.contains("host \"db-1\" entry point returned an error: \"disk on fire\""),
-        "{message}"
+    assert_contains_all(
+        message,
+        &[
+            "host \"db-1\" entry point returned an error: \"disk on fire\"",
+            "on host \"db-1\" (host entry point)",
+            "at simulated time 5ms",
+        ],
     );
-    assert!(
-        message.contains("on host \"db-1\" (host entry point)"),
-        "{message}"
-    );
-    assert!(message.contains("at simulated time 5ms"), "{message}");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::poll;
-use rt_support::sim;
+use rt_support::{assert_contains_all, sim};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::time::{self, error::Elapsed, sleep, sleep_until, timeout, timeout_at, Instant};
@@ -696,8 +696,7 @@ fn a_dropped_sleep_no_longer_holds_a_timer() {
     });
     let payload = res.expect_err("the run deadlocks");
     let message = payload.downcast_ref::<String>().expect("a String report");
-    assert!(message.contains("deadlock"), "{message}");
-    assert!(message.contains("at simulated time 0ns"), "{message}");
+    assert_contains_all(message, &["deadlock", "at simulated time 0ns"]);
 }
 
 // ----- Long and huge durations (tokio saturates; the run has no time limit) ---

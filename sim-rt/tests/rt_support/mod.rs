@@ -3,6 +3,11 @@
 #![allow(dead_code)]
 
 use std::future::Future;
+use std::pin::Pin;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use sim_rt::runtime::{Builder, UnhandledPanic};
 use sim_rt::sim::NetConfig;
@@ -37,4 +42,52 @@ pub fn sim_on<F: Future>(builder: &mut Builder, future: F) -> F::Output {
         .build()
         .expect("building a simulation cannot fail")
         .block_on(future)
+}
+
+/// Counts the polls of the future it wraps.
+pub struct CountPolls<F> {
+    inner: Pin<Box<F>>,
+    polls: Arc<AtomicUsize>,
+}
+
+impl<F: Future> Future for CountPolls<F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.polls.fetch_add(1, Ordering::Relaxed);
+        self.inner.as_mut().poll(cx)
+    }
+}
+
+/// `f`, wrapped to count its polls, and the count.
+pub fn counted<F: Future>(f: F) -> (CountPolls<F>, Arc<AtomicUsize>) {
+    let polls = Arc::new(AtomicUsize::new(0));
+    let wrapped = CountPolls {
+        inner: Box::pin(f),
+        polls: polls.clone(),
+    };
+    (wrapped, polls)
+}
+
+/// A command that runs the ignored test `name` of this test binary alone,
+/// in a child process, without the parent's `SIM_SEED`.
+pub fn child_test(name: &str) -> Command {
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary's path"));
+    cmd.args([
+        name,
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env_remove("SIM_SEED");
+    cmd
+}
+
+/// Checks that `text` contains each of `parts`, naming the first one it
+/// does not.
+#[track_caller]
+pub fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "missing {part:?} in:\n{text}");
+    }
 }
