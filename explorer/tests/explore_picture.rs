@@ -327,14 +327,9 @@ fn the_folded_view_of_a_900_step_failure_fits_in_two_screens() {
     eprintln!("{report}");
     let steps = found.failure.step();
     assert!((800..=1_200).contains(&steps), "about 900 steps: {steps}");
-    assert!(
-        found
-            .story
-            .iter()
-            .any(|l| l.contains("partition a | b (fault injector)")),
-        "{:?}",
-        found.story
-    );
+    common::assert_story_tells(&found.story, "the story", |l| {
+        l.contains("partition a | b (fault injector)")
+    });
     let path = found.picture.as_ref().unwrap();
     let page = std::fs::read_to_string(path).unwrap();
     let height = |view: &str| -> u64 {

@@ -123,3 +123,23 @@ pub fn run_child_env(name: &str, vars: &[(&str, &str)], other: &[(&str, &str)]) 
     );
     (out.status.success(), text)
 }
+
+/// Checks that a line of a failure's story is one that `told` holds for;
+/// otherwise fails with `context` and the story.
+#[track_caller]
+pub fn assert_story_tells(story: &[String], context: &str, told: impl Fn(&str) -> bool) {
+    assert!(story.iter().any(|l| told(l)), "{context}: {story:?}");
+}
+
+/// A quiet explorer (no progress line) that runs `executions` stratified
+/// samples of `explorer` with at most `delays` delays each.
+pub fn sampling<E>(explorer: E, delays: u32, executions: u64) -> explorer::Explorer
+where
+    E: explorer::DelayingExplorer + Clone + Sync + 'static,
+{
+    explorer::Explorer::new()
+        .progress(false)
+        .explorer(explorer)
+        .search(explorer::Sampling::new(delays))
+        .executions(executions)
+}
