@@ -155,22 +155,8 @@ fn a_choice_and_a_labelled_task_are_told_in_words() {
 
     // A delay names the labelled task by its label.
     let report = common::sampling(Rtc::default(), 2, 200).run(|| async {
-        let counter = std::sync::Arc::new(std::sync::Mutex::new(0));
-        let tasks: Vec<_> = (0..2)
-            .map(|_| {
-                let c = counter.clone();
-                sim_rt::spawn(async move {
-                    sim_rt::sim::annotate("incrementer");
-                    let v = *c.lock().unwrap();
-                    sim_rt::task::yield_now().await;
-                    *c.lock().unwrap() = v + 1;
-                })
-            })
-            .collect();
-        for t in tasks {
-            t.await.unwrap();
-        }
-        assert_eq!(*counter.lock().unwrap(), 2, "lost update");
+        let total = common::racy_count_labelled(Some("incrementer")).await;
+        assert_eq!(total, 2, "lost update");
     });
     let found = report.failure.expect("the lost update is found");
     common::assert_story_tells(&found.story, "the story", |l| {

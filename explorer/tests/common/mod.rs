@@ -24,11 +24,19 @@ pub async fn lost_update() {
 /// Two tasks each increment a counter, yielding between the read and the
 /// write; returns the count (1 when an update was lost).
 pub async fn racy_count() -> u32 {
+    racy_count_labelled(None).await
+}
+
+/// [`racy_count`], each task annotated with `label` first when given.
+pub async fn racy_count_labelled(label: Option<&'static str>) -> u32 {
     let counter = Arc::new(Mutex::new(0));
     let tasks: Vec<_> = (0..2)
         .map(|_| {
             let c = counter.clone();
             sim_rt::spawn(async move {
+                if let Some(label) = label {
+                    sim_rt::sim::annotate(label);
+                }
                 let v = *c.lock().unwrap();
                 sim_rt::task::yield_now().await;
                 *c.lock().unwrap() = v + 1;
