@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_support::{assert_contains_all, sim, sim_ignoring_panics};
+use rt_support::{assert_contains_all, counted, sim, sim_ignoring_panics};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::task::{self, JoinError, JoinHandle};
@@ -111,21 +111,6 @@ struct DropCount(Arc<AtomicUsize>);
 impl Drop for DropCount {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// Counts the polls of the future it wraps.
-struct CountPolls<F> {
-    polls: Arc<AtomicUsize>,
-    inner: Pin<Box<F>>,
-}
-
-impl<F: Future> Future for CountPolls<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.polls.fetch_add(1, Ordering::SeqCst);
-        self.inner.as_mut().poll(cx)
     }
 }
 
@@ -419,15 +404,8 @@ fn spawn_local_runs_a_non_send_future() {
 
 #[test]
 fn yield_now_is_pending_exactly_once() {
-    let polls = Arc::new(AtomicUsize::new(0));
-    let p = polls.clone();
-    sim(15, async move {
-        CountPolls {
-            polls: p,
-            inner: Box::pin(task::yield_now()),
-        }
-        .await
-    });
+    let (yielding, polls) = counted(task::yield_now());
+    sim(15, yielding);
     assert_eq!(polls.load(Ordering::SeqCst), 2);
 }
 
@@ -668,19 +646,13 @@ fn a_completed_future_is_polled_k_plus_one_times_and_dropped_once() {
 #[test]
 fn a_task_yielding_k_times_is_polled_k_plus_one_times() {
     for k in [0usize, 1, 4] {
-        let polls = Arc::new(AtomicUsize::new(0));
-        let p = polls.clone();
+        let (yielding, polls) = counted(async move {
+            for _ in 0..k {
+                task::yield_now().await;
+            }
+        });
         sim(23, async move {
-            sim_rt::spawn(CountPolls {
-                polls: p,
-                inner: Box::pin(async move {
-                    for _ in 0..k {
-                        task::yield_now().await;
-                    }
-                }),
-            })
-            .await
-            .unwrap();
+            sim_rt::spawn(yielding).await.unwrap();
         });
         assert_eq!(polls.load(Ordering::SeqCst), k + 1, "k = {k}");
     }
