@@ -11,19 +11,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
-use rt_support::{sim as run, sim_ignoring_panics as run_ignoring_panics};
+use rt_support::{sim as run, sim_ignoring_panics as run_ignoring_panics, DropCount};
 use sim_rt::runtime::Builder;
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::{sleep, Instant};
-
-/// Counts drops of the value it is attached to.
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn joins_in_completion_order_with_exact_times() {

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_support::{assert_contains_all, counted, sim, sim_ignoring_panics};
+use rt_support::{assert_contains_all, counted, sim, sim_ignoring_panics, DropCount};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::task::{self, JoinError, JoinHandle};
@@ -102,15 +102,6 @@ impl Future for Probe {
 impl Drop for Probe {
     fn drop(&mut self) {
         self.counts.drops.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-/// Counts how many times a value was dropped.
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -91,3 +91,12 @@ pub fn assert_contains_all(text: &str, parts: &[&str]) {
         assert!(text.contains(part), "missing {part:?} in:\n{text}");
     }
 }
+
+/// Counts how many times a value was dropped.
+pub struct DropCount(pub Arc<AtomicUsize>);
+
+impl Drop for DropCount {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
