@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rt_support::assert_contains_all;
+use rt_support::{assert_contains_all, random_order};
 use sim_rt::runtime::{Builder, Trace};
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, Scheduler};
 
@@ -212,11 +212,7 @@ fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
 #[test]
 fn a_compact_trace_replays_the_same_execution() {
     let (out, full, _) = record(5);
-    let rt = Builder::new_current_thread()
-        .seed(5)
-        .scheduler(sim_rt::scheduler::RandomScheduler::new)
-        .build()
-        .unwrap();
+    let rt = random_order(5);
     assert_eq!(rt.block_on(program(false)), out);
     let compact = rt.trace();
     drop(rt);

@@ -11,8 +11,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
-use rt_support::{sim as run, sim_ignoring_panics as run_ignoring_panics, DropCount};
-use sim_rt::runtime::Builder;
+use rt_support::{random_order, sim as run, sim_ignoring_panics as run_ignoring_panics, DropCount};
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::{sleep, Instant};
 
@@ -52,11 +51,7 @@ fn joins_in_completion_order_with_exact_times() {
 fn same_instant_completions_follow_the_run_order() {
     let mut orders = BTreeSet::new();
     for seed in 0..200 {
-        let rt = Builder::new_current_thread()
-            .seed(seed)
-            .scheduler(sim_rt::scheduler::RandomScheduler::new)
-            .build()
-            .unwrap();
+        let rt = random_order(seed);
         let (ran, joined) = rt.block_on(async {
             let ran = Arc::new(Mutex::new(Vec::new()));
             let mut set = JoinSet::new();

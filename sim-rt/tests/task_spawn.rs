@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_support::{assert_contains_all, counted, sim, sim_ignoring_panics, DropCount};
+use rt_support::{assert_contains_all, counted, random_order, sim, sim_ignoring_panics, DropCount};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::task::{self, JoinError, JoinHandle};
@@ -427,11 +427,7 @@ fn yield_now_lets_another_task_run() {
 const YIELDS: u32 = 3;
 
 fn yield_log(seed: u64) -> Vec<(char, u32)> {
-    let rt = Builder::new_current_thread()
-        .seed(seed)
-        .scheduler(sim_rt::scheduler::RandomScheduler::new)
-        .build()
-        .unwrap();
+    let rt = random_order(seed);
     rt.block_on(async {
         let log = Arc::new(Mutex::new(Vec::new()));
         let spawn_logger = |name: char| {

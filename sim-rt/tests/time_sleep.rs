@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::poll;
-use rt_support::{assert_contains_all, sim};
+use rt_support::{assert_contains_all, random_order, sim};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::time::{self, error::Elapsed, sleep, sleep_until, timeout, timeout_at, Instant};
@@ -223,11 +223,7 @@ fn concurrent_sleeps_complete_in_deadline_order_for_every_seed() {
 fn sleeps_with_the_same_deadline_wake_together() {
     let mut orders = HashSet::new();
     for seed in 0..30 {
-        let rt = Builder::new_current_thread()
-            .seed(seed)
-            .scheduler(sim_rt::scheduler::RandomScheduler::new)
-            .build()
-            .unwrap();
+        let rt = random_order(seed);
         let log = rt.block_on(async {
             let log = Arc::new(Mutex::new(Vec::new()));
             let start = Instant::now();

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use sim_rt::runtime::{Builder, UnhandledPanic};
+use sim_rt::runtime::{Builder, Runtime, UnhandledPanic};
 use sim_rt::sim::NetConfig;
 
 /// Runs `future` on a fresh simulation with the given seed.
@@ -99,4 +99,14 @@ impl Drop for DropCount {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::SeqCst);
     }
+}
+
+/// A fresh simulation with the given seed whose scheduler picks uniformly
+/// at random among the runnable tasks, instead of in the default order.
+pub fn random_order(seed: u64) -> Runtime {
+    Builder::new_current_thread()
+        .seed(seed)
+        .scheduler(sim_rt::scheduler::RandomScheduler::new)
+        .build()
+        .expect("building a simulation cannot fail")
 }
