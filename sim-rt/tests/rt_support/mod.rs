@@ -110,3 +110,25 @@ pub fn random_order(seed: u64) -> Runtime {
         .build()
         .expect("building a simulation cannot fail")
 }
+
+/// Inside a simulation: starts host "db", which creates `/f` and hands the
+/// open file out, and stops the host a millisecond later. Returns that
+/// file, whose host is gone.
+pub async fn file_of_a_stopped_host() -> sim_rt::fs::File {
+    let slot: Arc<std::sync::Mutex<Option<sim_rt::fs::File>>> = Arc::default();
+    let s = slot.clone();
+    sim_rt::sim::host("db").start(move || {
+        let s = s.clone();
+        async move {
+            if s.lock().unwrap().is_none() {
+                let f = sim_rt::fs::File::create("/f").await?;
+                *s.lock().unwrap() = Some(f);
+            }
+            Ok::<(), std::io::Error>(())
+        }
+    });
+    sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    sim_rt::sim::stop("db");
+    let file = slot.lock().unwrap().take().expect("db opened the file");
+    file
+}
