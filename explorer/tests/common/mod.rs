@@ -62,16 +62,22 @@ pub async fn hello() {
         tracing::info!("a said hello");
         std::future::pending::<std::io::Result<()>>().await
     });
-    sim_rt::sim::host("b").start(|| async {
-        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-        let mut buf = [0u8; 16];
-        let heard = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
-        assert!(heard.await.is_ok(), "b never heard from a");
-        Ok::<(), std::io::Error>(())
-    });
+    start_b_waiting_for_a(Duration::from_millis(50));
     let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
     sock.send_to(b"hi", "a:9").await.unwrap();
     sim_rt::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Starts host "b", which must hear from "a" on UDP port 9 within `wait`
+/// or it fails.
+pub fn start_b_waiting_for_a(wait: std::time::Duration) {
+    sim_rt::sim::host("b").start(move || async move {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        let mut buf = [0u8; 16];
+        let heard = sim_rt::time::timeout(wait, sock.recv_from(&mut buf));
+        assert!(heard.await.is_ok(), "b never heard from a");
+        Ok::<(), std::io::Error>(())
+    });
 }
 
 /// Round-robin sampling with one delay, a fault injector that may make one
