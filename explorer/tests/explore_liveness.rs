@@ -2,6 +2,8 @@
 //! never held) is found by the explorer like any other failure, and its
 //! token replays it step for step.
 
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,13 +44,7 @@ async fn lease() {
 
 #[test]
 fn a_liveness_failure_is_found_and_replays() {
-    let explorer = || {
-        Explorer::new()
-            .progress(false)
-            .explorer(RoundRobin::default())
-            .search(Sampling::new(2))
-            .executions(500)
-    };
+    let explorer = || common::sampling(RoundRobin::default(), 2, 500);
     // No false positive in 500 schedules.
     explorer().check(lease);
 
@@ -131,11 +127,7 @@ const WALK_LENGTH: u64 = 2_000;
 
 fn liveness_explorer() -> Explorer {
     with_resets(
-        Explorer::new()
-            .progress(false)
-            .explorer(RoundRobin::default())
-            .search(Sampling::new(1))
-            .executions(300)
+        common::sampling(RoundRobin::default(), 1, 300)
             .liveness(Liveness::new().walks(WALKS).walk_length(WALK_LENGTH)),
     )
 }
@@ -144,11 +136,7 @@ fn liveness_explorer() -> Explorer {
 fn slow_executions_are_not_failures() {
     // No faults: every execution ends with the job undone, and a walk from
     // its end finishes it.
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(RoundRobin::default())
-        .search(Sampling::new(2))
-        .executions(50)
+    let report = common::sampling(RoundRobin::default(), 2, 50)
         .liveness(Liveness::new().walks(WALKS).walk_length(WALK_LENGTH))
         .run(forgetful_worker);
     assert!(!report.failed(), "{report}");
@@ -298,11 +286,7 @@ async fn pings() {
 #[test]
 fn healed_walks_recover_from_a_partition() {
     let explorer = |faults| {
-        Explorer::new()
-            .progress(false)
-            .explorer(RoundRobin::default())
-            .search(Sampling::new(1))
-            .executions(60)
+        common::sampling(RoundRobin::default(), 1, 60)
             .runtime(|b| {
                 b.fault_injector(
                     sim_rt::sim::FaultInjector::new()

@@ -292,13 +292,7 @@ async fn chatty_hello() {
         sock.send_to(b"hello b", "b:9").await?;
         std::future::pending::<std::io::Result<()>>().await
     });
-    sim_rt::sim::host("b").start(|| async {
-        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-        let mut buf = [0u8; 16];
-        let heard = sim_rt::time::timeout(Duration::from_millis(250), sock.recv_from(&mut buf));
-        assert!(heard.await.is_ok(), "b never heard from a");
-        Ok::<(), std::io::Error>(())
-    });
+    common::start_b_waiting_for_a(Duration::from_millis(250));
     sim_rt::sim::host("c").start(|| async {
         let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await?;
         for i in 0..TICKS {
@@ -327,14 +321,9 @@ fn the_folded_view_of_a_900_step_failure_fits_in_two_screens() {
     eprintln!("{report}");
     let steps = found.failure.step();
     assert!((800..=1_200).contains(&steps), "about 900 steps: {steps}");
-    assert!(
-        found
-            .story
-            .iter()
-            .any(|l| l.contains("partition a | b (fault injector)")),
-        "{:?}",
-        found.story
-    );
+    common::assert_story_tells(&found.story, "the story", |l| {
+        l.contains("partition a | b (fault injector)")
+    });
     let path = found.picture.as_ref().unwrap();
     let page = std::fs::read_to_string(path).unwrap();
     let height = |view: &str| -> u64 {

@@ -3,6 +3,8 @@
 //! of those shifts every later choice point, so the losses the failure
 //! needs are kept by packet, not by position.
 
+mod common;
+
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -73,14 +75,9 @@ fn only_the_seals_loss_is_left() {
         assert_eq!(shrunk.after.faults, 1, "seed {seed}: {report}");
         shrunk_some += usize::from(shrunk.before.faults > 1);
         // The one loss left is the seal's.
-        assert!(
-            found
-                .story
-                .iter()
-                .any(|l| l.contains("lose client -> server \"SEAL\"")),
-            "seed {seed}: {:?}",
-            found.story
-        );
+        common::assert_story_tells(&found.story, &format!("seed {seed}"), |l| {
+            l.contains("lose client -> server \"SEAL\"")
+        });
         // And the shrunk failure replays from its token.
         let again = Explorer::new()
             .runtime(lossy)

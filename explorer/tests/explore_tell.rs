@@ -4,28 +4,18 @@
 
 use std::time::Duration;
 
-use explorer::{Explorer, RoundRobin, Rtc, Sampling};
+use explorer::{Explorer, RoundRobin, Rtc};
 
 mod common;
 
 #[test]
 fn a_delay_is_told_as_what_it_put_off() {
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(Rtc::default())
-        .search(Sampling::new(2))
-        .executions(200)
-        .run(common::lost_update);
+    let report = common::sampling(Rtc::default(), 2, 200).run(common::lost_update);
     let found = report.failure.expect("the lost update is found");
     assert!(found.delays > 0);
-    assert!(
-        found
-            .story
-            .iter()
-            .any(|l| l.contains("task ") && l.contains(" on main delayed past task ")),
-        "{:?}",
-        found.story
-    );
+    common::assert_story_tells(&found.story, "the story", |l| {
+        l.contains("task ") && l.contains(" on main delayed past task ")
+    });
 }
 
 #[test]
@@ -55,13 +45,7 @@ fn an_injected_partition_and_the_timeout_it_caused_are_told() {
 
 #[test]
 fn shrinking_can_be_turned_off() {
-    let explorer = || {
-        Explorer::new()
-            .progress(false)
-            .explorer(Rtc::default())
-            .search(Sampling::new(2))
-            .executions(200)
-    };
+    let explorer = || common::sampling(Rtc::default(), 2, 200);
     let off = explorer().shrink(0).run(common::lost_update);
     let off = off.failure.expect("found");
     assert!(off.shrunk.is_none());
@@ -87,21 +71,11 @@ fn a_buggify_point_is_a_fault_a_search_can_spend() {
         }
         assert_eq!(sent, 20, "every message counted once");
     };
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(Rtc::default())
-        .search(Sampling::new(1))
-        .executions(100)
-        .run(program);
+    let report = common::sampling(Rtc::default(), 1, 100).run(program);
     let found = report.failure.expect("one fired buggify point fails it");
-    assert!(
-        found
-            .story
-            .iter()
-            .any(|l| l.contains("a sim::buggify point fired")),
-        "{:?}",
-        found.story
-    );
+    common::assert_story_tells(&found.story, "the story", |l| {
+        l.contains("a sim::buggify point fired")
+    });
     let shrunk = found.shrunk.expect("shrunk");
     assert_eq!(shrunk.after.faults, 1, "one buggify point is a fault");
 }
@@ -133,12 +107,7 @@ async fn lossy_pings() {
 
 #[test]
 fn a_loss_is_told_by_its_message_at_the_step_the_program_saw() {
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(RoundRobin::default())
-        .search(Sampling::new(1))
-        .executions(200)
-        .run(lossy_pings);
+    let report = common::sampling(RoundRobin::default(), 1, 200).run(lossy_pings);
     let found = report.failure.as_ref().expect("one lost ping fails it");
     let line = found
         .story
@@ -178,50 +147,21 @@ fn a_choice_and_a_labelled_task_are_told_in_words() {
         });
         assert_ne!(writer.await.unwrap(), 2, "the writer chose the bad option");
     };
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(Rtc::default())
-        .search(Sampling::new(1))
-        .executions(100)
-        .run(program);
+    let report = common::sampling(Rtc::default(), 1, 100).run(program);
     let found = report.failure.expect("option 2 is found");
     let story = found.story.join("\n");
     assert!(story.contains(": sim::choose picked 2 of 3"), "{story}");
     assert!(!story.contains("kind"), "{story}");
 
     // A delay names the labelled task by its label.
-    let report = Explorer::new()
-        .progress(false)
-        .explorer(Rtc::default())
-        .search(Sampling::new(2))
-        .executions(200)
-        .run(|| async {
-            let counter = std::sync::Arc::new(std::sync::Mutex::new(0));
-            let tasks: Vec<_> = (0..2)
-                .map(|_| {
-                    let c = counter.clone();
-                    sim_rt::spawn(async move {
-                        sim_rt::sim::annotate("incrementer");
-                        let v = *c.lock().unwrap();
-                        sim_rt::task::yield_now().await;
-                        *c.lock().unwrap() = v + 1;
-                    })
-                })
-                .collect();
-            for t in tasks {
-                t.await.unwrap();
-            }
-            assert_eq!(*counter.lock().unwrap(), 2, "lost update");
-        });
+    let report = common::sampling(Rtc::default(), 2, 200).run(|| async {
+        let total = common::racy_count_labelled(Some("incrementer")).await;
+        assert_eq!(total, 2, "lost update");
+    });
     let found = report.failure.expect("the lost update is found");
-    assert!(
-        found
-            .story
-            .iter()
-            .any(|l| l.contains("(incrementer) on main")),
-        "{:?}",
-        found.story
-    );
+    common::assert_story_tells(&found.story, "the story", |l| {
+        l.contains("(incrementer) on main")
+    });
 }
 
 /// "a" asks "b" and waits 50 ms for the answer; a partition of a | b

@@ -17,7 +17,7 @@ use common::run_child;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use explorer::{Exhaustive, Explorer, Random, RoundRobin, Sampling, Walk};
+use explorer::{Exhaustive, Explorer, Random, RoundRobin, Walk};
 
 /// A server greets its peers in the order of its peer map, as real code
 /// iterates its peer maps; it fails when `peer0`, greeted last, was also
@@ -99,12 +99,7 @@ fn thread_rng_child() {
 #[test]
 #[ignore = "run by the other tests of this file, in a subprocess"]
 fn counter_child() {
-    Explorer::new()
-        .explorer(RoundRobin::default())
-        .search(Sampling::new(3))
-        .executions(300)
-        .progress(false)
-        .check(reads_a_shared_counter);
+    common::sampling(RoundRobin::default(), 3, 300).check(reads_a_shared_counter);
 }
 
 #[test]

@@ -57,16 +57,7 @@ fn mesh() -> Mesh {
         .collect();
     w.net
         .set_default_link(LinkConfig::default().with_latency(ms(1), ms(15)), w.now);
-    let listeners: Vec<_> = hosts
-        .iter()
-        .map(|h| w.net.tcp_listen(*h, "0.0.0.0:80".parse().unwrap()).unwrap())
-        .collect();
-    let writers: Vec<ConnId> = (0..3)
-        .map(|i| {
-            let ip = w.net.host_addrs(hosts[(i + 1) % 3])[0];
-            w.net.tcp_connect(hosts[i], (ip, 80).into(), w.now).unwrap()
-        })
-        .collect();
+    let (listeners, writers) = w.listen_and_connect_in_a_ring(&hosts);
     w.settle();
     let conns = (0..3)
         .map(|i| {

@@ -51,16 +51,7 @@ proptest! {
     fn time_answers_are_consistent(ops in prop::collection::vec(op(), 0..200)) {
         let mut w = World::new(Net::new(NetConfig { mss: 5, ..NetConfig::default() }));
         let hosts: Vec<HostId> = ["a", "b", "c"].iter().map(|n| w.net.add_host(n, [])).collect();
-        let listeners: Vec<_> = hosts
-            .iter()
-            .map(|h| w.net.tcp_listen(*h, "0.0.0.0:80".parse().unwrap()).unwrap())
-            .collect();
-        let conns: Vec<_> = (0..3)
-            .map(|i| {
-                let ip = w.net.host_addrs(hosts[(i + 1) % 3])[0];
-                w.net.tcp_connect(hosts[i], (ip, 80).into(), w.now).unwrap()
-            })
-            .collect();
+        let (listeners, conns) = w.listen_and_connect_in_a_ring(&hosts);
         let bind = |net: &mut Net, h: HostId| net.udp_bind(h, "0.0.0.0:7".parse().unwrap()).unwrap();
         // A stopped host loses its sockets; a restarted one binds again.
         let mut socks: Vec<_> = hosts.iter().map(|h| Some(bind(&mut w.net, *h))).collect();

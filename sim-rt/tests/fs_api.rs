@@ -3,8 +3,11 @@
 //! same error kinds (`tests/fs/scenario.rs`), plus what only a simulation
 //! can check: per-host disks, crashes, latency, injected faults, misuse.
 
+mod rt_support;
+
 use std::time::Duration;
 
+use rt_support::{file_of_a_stopped_host, sim_on};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, FsConfig};
@@ -29,17 +32,19 @@ fn simulated_disk_behaves_like_the_real_one() {
         .block_on(real::scenario(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
 
-    let simulated = Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(async {
-            sim_rt::fs::create_dir_all("/tmp/work").await.unwrap();
-            sim_side::scenario(std::path::Path::new("/tmp/work")).await
-        });
+    let simulated = simulated_scenario();
     for (i, (r, s)) in real.iter().zip(&simulated).enumerate() {
         assert_eq!(r, s, "line {i} differs (left: real tokio, right: sim_rt)");
     }
     assert_eq!(real.len(), simulated.len());
+}
+
+/// The scenario's outcomes on the simulated disk, in `/tmp/work`.
+fn simulated_scenario() -> Vec<String> {
+    runtime().block_on(async {
+        sim_rt::fs::create_dir_all("/tmp/work").await.unwrap();
+        sim_side::scenario(std::path::Path::new("/tmp/work")).await
+    })
 }
 
 fn runtime() -> sim_rt::runtime::Runtime {
@@ -109,23 +114,8 @@ fn a_reset_loses_what_was_not_synced_and_keeps_what_was() {
 
 #[test]
 fn an_open_file_of_a_crashed_host_is_dead() {
-    use std::sync::{Arc, Mutex};
-    let slot: Arc<Mutex<Option<sim_rt::fs::File>>> = Arc::default();
-    let s = slot.clone();
     runtime().block_on(async move {
-        sim::host("db").start(move || {
-            let s = s.clone();
-            async move {
-                if s.lock().unwrap().is_none() {
-                    let f = sim_rt::fs::File::create("/f").await?;
-                    *s.lock().unwrap() = Some(f);
-                }
-                Ok::<(), std::io::Error>(())
-            }
-        });
-        sim_rt::time::sleep(Duration::from_millis(1)).await;
-        sim::stop("db");
-        let mut f = slot.lock().unwrap().take().expect("db opened the file");
+        let mut f = file_of_a_stopped_host().await;
         let err = f.sync_all().await.unwrap_err();
         assert_eq!(err.raw_os_error(), Some(9), "EBADF: {err}");
         f.write_all(b"x").await.unwrap(); // buffered
@@ -139,23 +129,19 @@ fn operations_take_the_configured_latency() {
     disk.latency.write = Duration::from_micros(30);
     disk.latency.sync = Duration::from_millis(2);
     disk.latency.meta = Duration::from_micros(5);
-    Builder::new_current_thread()
-        .disk(disk)
-        .build()
-        .unwrap()
-        .block_on(async {
-            let start = sim_rt::time::Instant::now();
-            let mut f = sim_rt::fs::File::create("/f").await.unwrap();
-            assert_eq!(start.elapsed(), Duration::from_micros(5));
-            f.write_all(b"abc").await.unwrap();
-            assert_eq!(
-                start.elapsed(),
-                Duration::from_micros(5),
-                "a write returns once buffered"
-            );
-            f.sync_all().await.unwrap();
-            assert_eq!(start.elapsed(), Duration::from_micros(5 + 30 + 2000));
-        });
+    sim_on(Builder::new_current_thread().disk(disk), async {
+        let start = sim_rt::time::Instant::now();
+        let mut f = sim_rt::fs::File::create("/f").await.unwrap();
+        assert_eq!(start.elapsed(), Duration::from_micros(5));
+        f.write_all(b"abc").await.unwrap();
+        assert_eq!(
+            start.elapsed(),
+            Duration::from_micros(5),
+            "a write returns once buffered"
+        );
+        f.sync_all().await.unwrap();
+        assert_eq!(start.elapsed(), Duration::from_micros(5 + 30 + 2000));
+    });
 }
 
 /// A sync or metadata job outlives its caller (tokio's blocking jobs do):
@@ -167,42 +153,34 @@ fn a_file_dropped_while_its_sync_job_runs_is_closed_after_the_job() {
     let mut disk = FsConfig::default();
     disk.latency.sync = Duration::from_millis(2);
     disk.latency.meta = Duration::from_millis(2);
-    Builder::new_current_thread()
-        .disk(disk)
-        .build()
-        .unwrap()
-        .block_on(async {
-            let f = sim_rt::fs::File::create("/f").await.unwrap();
-            let short = Duration::from_millis(1);
-            assert!(sim_rt::time::timeout(short, f.sync_all()).await.is_err());
-            assert!(sim_rt::time::timeout(short, f.metadata()).await.is_err());
-            drop(f);
-            // The jobs finish, and close the file, after this.
-            sim_rt::time::sleep(Duration::from_millis(5)).await;
-            let f = sim_rt::fs::File::open("/f").await.unwrap();
-            f.sync_all().await.unwrap();
-        });
+    sim_on(Builder::new_current_thread().disk(disk), async {
+        let f = sim_rt::fs::File::create("/f").await.unwrap();
+        let short = Duration::from_millis(1);
+        assert!(sim_rt::time::timeout(short, f.sync_all()).await.is_err());
+        assert!(sim_rt::time::timeout(short, f.metadata()).await.is_err());
+        drop(f);
+        // The jobs finish, and close the file, after this.
+        sim_rt::time::sleep(Duration::from_millis(5)).await;
+        let f = sim_rt::fs::File::open("/f").await.unwrap();
+        f.sync_all().await.unwrap();
+    });
 }
 
 #[test]
 fn injected_eio_reaches_the_caller() {
     let mut disk = FsConfig::default();
     disk.faults.eio_read = 1.0;
-    Builder::new_current_thread()
-        .disk(disk)
-        .build()
-        .unwrap()
-        .block_on(async {
-            sim_rt::fs::write("/f", b"abc").await.unwrap();
-            let err = sim_rt::fs::read("/f").await.unwrap_err();
-            assert_eq!(err.raw_os_error(), Some(5), "EIO: {err}");
-            let mut f = sim_rt::fs::File::open("/f").await.unwrap();
-            let mut s = String::new();
-            assert_eq!(
-                f.read_to_string(&mut s).await.unwrap_err().raw_os_error(),
-                Some(5)
-            );
-        });
+    sim_on(Builder::new_current_thread().disk(disk), async {
+        sim_rt::fs::write("/f", b"abc").await.unwrap();
+        let err = sim_rt::fs::read("/f").await.unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(5), "EIO: {err}");
+        let mut f = sim_rt::fs::File::open("/f").await.unwrap();
+        let mut s = String::new();
+        assert_eq!(
+            f.read_to_string(&mut s).await.unwrap_err().raw_os_error(),
+            Some(5)
+        );
+    });
 }
 
 #[test]
@@ -268,14 +246,7 @@ fn using_the_disk_outside_a_simulation_panics_clearly() {
 #[test]
 #[ignore = "prints the scenario's outcomes, for reading"]
 fn print_scenario() {
-    let lines = Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(async {
-            sim_rt::fs::create_dir_all("/tmp/work").await.unwrap();
-            sim_side::scenario(std::path::Path::new("/tmp/work")).await
-        });
-    for l in lines {
+    for l in simulated_scenario() {
         println!("{l}");
     }
 }

@@ -8,10 +8,13 @@
 //! `Unsupported`, the ignored permissions and timestamps, a dead file's
 //! `EBADF`, and `set_times` waiting for the write in flight.
 
+mod rt_support;
+
 use std::io;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use rt_support::file_of_a_stopped_host;
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, FsConfig};
@@ -247,23 +250,8 @@ fn dir_builder_takes_the_metadata_latency() {
 
 #[test]
 fn a_dead_file_fails_set_times_and_set_permissions_with_ebadf() {
-    use std::sync::{Arc, Mutex};
-    let slot: Arc<Mutex<Option<sim_rt::fs::File>>> = Arc::default();
-    let s = slot.clone();
     runtime().block_on(async move {
-        sim::host("db").start(move || {
-            let s = s.clone();
-            async move {
-                if s.lock().unwrap().is_none() {
-                    let f = sim_rt::fs::File::create("/f").await?;
-                    *s.lock().unwrap() = Some(f);
-                }
-                Ok::<(), io::Error>(())
-            }
-        });
-        sim_rt::time::sleep(Duration::from_millis(1)).await;
-        sim::stop("db");
-        let f = slot.lock().unwrap().take().expect("db opened the file");
+        let f = file_of_a_stopped_host().await;
         let err = f.set_modified(SystemTime::UNIX_EPOCH).await.unwrap_err();
         assert_eq!(err.raw_os_error(), Some(9), "EBADF: {err}");
         let err = f

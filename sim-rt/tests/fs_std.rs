@@ -7,11 +7,14 @@
 //! it, survive host resets, be shared by hosts and outlive the run.
 #![cfg(all(feature = "intercept", target_os = "linux", target_env = "gnu"))]
 
+mod rt_support;
+
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use rt_support::child_test;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, RealFiles};
 use sim_rt::sync::Notify;
@@ -421,16 +424,8 @@ fn tempfile_child() {
 }
 
 fn run_child(seed: u64) -> Vec<String> {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "tempfile_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let out = child_test("tempfile_child")
         .env(CHILD_SEED, seed.to_string())
-        .env_remove("SIM_SEED")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -3,42 +3,16 @@
 //! (a proxy host with `copy_bidirectional`, `BufReader::lines` and
 //! `io::split` on a socket), the standard streams, and `AsyncFd`.
 
-use std::future::Future;
-use std::io::ErrorKind;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::task::{Context, Poll};
+mod rt_support;
 
+use std::io::ErrorKind;
+use std::sync::atomic::Ordering;
+
+use rt_support::counted;
 use sim_rt::io::{self, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use sim_rt::net::{TcpListener, TcpStream};
 use sim_rt::runtime::Builder;
 use sim_rt::sim;
-
-/// Counts the polls of the future it wraps.
-struct CountPolls<F> {
-    inner: Pin<Box<F>>,
-    polls: Arc<AtomicUsize>,
-}
-
-impl<F: Future> Future for CountPolls<F> {
-    type Output = F::Output;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.polls.fetch_add(1, Ordering::Relaxed);
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-fn counted<F: Future>(f: F) -> (CountPolls<F>, Arc<AtomicUsize>) {
-    let polls = Arc::new(AtomicUsize::new(0));
-    (
-        CountPolls {
-            inner: Box::pin(f),
-            polls: polls.clone(),
-        },
-        polls,
-    )
-}
 
 /// 300 reads of `empty()` in a loop: each takes a unit of budget, so the
 /// task yields after 128 and 256 of them: three polls, as in tokio.

@@ -13,6 +13,8 @@
 //! - a handler expression not followed by a comma, unless it is a block or
 //!   the last branch: "no rules expected ...".
 
+mod rt_support;
+
 use std::cell::Cell;
 use std::future::{pending, ready, Future, IntoFuture};
 use std::pin::{pin, Pin};
@@ -20,16 +22,8 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use rt_support::sim;
 use sim_rt::runtime::{Builder, Step};
-
-/// Runs `future` on a fresh simulation with the given seed.
-fn sim<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 /// Completes at the `n`-th poll (counting from 1), waking itself meanwhile.
 struct ReadyAfter {

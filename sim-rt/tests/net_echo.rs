@@ -3,14 +3,16 @@
 //! asserts what each side observed (data, EOF, errors) against what a Linux
 //! kernel reports in the same situation.
 
+mod rt_support;
+
 mod net_support;
 
 use std::io::ErrorKind;
 use std::time::Duration;
 
+use rt_support::sim as run;
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::TcpStream;
-use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, LinkConfig};
 use sim_rt::time::{sleep, timeout};
 
@@ -37,14 +39,6 @@ async fn round_trip(stream: &mut TcpStream, msg: &[u8]) -> std::io::Result<Vec<u
     let mut buf = vec![0u8; msg.len()];
     stream.read_exact(&mut buf).await?;
     Ok(buf)
-}
-
-fn run<F: std::future::Future>(seed: u64, f: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(f)
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! but is still one delivery step: a short `sleep` lets everything in
 //! flight arrive.
 
+mod rt_support;
+
 use std::cell::Cell;
 use std::future::{poll_fn, Future};
 use std::io::{self, ErrorKind};
@@ -15,28 +17,11 @@ use std::pin::pin;
 use std::task::Poll;
 use std::time::Duration;
 
+use rt_support::{sim as run, sim_with_network as run_with};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt, Interest, Ready};
 use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
-use sim_rt::runtime::Builder;
 use sim_rt::sim::NetConfig;
 use sim_rt::time::{sleep, Instant};
-
-fn run<F: Future>(future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(0)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
-
-fn run_with<F: Future>(config: NetConfig, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(0)
-        .network(config)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 /// A connected pair on the main host, over loopback: (client, server).
 async fn loopback_pair(port: u16) -> (TcpStream, TcpStream) {
@@ -69,7 +54,7 @@ const ALL_STREAM: Interest = Interest::READABLE
 
 #[test]
 fn ready_waits_for_the_peer_to_write_then_reports_readable() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         assert!(poll_once(client.ready(Interest::READABLE)).await.is_none());
 
@@ -107,7 +92,7 @@ fn ready_waits_for_the_peer_to_write_then_reports_readable() {
 
 #[test]
 fn ready_returns_only_the_kinds_asked_for() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         let both = Interest::READABLE | Interest::WRITABLE;
         assert_eq!(client.ready(both).await.unwrap(), Ready::WRITABLE);
@@ -138,7 +123,7 @@ fn ready_returns_only_the_kinds_asked_for() {
 
 #[test]
 fn read_closed_once_the_peer_closes_even_with_bytes_unread() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         server.write_all(b"hi").await.unwrap();
         drop(server);
@@ -170,7 +155,7 @@ fn read_closed_once_the_peer_closes_even_with_bytes_unread() {
 
 #[test]
 fn ready_wakes_on_the_peers_fin() {
-    run(async {
+    run(0, async {
         let (client, server) = loopback_pair(80).await;
         let reader = sim_rt::spawn(async move { client.ready(Interest::READABLE).await });
         sleep(Duration::from_millis(3)).await;
@@ -184,7 +169,7 @@ fn ready_wakes_on_the_peers_fin() {
 
 #[test]
 fn shutdown_alone_is_not_write_closed_both_shut_down_is() {
-    run(async {
+    run(0, async {
         let (mut client, mut server) = loopback_pair(80).await;
         client.shutdown().await.unwrap();
         settle().await;
@@ -215,7 +200,7 @@ fn shutdown_alone_is_not_write_closed_both_shut_down_is() {
 
 #[test]
 fn a_reset_makes_the_stream_closed_both_ways_with_an_error_until_reported() {
-    run(async {
+    run(0, async {
         let (client, server) = loopback_pair(80).await;
         server.set_zero_linger().unwrap();
         drop(server);
@@ -248,7 +233,7 @@ fn a_reset_makes_the_stream_closed_both_ways_with_an_error_until_reported() {
 fn write_closed_after_writing_to_a_closed_peer() {
     // tokio's own `write_closed` test: the first write after the peer
     // closed succeeds, the peer's kernel answers with RST.
-    run(async {
+    run(0, async {
         let (mut client, server) = loopback_pair(80).await;
         drop(server);
         settle().await;
@@ -303,7 +288,7 @@ fn ready_waits_for_send_buffer_space() {
 
 #[test]
 fn the_halves_report_the_streams_readiness() {
-    run(async {
+    run(0, async {
         let (mut client, mut server) = loopback_pair(80).await;
         server.write_all(b"x").await.unwrap();
         settle().await;
@@ -333,7 +318,7 @@ fn the_halves_report_the_streams_readiness() {
 
 #[test]
 fn try_io_calls_f_only_when_ready() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         let calls = Cell::new(0);
         let mut buf = [0u8; 8];
@@ -379,7 +364,7 @@ fn try_io_calls_f_only_when_ready() {
 
 #[test]
 fn try_io_returns_a_plain_would_block_and_fs_other_errors() {
-    run(async {
+    run(0, async {
         let (client, _server) = loopback_pair(80).await;
         // Ready for writing, but f says it would block: tokio returns a
         // fresh `WouldBlock` error, not f's.
@@ -411,7 +396,7 @@ fn try_io_returns_a_plain_would_block_and_fs_other_errors() {
 
 #[test]
 fn async_io_waits_then_calls_f() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         let start = Instant::now();
         sim_rt::spawn(async move {
@@ -436,7 +421,7 @@ fn async_io_waits_then_calls_f() {
 
 #[test]
 fn async_io_loops_while_f_would_block() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         server.write_all(b"abc").await.unwrap();
         settle().await;
@@ -466,7 +451,7 @@ fn async_io_loops_while_f_would_block() {
 
 #[test]
 fn async_io_waits_again_after_the_readiness_is_consumed() {
-    run(async {
+    run(0, async {
         let (client, mut server) = loopback_pair(80).await;
         let start = Instant::now();
         server.write_all(b"1").await.unwrap();
@@ -503,7 +488,7 @@ fn async_io_waits_again_after_the_readiness_is_consumed() {
 
 #[test]
 fn async_io_returns_fs_first_error() {
-    run(async {
+    run(0, async {
         let (client, server) = loopback_pair(80).await;
         server.set_zero_linger().unwrap();
         drop(server);
@@ -520,7 +505,7 @@ fn async_io_returns_fs_first_error() {
 
 #[test]
 fn udp_ready_is_writable_and_readable_while_a_datagram_is_queued() {
-    run(async {
+    run(0, async {
         let a = UdpSocket::bind("127.0.0.1:7000").await.unwrap();
         let b = UdpSocket::bind("127.0.0.1:7001").await.unwrap();
         let both = Interest::READABLE | Interest::WRITABLE;
@@ -548,7 +533,7 @@ fn udp_ready_is_writable_and_readable_while_a_datagram_is_queued() {
 
 #[test]
 fn udp_async_io_waits_for_a_datagram() {
-    run(async {
+    run(0, async {
         let a = UdpSocket::bind("127.0.0.1:7000").await.unwrap();
         let start = Instant::now();
         sim_rt::spawn(async move {

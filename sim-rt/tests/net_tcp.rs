@@ -8,6 +8,8 @@
 //! loopback it takes no time. Ephemeral TCP ports of a host count up from
 //! 49152, shared by port-0 listeners and outgoing connections.
 
+mod rt_support;
+
 mod net_support;
 
 use std::future::{poll_fn, Future};
@@ -17,30 +19,13 @@ use std::pin::pin;
 use std::task::Poll;
 use std::time::Duration;
 
+use rt_support::{sim as run, sim_with_network as run_with};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt, ReadBuf};
 use sim_rt::net::tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 use sim_rt::net::{TcpListener, TcpStream};
-use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, NetConfig};
 use sim_rt::sync::mpsc;
 use sim_rt::time::{sleep, timeout, Instant};
-
-fn run<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
-
-fn run_with<F: Future>(config: NetConfig, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(0)
-        .network(config)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 fn addr(s: &str) -> SocketAddr {
     s.parse().expect("a socket address literal")

@@ -3,15 +3,17 @@
 //! loss, duplication, partitions). Each test asserts what the receiving
 //! side observed against what a Linux kernel would deliver.
 
+mod rt_support;
+
 use std::collections::BTreeSet;
 use std::future::poll_fn;
 use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use rt_support::sim as run;
 use sim_rt::io::ReadBuf;
 use sim_rt::net::UdpSocket;
-use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, LinkConfig};
 use sim_rt::time::{sleep, timeout, Instant};
 
@@ -30,14 +32,6 @@ const _: () = {
         send(s.recv(buf));
     }
 };
-
-fn run<F: std::future::Future>(seed: u64, f: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(f)
-}
 
 fn addr(s: &str) -> SocketAddr {
     s.parse().unwrap()

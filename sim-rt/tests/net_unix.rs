@@ -4,8 +4,11 @@
 
 #![cfg(unix)]
 
+mod rt_support;
+
 use std::io::{self, ErrorKind};
 
+use rt_support::assert_contains_all;
 use sim_rt::net::unix::{self, pipe};
 use sim_rt::net::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
 use sim_rt::runtime::Builder;
@@ -22,8 +25,7 @@ fn assert_unsupported(err: io::Error, item: &str) {
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{item}: {err}");
     let msg = err.to_string();
     assert!(msg.starts_with(item), "{msg}");
-    assert!(msg.contains("not simulated by sim-rt"), "{msg}");
-    assert!(msg.contains("over TCP"), "{msg}");
+    assert_contains_all(&msg, &["not simulated by sim-rt", "over TCP"]);
 }
 
 #[test]

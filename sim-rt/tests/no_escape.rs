@@ -11,11 +11,13 @@
 //! that the program's values come from the seed and from nothing else.
 #![cfg(all(feature = "intercept", target_os = "linux", target_env = "gnu"))]
 
+mod rt_support;
+
 use std::collections::HashMap;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rt_support::{assert_contains_all, child_test};
 use sim_rt::runtime::{Builder, FailureKind};
 use sim_rt::sim::{allow_threads, intercepting, without_interception, WALL_CLOCK_EPOCH};
 
@@ -93,17 +95,9 @@ fn child_runs_program() {
 /// Runs the ignored test `name` of this binary in a child process with
 /// `seed` and the extra environment `env`; returns (success, stdout+stderr).
 fn run_child(name: &str, seed: u64, env: &[(&str, &str)]) -> (bool, String) {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([
-        name,
-        "--exact",
-        "--ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env(CHILD_SEED, seed.to_string())
-    .env_remove("SIM_SEED")
-    .env_remove("SIM_CHECK_DETERMINISM");
+    let mut cmd = child_test(name);
+    cmd.env(CHILD_SEED, seed.to_string())
+        .env_remove("SIM_CHECK_DETERMINISM");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -283,8 +277,13 @@ fn std_thread_spawn_inside_a_simulation_fails_with_the_documented_message() {
         ),
         "{msg}"
     );
-    assert!(msg.contains("use sim_rt::spawn (tokio::spawn)"), "{msg}");
-    assert!(msg.contains("sim_rt::sim::allow_threads(|| ...)"), "{msg}");
+    assert_contains_all(
+        msg,
+        &[
+            "use sim_rt::spawn (tokio::spawn)",
+            "sim_rt::sim::allow_threads(|| ...)",
+        ],
+    );
 
     // The same from a spawned task, and Builder::spawn reports the error.
     let rt = Builder::new_current_thread().build().unwrap();
@@ -326,11 +325,13 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
         })
         .unwrap_err();
     let msg = failure.message().unwrap();
-    assert!(
-        msg.contains("note: a real socket was used inside a simulation"),
-        "{msg}"
+    assert_contains_all(
+        msg,
+        &[
+            "note: a real socket was used inside a simulation",
+            "use sim_rt::net",
+        ],
     );
-    assert!(msg.contains("use sim_rt::net"), "{msg}");
 
     let rt = Builder::new_current_thread().build().unwrap();
     let failure = rt
@@ -342,11 +343,7 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
         })
         .unwrap_err();
     let msg = failure.message().unwrap();
-    assert!(
-        msg.contains("note: a real I/O reactor was created"),
-        "{msg}"
-    );
-    assert!(msg.contains("--cfg sim"), "{msg}");
+    assert_contains_all(msg, &["note: a real I/O reactor was created", "--cfg sim"]);
 
     // Outside a simulation, real tokio runs on the same thread.
     let real = tokio::runtime::Builder::new_current_thread()

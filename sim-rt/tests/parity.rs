@@ -6,23 +6,24 @@
 //! crate). A signature of sim_rt that drifts from tokio's fails this build.
 //! Its `#[tokio::test]`s run under both runtimes.
 
+/// The tokio-using code, expanded once in each module below.
+macro_rules! parity_code {
+    () => {
+        include!("parity/code.rs");
+        include!("parity/net.rs");
+        include!("parity/fs.rs");
+        include!("parity/watch.rs");
+        include!("parity/sync.rs");
+        include!("parity/rt.rs");
+        include!("parity/io.rs");
+    };
+}
+
 mod real {
-    include!("parity/code.rs");
-    include!("parity/net.rs");
-    include!("parity/fs.rs");
-    include!("parity/watch.rs");
-    include!("parity/sync.rs");
-    include!("parity/rt.rs");
-    include!("parity/io.rs");
+    parity_code!();
 }
 
 mod sim {
     use sim_rt as tokio;
-    include!("parity/code.rs");
-    include!("parity/net.rs");
-    include!("parity/fs.rs");
-    include!("parity/watch.rs");
-    include!("parity/sync.rs");
-    include!("parity/rt.rs");
-    include!("parity/io.rs");
+    parity_code!();
 }

@@ -6,21 +6,20 @@
 //! tasks, timers with colliding deadlines, an mpsc channel, `yield_now`, and
 //! an unbiased `select!` (whose branch order is a data choice).
 
+mod rt_support;
+
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sim_rt::runtime::{Builder, Trace};
+use rt_support::random_order;
+use sim_rt::runtime::Trace;
 use sim_rt::sync::mpsc;
 use sim_rt::time::{sleep, Instant};
 
 /// Runs the program with `seed`; returns its observable output and the trace.
 fn run(seed: u64) -> (Vec<String>, Trace) {
-    let rt = Builder::new_current_thread()
-        .seed(seed)
-        .scheduler(sim_rt::scheduler::RandomScheduler::new)
-        .build()
-        .unwrap();
+    let rt = random_order(seed);
     let log = Arc::new(Mutex::new(Vec::new()));
     let out = {
         let log = log.clone();

@@ -1,9 +1,12 @@
 //! `SIM_SEED` and `SIM_CHECK_DETERMINISM`. Environment variables are
 //! process-global, so everything here runs in one test, in sequence.
 
+mod rt_support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rt_support::assert_contains_all;
 use sim_rt::runtime::{__private::run, Builder};
 
 fn message(err: Box<dyn std::any::Any + Send>) -> String {
@@ -80,9 +83,7 @@ fn environment_overrides() {
         msg.starts_with("SIM_CHECK_DETERMINISM: two runs with seed 0 diverged at step "),
         "{msg}"
     );
-    assert!(msg.contains("first run:"), "{msg}");
-    assert!(msg.contains("second run:"), "{msg}");
-    assert!(msg.contains("reading real time"), "{msg}");
+    assert_contains_all(&msg, &["first run:", "second run:", "reading real time"]);
     assert_eq!(
         RUNS.load(Ordering::SeqCst),
         2,

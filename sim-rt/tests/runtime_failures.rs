@@ -1,8 +1,11 @@
 //! Failure reports: what went wrong, where, and the line that reproduces it.
 
+mod rt_support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
+use rt_support::assert_contains_all;
 use sim_rt::runtime::Builder;
 
 fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
@@ -39,13 +42,15 @@ fn task_panic_names_message_host_task_time_and_reproduction() {
         ),
         "{msg}"
     );
-    assert!(
-        msg.contains("on host \"server\" (host entry point)"),
-        "{msg}"
+    assert_contains_all(
+        &msg,
+        &[
+            "on host \"server\" (host entry point)",
+            "in task 2 on host",
+            "at simulated time 250ms",
+            "seed 17",
+        ],
     );
-    assert!(msg.contains("in task 2 on host"), "{msg}");
-    assert!(msg.contains("at simulated time 250ms"), "{msg}");
-    assert!(msg.contains("seed 17"), "{msg}");
     assert_reproduce_line(
         &msg,
         17,
@@ -83,14 +88,7 @@ fn an_awaited_task_panic_is_named_in_the_report_of_what_it_caused() {
         msg.starts_with("simulation failed: the main future panicked: called `Result::unwrap()`"),
         "{msg}"
     );
-    assert!(
-        msg.contains("note: before this, task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:"),
-        "{msg}"
-    );
-    assert!(
-        msg.contains("panicked (handed to its JoinHandle): boom"),
-        "{msg}"
-    );
+    assert_contains_all(&msg, &["note: before this, task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:", "panicked (handed to its JoinHandle): boom"]);
 }
 
 #[test]
@@ -124,14 +122,13 @@ fn deadlock_names_the_blocked_tasks() {
         ),
         "{msg}"
     );
-    assert!(msg.contains("blocked tasks:"), "{msg}");
-    assert!(
-        msg.contains("- task 1 on host \"main\" (the future passed to block_on)"),
-        "{msg}"
-    );
-    assert!(
-        msg.contains("- task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:"),
-        "{msg}"
+    assert_contains_all(
+        &msg,
+        &[
+            "blocked tasks:",
+            "- task 1 on host \"main\" (the future passed to block_on)",
+            "- task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:",
+        ],
     );
     assert_reproduce_line(&msg, 9, "deadlock_names_the_blocked_tasks");
 }
@@ -155,10 +152,15 @@ fn step_limit_names_the_likely_cause() {
         ),
         "{msg}"
     );
-    assert!(msg.contains("busy loop"), "{msg}");
-    assert!(msg.contains("Builder::max_steps"), "{msg}");
-    assert!(msg.contains("(step 1000)"), "{msg}");
-    assert!(msg.contains("- task 2 on host \"main\""), "{msg}");
+    assert_contains_all(
+        &msg,
+        &[
+            "busy loop",
+            "Builder::max_steps",
+            "(step 1000)",
+            "- task 2 on host \"main\"",
+        ],
+    );
     assert_reproduce_line(&msg, 1, "step_limit_names_the_likely_cause");
 }
 
@@ -178,8 +180,7 @@ fn time_limit_names_the_likely_cause() {
         msg.starts_with("simulation failed: simulated-time limit of 60s reached with the main future unfinished (the next timer is due at 63s)"),
         "{msg}"
     );
-    assert!(msg.contains("at simulated time 56s"), "{msg}");
-    assert!(msg.contains("Builder::max_time"), "{msg}");
+    assert_contains_all(&msg, &["at simulated time 56s", "Builder::max_time"]);
     assert_reproduce_line(&msg, 2, "time_limit_names_the_likely_cause");
 }
 

@@ -2,10 +2,13 @@
 //! program that no longer matches its trace is caught at the step where it
 //! diverges.
 
+mod rt_support;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rt_support::{assert_contains_all, random_order};
 use sim_rt::runtime::{Builder, Trace};
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, Scheduler};
 
@@ -130,10 +133,12 @@ fn a_changed_program_diverges_with_a_clear_message() {
     let rt = Builder::new_current_thread().replay(trace).build().unwrap();
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(true)))).unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains("replay diverged at step"), "{msg}");
-    assert!(
-        msg.contains("not deterministic or changed since recording"),
-        "{msg}"
+    assert_contains_all(
+        &msg,
+        &[
+            "replay diverged at step",
+            "not deterministic or changed since recording",
+        ],
     );
 }
 
@@ -207,11 +212,7 @@ fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
 #[test]
 fn a_compact_trace_replays_the_same_execution() {
     let (out, full, _) = record(5);
-    let rt = Builder::new_current_thread()
-        .seed(5)
-        .scheduler(sim_rt::scheduler::RandomScheduler::new)
-        .build()
-        .unwrap();
+    let rt = random_order(5);
     assert_eq!(rt.block_on(program(false)), out);
     let compact = rt.trace();
     drop(rt);

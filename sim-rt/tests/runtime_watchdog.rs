@@ -5,22 +5,18 @@
 //! The stuck programs run in a child process (this test binary, filtered to
 //! an ignored test), since the watchdog ends the process.
 
-use std::process::{Command, Output};
+mod rt_support;
+
+use std::process::Output;
 use std::time::Duration;
+
+use rt_support::{assert_contains_all, child_test};
 
 /// Runs the ignored test `name` of this binary in a child with
 /// `SIM_POLL_TIMEOUT` at `timeout`.
 fn child(name: &str, timeout: &str) -> Output {
-    Command::new(std::env::current_exe().unwrap())
-        .args([
-            name,
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    child_test(name)
         .env("SIM_POLL_TIMEOUT", timeout)
-        .env_remove("SIM_SEED")
         .output()
         .unwrap()
 }
@@ -70,11 +66,13 @@ fn a_thread_waiting_for_tasks_only_block_on_could_run_is_reported() {
         ),
         "{err}"
     );
-    assert!(
-        err.contains("a simulation runs its tasks only while Runtime::block_on"),
-        "{err}"
+    assert_contains_all(
+        &err,
+        &[
+            "a simulation runs its tasks only while Runtime::block_on",
+            "reproduce: SIM_SEED=7 cargo test",
+        ],
     );
-    assert!(err.contains("reproduce: SIM_SEED=7 cargo test"), "{err}");
     // A wait with nothing left for block_on is not reported, nor is a
     // short one before block_on runs the tasks.
     let out = child("child_waits_then_drives", "0.5");

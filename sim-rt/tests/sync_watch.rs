@@ -12,6 +12,8 @@
 //! channel needs no runtime, in tokio as here); the others run on a
 //! simulation with `#[sim_rt::test]`.
 
+mod rt_support;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -20,6 +22,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use futures::FutureExt;
+use rt_support::random_order;
 use sim_rt::runtime::{Builder, Trace};
 use sim_rt::sync::{mpsc, watch};
 use sim_rt::time::sleep;
@@ -123,11 +126,7 @@ fn different_seeds_can_wake_in_different_orders() {
     // picks (the default runs them in tokio's order).
     let orders: std::collections::BTreeSet<_> = (0..20)
         .map(|seed| {
-            let rt = Builder::new_current_thread()
-                .seed(seed)
-                .scheduler(sim_rt::scheduler::RandomScheduler::new)
-                .build()
-                .unwrap();
+            let rt = random_order(seed);
             wake_order(&rt)
         })
         .collect();

@@ -2,36 +2,15 @@
 //! yield when they are spent, `unconstrained`, `cooperative`, and the unit
 //! given back by `RestoreOnPending` when no progress was made.
 
+mod rt_support;
+
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use rt_support::counted;
 use sim_rt::task::coop;
-
-/// Counts the polls of the future it wraps.
-struct CountPolls<F> {
-    inner: Pin<Box<F>>,
-    polls: Arc<AtomicUsize>,
-}
-
-impl<F: Future> Future for CountPolls<F> {
-    type Output = F::Output;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        self.polls.fetch_add(1, Ordering::Relaxed);
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-fn counted<F: Future>(f: F) -> (CountPolls<F>, Arc<AtomicUsize>) {
-    let polls = Arc::new(AtomicUsize::new(0));
-    let wrapped = CountPolls {
-        inner: Box::pin(f),
-        polls: polls.clone(),
-    };
-    (wrapped, polls)
-}
 
 /// 300 units: the task runs 128, yields, 128, yields, 44: three polls.
 #[sim_rt::test]

@@ -1,7 +1,8 @@
 //! `JoinSet`: completion order, abort, drop, detach, join_all, large sets.
 
+mod rt_support;
+
 use std::collections::BTreeSet;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,35 +11,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
-use sim_rt::runtime::{Builder, UnhandledPanic};
+use rt_support::{random_order, sim as run, sim_ignoring_panics as run_ignoring_panics, DropCount};
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::{sleep, Instant};
-
-fn run<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(fut)
-}
-
-fn run_ignoring_panics<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .unhandled_panic(UnhandledPanic::Ignore)
-        .build()
-        .unwrap()
-        .block_on(fut)
-}
-
-/// Counts drops of the value it is attached to.
-struct DropCount(Arc<AtomicUsize>);
-
-impl Drop for DropCount {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 #[test]
 fn joins_in_completion_order_with_exact_times() {
@@ -76,11 +51,7 @@ fn joins_in_completion_order_with_exact_times() {
 fn same_instant_completions_follow_the_run_order() {
     let mut orders = BTreeSet::new();
     for seed in 0..200 {
-        let rt = Builder::new_current_thread()
-            .seed(seed)
-            .scheduler(sim_rt::scheduler::RandomScheduler::new)
-            .build()
-            .unwrap();
+        let rt = random_order(seed);
         let (ran, joined) = rt.block_on(async {
             let ran = Arc::new(Mutex::new(Vec::new()));
             let mut set = JoinSet::new();

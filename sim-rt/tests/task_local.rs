@@ -1,5 +1,7 @@
 //! `task_local!`: scopes, nesting, isolation between tasks, errors.
 
+mod rt_support;
+
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -9,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use sim_rt::runtime::Builder;
+use rt_support::sim as run;
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::sleep;
 
@@ -21,14 +23,6 @@ sim_rt::task_local! {
 sim_rt::task_local! {
     #[allow(dead_code)]
     static SINGLE: u8
-}
-
-fn run<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(fut)
 }
 
 fn panic_message(f: impl FnOnce()) -> String {

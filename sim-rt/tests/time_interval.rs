@@ -3,21 +3,16 @@
 //! Times are written as milliseconds since the interval's start. Every case
 //! runs under several seeds: the instants must not depend on the schedule.
 
+mod rt_support;
+
 use std::future::{poll_fn, Future};
 use std::pin::pin;
 use std::time::Duration;
 
+use rt_support::sim as run;
 use sim_rt::runtime::{Builder, Step};
 use sim_rt::scheduler::Event;
 use sim_rt::time::{self, interval, interval_at, sleep, Instant, MissedTickBehavior};
-
-fn run<F: Future>(seed: u64, fut: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .unwrap()
-        .block_on(fut)
-}
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

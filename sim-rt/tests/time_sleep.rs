@@ -5,6 +5,8 @@
 //! Simulated time moves only when nothing can run, and then exactly to the
 //! next deadline, so every elapsed time here is asserted exactly.
 
+mod rt_support;
+
 use std::collections::HashSet;
 use std::future::{pending, ready, Future};
 use std::io;
@@ -14,18 +16,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::poll;
+use rt_support::{assert_contains_all, random_order, sim};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::time::{self, error::Elapsed, sleep, sleep_until, timeout, timeout_at, Instant};
-
-/// Runs `future` on a fresh simulation with the given seed.
-fn sim<F: Future>(seed: u64, future: F) -> F::Output {
-    Builder::new_current_thread()
-        .seed(seed)
-        .build()
-        .expect("building a simulation cannot fail")
-        .block_on(future)
-}
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
@@ -229,11 +223,7 @@ fn concurrent_sleeps_complete_in_deadline_order_for_every_seed() {
 fn sleeps_with_the_same_deadline_wake_together() {
     let mut orders = HashSet::new();
     for seed in 0..30 {
-        let rt = Builder::new_current_thread()
-            .seed(seed)
-            .scheduler(sim_rt::scheduler::RandomScheduler::new)
-            .build()
-            .unwrap();
+        let rt = random_order(seed);
         let log = rt.block_on(async {
             let log = Arc::new(Mutex::new(Vec::new()));
             let start = Instant::now();
@@ -702,8 +692,7 @@ fn a_dropped_sleep_no_longer_holds_a_timer() {
     });
     let payload = res.expect_err("the run deadlocks");
     let message = payload.downcast_ref::<String>().expect("a String report");
-    assert!(message.contains("deadlock"), "{message}");
-    assert!(message.contains("at simulated time 0ns"), "{message}");
+    assert_contains_all(message, &["deadlock", "at simulated time 0ns"]);
 }
 
 // ----- Long and huge durations (tokio saturates; the run has no time limit) ---

@@ -1,13 +1,10 @@
+use crate::planted_liveness_bug_found;
 use crate::sim::election;
 
 #[test]
 fn a_disruptive_candidate_is_a_liveness_violation_at_the_partition() {
-    let report = election::explorer().run(|| election::test(true));
-    let found = report.failure.as_ref().expect("the planted bug is found");
-    let finding = found.liveness.as_ref().expect("a liveness violation");
-    assert_eq!(finding.property, election::PROPERTY);
-    let critical = finding.critical.as_ref().expect("searched by default");
-    assert!(critical.step.is_some(), "{report}");
+    let (report, critical) =
+        planted_liveness_bug_found(election::explorer(), election::test, election::PROPERTY);
     // The module's critical transition: the fault injector partitions n1
     // from another node.
     assert!(

@@ -7,22 +7,13 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 
+use crate::planted_bug;
 use crate::sim::kv::{self, Op, Workload};
 
-#[test]
-fn the_planted_bug_serves_a_stale_read_and_is_found() {
-    let report = kv::explorer().run(|| kv::test(true));
-    let found = report.failure.expect("the planted bug is found");
-    assert!(
-        found.failure.to_string().contains("linearizability"),
-        "{}",
-        found.failure
-    );
-}
-
-#[test]
-fn without_the_bug_every_explored_execution_is_linearizable() {
-    kv::explorer().executions(100).check(|| kv::test(false));
+planted_bug! {
+    kv;
+    the_planted_bug_serves_a_stale_read_and_is_found: "linearizability";
+    without_the_bug_every_explored_execution_is_linearizable: 100;
 }
 
 /// The default search too (the portfolio, whose swarm walks reorder and

@@ -1,13 +1,10 @@
+use crate::planted_liveness_bug_found;
 use crate::sim::lock;
 
 #[test]
 fn a_crashed_holder_is_a_liveness_violation_at_its_crash() {
-    let report = lock::explorer().run(|| lock::test(true));
-    let found = report.failure.as_ref().expect("the planted bug is found");
-    let finding = found.liveness.as_ref().expect("a liveness violation");
-    assert_eq!(finding.property, lock::PROPERTY);
-    let critical = finding.critical.as_ref().expect("searched by default");
-    assert!(critical.step.is_some(), "{report}");
+    let (report, critical) =
+        planted_liveness_bug_found(lock::explorer(), lock::test, lock::PROPERTY);
     // The module's critical transition: the fault injector resets a client
     // (c1 or c2; the server is "locks") while it holds the lock.
     assert!(

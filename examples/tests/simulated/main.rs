@@ -3,6 +3,12 @@
 
 extern crate sim_rt as tokio;
 
+use std::future::Future;
+
+use explorer::{
+    CriticalTransition, Exhaustive, Explorer, FoundFailure, Random, Report, Sampling, Walk,
+};
+
 #[path = "../../src/sim/mod.rs"]
 mod sim;
 
@@ -22,3 +28,106 @@ mod shards;
 mod shrink;
 mod twopc;
 mod wal;
+
+/// Explores `test` with its planted bug and returns the failure found,
+/// after checking that the failure names `property`.
+#[track_caller]
+fn planted_bug_found<F, Fut>(explorer: Explorer, test: F, property: &str) -> FoundFailure
+where
+    F: Fn(bool) -> Fut + Sync,
+    Fut: Future<Output = ()>,
+{
+    let report = explorer.run(|| test(true));
+    let found = report.failure.expect("the planted bug is found");
+    assert!(
+        found.failure.to_string().contains(property),
+        "{}",
+        found.failure
+    );
+    found
+}
+
+/// Explores `test` with its planted bug, which an "eventually" property
+/// named `property` finds dead, and returns the report and the violation's
+/// critical transition, after checking that the transition has a step.
+#[track_caller]
+fn planted_liveness_bug_found<F, Fut>(
+    explorer: Explorer,
+    test: F,
+    property: &str,
+) -> (Report, CriticalTransition)
+where
+    F: Fn(bool) -> Fut + Sync,
+    Fut: Future<Output = ()>,
+{
+    let report = explorer.run(|| test(true));
+    let found = report.failure.as_ref().expect("the planted bug is found");
+    let finding = found.liveness.as_ref().expect("a liveness violation");
+    assert_eq!(finding.property, property);
+    let critical = finding.critical.clone().expect("searched by default");
+    assert!(critical.step.is_some(), "{report}");
+    (report, critical)
+}
+
+/// Explores every execution of `test` without its planted bug with at
+/// most one delay (`explorer` bounds how many it may run), and checks that
+/// none failed and that every one ran.
+#[track_caller]
+fn every_execution_one_delay_away_passes<F, Fut>(explorer: Explorer, test: F)
+where
+    F: Fn(bool) -> Fut + Sync,
+    Fut: Future<Output = ()>,
+{
+    let report = explorer.search(Exhaustive::new(1)).run(|| test(false));
+    assert!(!report.failed(), "{report}");
+    assert!(
+        report.exhausted,
+        "every execution with at most one delay ran: {report}"
+    );
+}
+
+/// `explorer` over 500 stratified samples with up to four delays each.
+fn sampled(explorer: Explorer) -> Explorer {
+    explorer.search(Sampling::new(4)).executions(500)
+}
+
+/// `explorer` over 1,000 random walks.
+fn random_walks(explorer: Explorer) -> Explorer {
+    explorer
+        .explorer(Random::default())
+        .search(Walk)
+        .executions(1_000)
+}
+
+/// Checks that a line of the failure's story is one that `told` holds for.
+#[track_caller]
+fn story_tells(found: &FoundFailure, told: impl Fn(&str) -> bool) {
+    assert!(found.story.iter().any(|l| told(l)), "{:?}", found.story);
+}
+
+/// A scenario's two tests: `$found` explores with the planted bug and
+/// expects a failure that names `$property` (and, given `story`, a line of
+/// the story that the closure holds for); `$passes` explores `$executions`
+/// executions without the bug and expects none to fail.
+macro_rules! planted_bug {
+    (
+        $scenario:ident;
+        $found:ident: $property:expr $(, story: $story:expr)?;
+        $passes:ident: $executions:expr;
+    ) => {
+        #[test]
+        fn $found() {
+            let _found =
+                crate::planted_bug_found($scenario::explorer(), $scenario::test, $property);
+            $(crate::story_tells(&_found, $story);)?
+        }
+
+        #[test]
+        fn $passes() {
+            $scenario::explorer()
+                .executions($executions)
+                .check(|| $scenario::test(false));
+        }
+    };
+}
+use planted_bug;

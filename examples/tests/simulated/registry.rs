@@ -1,14 +1,9 @@
+use crate::planted_bug_found;
 use crate::sim::registry;
 
 #[test]
 fn the_planted_bug_is_found_without_a_fault() {
-    let report = registry::explorer().run(|| registry::test(true));
-    let found = report.failure.expect("the planted bug is found");
-    assert!(
-        found.failure.to_string().contains("convergence"),
-        "{}",
-        found.failure
-    );
+    let found = planted_bug_found(registry::explorer(), registry::test, "convergence");
     // No fault: the story tells a delay and nothing injected.
     assert!(
         !found.story.iter().any(|l| l.contains("fault injector")),

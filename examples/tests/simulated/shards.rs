@@ -1,16 +1,9 @@
-use explorer::{Random, Walk};
-
 use crate::sim::shards;
+use crate::{every_execution_one_delay_away_passes, planted_bug_found, random_walks};
 
 #[test]
 fn a_checkpoint_between_a_moves_two_halves_loses_the_name_and_is_found() {
-    let report = shards::explorer().run(|| shards::test(true));
-    let found = report.failure.expect("the planted bug is found");
-    assert!(
-        found.failure.to_string().contains(shards::PROPERTY),
-        "{}",
-        found.failure
-    );
+    let found = planted_bug_found(shards::explorer(), shards::test, shards::PROPERTY);
     // No fault, no data choice: one task run later than the default order
     // would, on the directory's host.
     assert!(
@@ -23,16 +16,10 @@ fn a_checkpoint_between_a_moves_two_halves_loses_the_name_and_is_found() {
 /// Every execution with at most one delay.
 #[test]
 fn without_the_bug_every_execution_one_delay_away_recovers_every_name() {
-    let report = shards::explorer().run(|| shards::test(false));
-    assert!(!report.failed(), "{report}");
-    assert!(report.exhausted, "{report}");
+    every_execution_one_delay_away_passes(shards::explorer(), shards::test);
 }
 
 #[test]
 fn without_the_bug_random_walks_recover_every_name() {
-    shards::explorer()
-        .explorer(Random::default())
-        .search(Walk)
-        .executions(1_000)
-        .check(|| shards::test(false));
+    random_walks(shards::explorer()).check(|| shards::test(false));
 }

@@ -1,31 +1,20 @@
-use explorer::{Exhaustive, Random, Rtc, Sampling, Walk};
+use explorer::Rtc;
 
 use crate::sim::wal;
+use crate::{every_execution_one_delay_away_passes, planted_bug_found, random_walks, sampled};
 
 #[test]
 fn the_planted_bug_loses_an_acknowledged_write_and_is_found() {
-    let report = wal::explorer().run(|| wal::test(true));
-    let found = report.failure.expect("the planted bug is found");
-    assert!(
-        found.failure.to_string().contains("durability"),
-        "{}",
-        found.failure
-    );
+    planted_bug_found(wal::explorer(), wal::test, "durability");
 }
 
 /// Every execution with at most one delay: among them, a crash of the
 /// store before every step of the undisturbed run.
 #[test]
 fn without_the_bug_a_crash_at_any_step_keeps_the_acknowledged_writes() {
-    let report = wal::explorer()
-        .explorer(Rtc::default())
-        .search(Exhaustive::new(1))
-        .executions(1_000)
-        .run(|| wal::test(false));
-    assert!(!report.failed(), "{report}");
-    assert!(
-        report.exhausted,
-        "every execution with at most one delay ran: {report}"
+    every_execution_one_delay_away_passes(
+        wal::explorer().explorer(Rtc::default()).executions(1_000),
+        wal::test,
     );
 }
 
@@ -33,10 +22,7 @@ fn without_the_bug_a_crash_at_any_step_keeps_the_acknowledged_writes() {
 /// (unsynced records kept, torn, ending in garbage) and reorderings.
 #[test]
 fn without_the_bug_sampled_crashes_and_crash_outcomes_keep_the_acknowledged_writes() {
-    wal::explorer()
-        .search(Sampling::new(4))
-        .executions(500)
-        .check(|| wal::test(false));
+    sampled(wal::explorer()).check(|| wal::test(false));
 }
 
 /// Random walks: when the injector crashes the store, the walk draws the
@@ -47,9 +33,5 @@ fn without_the_bug_sampled_crashes_and_crash_outcomes_keep_the_acknowledged_writ
 /// fails (seeds 0..8 found it after 9 to 588 executions, median 335).
 #[test]
 fn without_the_bug_random_walks_with_torn_tails_keep_the_acknowledged_writes() {
-    wal::explorer()
-        .explorer(Random::default())
-        .search(Walk)
-        .executions(1_000)
-        .check(|| wal::test(false));
+    random_walks(wal::explorer()).check(|| wal::test(false));
 }

@@ -1,11 +1,6 @@
 use examples::chain::{self, Master, Server};
-use tokio::net::TcpListener;
 
-async fn listener() -> (TcpListener, String) {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    (l, addr)
-}
+use crate::listener;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn updates_reach_the_tail_over_localhost() {

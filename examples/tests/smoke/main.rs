@@ -11,3 +11,12 @@ mod kv;
 mod raft;
 mod twopc;
 mod wal;
+
+use tokio::net::TcpListener;
+
+/// A listener on a free localhost port, and its address.
+async fn listener() -> (TcpListener, String) {
+    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    (l, addr)
+}

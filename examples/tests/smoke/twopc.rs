@@ -1,11 +1,6 @@
 use examples::twopc::{self, Coordinator, Decision, Known, Participant};
-use tokio::net::TcpListener;
 
-async fn listener() -> (TcpListener, String) {
-    let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    (l, addr)
-}
+use crate::listener;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transactions_commit_at_every_participant_over_localhost() {

@@ -24,11 +24,19 @@ pub async fn lost_update() {
 /// Two tasks each increment a counter, yielding between the read and the
 /// write; returns the count (1 when an update was lost).
 pub async fn racy_count() -> u32 {
+    racy_count_labelled(None).await
+}
+
+/// [`racy_count`], each task annotated with `label` first when given.
+pub async fn racy_count_labelled(label: Option<&'static str>) -> u32 {
     let counter = Arc::new(Mutex::new(0));
     let tasks: Vec<_> = (0..2)
         .map(|_| {
             let c = counter.clone();
             sim_rt::spawn(async move {
+                if let Some(label) = label {
+                    sim_rt::sim::annotate(label);
+                }
                 let v = *c.lock().unwrap();
                 sim_rt::task::yield_now().await;
                 *c.lock().unwrap() = v + 1;
@@ -54,16 +62,22 @@ pub async fn hello() {
         tracing::info!("a said hello");
         std::future::pending::<std::io::Result<()>>().await
     });
-    sim_rt::sim::host("b").start(|| async {
-        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
-        let mut buf = [0u8; 16];
-        let heard = sim_rt::time::timeout(Duration::from_millis(50), sock.recv_from(&mut buf));
-        assert!(heard.await.is_ok(), "b never heard from a");
-        Ok::<(), std::io::Error>(())
-    });
+    start_b_waiting_for_a(Duration::from_millis(50));
     let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
     sock.send_to(b"hi", "a:9").await.unwrap();
     sim_rt::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Starts host "b", which must hear from "a" on UDP port 9 within `wait`
+/// or it fails.
+pub fn start_b_waiting_for_a(wait: std::time::Duration) {
+    sim_rt::sim::host("b").start(move || async move {
+        let sock = sim_rt::net::UdpSocket::bind("0.0.0.0:9").await?;
+        let mut buf = [0u8; 16];
+        let heard = sim_rt::time::timeout(wait, sock.recv_from(&mut buf));
+        assert!(heard.await.is_ok(), "b never heard from a");
+        Ok::<(), std::io::Error>(())
+    });
 }
 
 /// Round-robin sampling with one delay, a fault injector that may make one
@@ -122,4 +136,24 @@ pub fn run_child_env(name: &str, vars: &[(&str, &str)], other: &[(&str, &str)]) 
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.success(), text)
+}
+
+/// Checks that a line of a failure's story is one that `told` holds for;
+/// otherwise fails with `context` and the story.
+#[track_caller]
+pub fn assert_story_tells(story: &[String], context: &str, told: impl Fn(&str) -> bool) {
+    assert!(story.iter().any(|l| told(l)), "{context}: {story:?}");
+}
+
+/// A quiet explorer (no progress line) that runs `executions` stratified
+/// samples of `explorer` with at most `delays` delays each.
+pub fn sampling<E>(explorer: E, delays: u32, executions: u64) -> explorer::Explorer
+where
+    E: explorer::DelayingExplorer + Clone + Sync + 'static,
+{
+    explorer::Explorer::new()
+        .progress(false)
+        .explorer(explorer)
+        .search(explorer::Sampling::new(delays))
+        .executions(executions)
 }

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use sim_net::{Net, PacketId};
+use sim_net::{ConnId, HostId, ListenerId, Net, PacketId};
 
 /// The network plus the simulated clock.
 #[derive(Debug)]
@@ -17,6 +17,32 @@ pub struct World {
 }
 
 impl World {
+    /// Listens on port 80 of every host in `hosts`, then connects each host
+    /// to the next one's first address (the last to the first); returns the
+    /// listeners and the connecting ends, both in the order of `hosts`.
+    pub fn listen_and_connect_in_a_ring(
+        &mut self,
+        hosts: &[HostId],
+    ) -> (Vec<ListenerId>, Vec<ConnId>) {
+        let listeners = hosts
+            .iter()
+            .map(|h| {
+                self.net
+                    .tcp_listen(*h, "0.0.0.0:80".parse().unwrap())
+                    .unwrap()
+            })
+            .collect();
+        let conns = (0..hosts.len())
+            .map(|i| {
+                let ip = self.net.host_addrs(hosts[(i + 1) % hosts.len()])[0];
+                self.net
+                    .tcp_connect(hosts[i], (ip, 80).into(), self.now)
+                    .unwrap()
+            })
+            .collect();
+        (listeners, conns)
+    }
+
     pub fn new(net: Net) -> Self {
         World {
             net,
