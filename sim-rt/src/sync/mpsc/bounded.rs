@@ -123,136 +123,12 @@ pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
 }
 
 impl<T> Receiver<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.recv):
-    /// the next message, or `None` once every sender is gone (or the
-    /// channel was closed) and the buffer is empty.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: a message is only taken when the future completes.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.chan.recv(cx)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.recv_many):
-    /// appends up to `limit` messages to `buffer` (waiting for at least
-    /// one), returning how many; 0 when `limit` is 0 or the channel is done.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.chan.recv_many(cx, buffer, limit)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::try_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.try_recv):
-    /// the next message if one is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.chan.try_recv().map_err(|done| {
-            if done {
-                TryRecvError::Disconnected
-            } else {
-                TryRecvError::Empty
-            }
-        })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::blocking_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.blocking_recv):
-    /// [`recv`](Receiver::recv), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation (tokio: inside an asynchronous execution
-    /// context).
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        block_on("Receiver::blocking_recv", self.recv())
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::blocking_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.blocking_recv_many):
-    /// [`recv_many`](Receiver::recv_many), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        block_on(
-            "Receiver::blocking_recv_many",
-            self.recv_many(buffer, limit),
-        )
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::close`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.close):
-    /// refuses new sends; buffered messages and outstanding permits can
-    /// still be received.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn close(&mut self) {
-        self.chan.chan.close();
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.is_closed):
-    /// whether [`close`](Receiver::close) was called or every sender is
-    /// gone.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.rx_is_closed()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::is_empty`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.is_empty):
-    /// whether no message is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::len`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.len):
-    /// the number of buffered messages.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn len(&self) -> usize {
-        self.chan.chan.len()
-    }
+    receiver_methods!(
+        "Receiver",
+        "Sender",
+        "WeakSender",
+        "buffered messages and outstanding permits can still be received."
+    );
 
     /// Simulated/own version of
     /// [`tokio::sync::mpsc::Receiver::capacity`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.capacity):
@@ -274,55 +150,6 @@ impl<T> Receiver<T> {
     /// None.
     pub fn max_capacity(&self) -> usize {
         self.chan.chan.bound()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::poll_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.poll_recv):
-    /// [`recv`](Receiver::recv) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.chan.recv(cx)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::poll_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.poll_recv_many):
-    /// [`recv_many`](Receiver::recv_many) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buffer: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.chan.chan.recv_many(cx, buffer, limit)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::sender_strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.sender_strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::sender_weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.sender_weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
     }
 }
 

@@ -1,0 +1,115 @@
+//! The receiving half's methods, the same for [`Receiver`] and
+//! [`UnboundedReceiver`] (both hold an `Rx`): written once here, each with
+//! its own tokio link in its docs.
+//!
+//! [`Receiver`]: super::Receiver
+//! [`UnboundedReceiver`]: super::UnboundedReceiver
+
+/// A receiver method's docs: the first line linking tokio's `$rx::$method`,
+/// then `$text`, then "# Differences from tokio: None.".
+macro_rules! rx_doc {
+    ($rx:literal, $method:ident, $($text:expr),+ $(,)?) => {
+        concat!(
+            "Simulated/own version of\n[`tokio::sync::mpsc::", $rx, "::", stringify!($method),
+            "`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.", $rx, ".html#method.",
+            stringify!($method), "):\n", $($text),+,
+            "\n\n# Differences from tokio\n\nNone."
+        )
+    };
+}
+
+/// The methods of the receiver `$rx` (its senders are `$sender` and
+/// `$weak`); `$close` says what [`close`] leaves receivable.
+macro_rules! receiver_methods {
+    ($rx:literal, $sender:literal, $weak:literal, $close:literal) => {
+        #[doc = rx_doc!($rx, recv,
+            "the next message, or `None` once every sender is gone (or the channel was closed) \
+             and the buffer is empty.\n\n# Cancel safety\n\nCancel safe: a message is only \
+             taken when the future completes.")]
+        pub async fn recv(&mut self) -> Option<T> {
+            std::future::poll_fn(|cx| self.chan.chan.recv(cx)).await
+        }
+
+        #[doc = rx_doc!($rx, recv_many,
+            "appends up to `limit` messages to `buffer` (waiting for at least one), returning \
+             how many; 0 when `limit` is 0 or the channel is done.\n\n# Cancel safety\n\n\
+             Cancel safe.")]
+        pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            std::future::poll_fn(|cx| self.chan.chan.recv_many(cx, buffer, limit)).await
+        }
+
+        #[doc = rx_doc!($rx, try_recv, "the next message if one is buffered.")]
+        pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+            self.chan.chan.try_recv().map_err(|done| {
+                if done {
+                    TryRecvError::Disconnected
+                } else {
+                    TryRecvError::Empty
+                }
+            })
+        }
+
+        #[doc = rx_doc!($rx, blocking_recv,
+            "[`recv`](Self::recv), blocking the thread.\n\n# Panics\n\nInside a simulation \
+             (tokio: inside an asynchronous execution context).")]
+        #[track_caller]
+        pub fn blocking_recv(&mut self) -> Option<T> {
+            block_on(concat!($rx, "::blocking_recv"), self.recv())
+        }
+
+        #[doc = rx_doc!($rx, blocking_recv_many,
+            "[`recv_many`](Self::recv_many), blocking the thread.\n\n# Panics\n\n\
+             Inside a simulation.")]
+        #[track_caller]
+        pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            block_on(concat!($rx, "::blocking_recv_many"), self.recv_many(buffer, limit))
+        }
+
+        #[doc = rx_doc!($rx, close, "refuses new sends; ", $close)]
+        pub fn close(&mut self) {
+            self.chan.chan.close();
+        }
+
+        #[doc = rx_doc!($rx, is_closed,
+            "whether [`close`](Self::close) was called or every sender is gone.")]
+        pub fn is_closed(&self) -> bool {
+            self.chan.chan.rx_is_closed()
+        }
+
+        #[doc = rx_doc!($rx, is_empty, "whether no message is buffered.")]
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        #[doc = rx_doc!($rx, len, "the number of buffered messages.")]
+        pub fn len(&self) -> usize {
+            self.chan.chan.len()
+        }
+
+        #[doc = rx_doc!($rx, poll_recv, "[`recv`](Self::recv) as a poll function.")]
+        pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+            self.chan.chan.recv(cx)
+        }
+
+        #[doc = rx_doc!($rx, poll_recv_many,
+            "[`recv_many`](Self::recv_many) as a poll function.")]
+        pub fn poll_recv_many(
+            &mut self,
+            cx: &mut Context<'_>,
+            buffer: &mut Vec<T>,
+            limit: usize,
+        ) -> Poll<usize> {
+            self.chan.chan.recv_many(cx, buffer, limit)
+        }
+
+        #[doc = rx_doc!($rx, sender_strong_count, "the number of [`", $sender, "`]s.")]
+        pub fn sender_strong_count(&self) -> usize {
+            self.chan.chan.strong_count()
+        }
+
+        #[doc = rx_doc!($rx, sender_weak_count, "the number of [`", $weak, "`]s.")]
+        pub fn sender_weak_count(&self) -> usize {
+            self.chan.chan.weak_count()
+        }
+    };
+}
