@@ -465,54 +465,7 @@ impl<T> fmt::Debug for Sender<T> {
     }
 }
 
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        WeakSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> WeakSender<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::upgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.upgrade):
-    /// a [`Sender`], if one still exists.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.chan.upgrade().map(|chan| Sender { chan })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
-}
-
-impl<T> fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakSender").finish()
-    }
-}
+weak_sender!(WeakSender, Sender);
 
 impl<T> Permit<'_, T> {
     /// Simulated/own version of

@@ -14,7 +14,7 @@
 //! capacity get it in the order they started waiting.
 
 #[macro_use]
-mod receiver;
+mod handles;
 mod bounded;
 mod chan;
 pub mod error;

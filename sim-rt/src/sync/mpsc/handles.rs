@@ -1,14 +1,15 @@
-//! The receiving half's methods, the same for [`Receiver`] and
-//! [`UnboundedReceiver`] (both hold an `Rx`): written once here, each with
-//! its own tokio link in its docs.
+//! What the bounded and unbounded channels' handles share: the receiving
+//! half's methods, the same for [`Receiver`] and [`UnboundedReceiver`]
+//! (both hold an `Rx`), and the weak senders (both hold a `WeakTx`),
+//! written once here, each method with its own tokio link in its docs.
 //!
 //! [`Receiver`]: super::Receiver
 //! [`UnboundedReceiver`]: super::UnboundedReceiver
 
-/// A receiver method's docs: the first line linking tokio's `$rx::$method`,
+/// A handle method's docs: the first line linking tokio's `$rx::$method`,
 /// then `$text`, then "# Differences from tokio: None.".
 macro_rules! rx_doc {
-    ($rx:literal, $method:ident, $($text:expr),+ $(,)?) => {
+    ($rx:expr, $method:ident, $($text:expr),+ $(,)?) => {
         concat!(
             "Simulated/own version of\n[`tokio::sync::mpsc::", $rx, "::", stringify!($method),
             "`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.", $rx, ".html#method.",
@@ -110,6 +111,46 @@ macro_rules! receiver_methods {
         #[doc = rx_doc!($rx, sender_weak_count, "the number of [`", $weak, "`]s.")]
         pub fn sender_weak_count(&self) -> usize {
             self.chan.chan.weak_count()
+        }
+    };
+}
+
+/// The weak sender `$weak` of the senders `$sender`: `Clone`, `Debug`,
+/// `upgrade`, `strong_count` and `weak_count`.
+macro_rules! weak_sender {
+    ($weak:ident, $sender:ident) => {
+        impl<T> Clone for $weak<T> {
+            fn clone(&self) -> Self {
+                $weak {
+                    chan: self.chan.clone(),
+                }
+            }
+        }
+
+        impl<T> $weak<T> {
+            #[doc = rx_doc!(stringify!($weak), upgrade,
+                        "upgrades to a strong [`", stringify!($sender), "`], if one still exists.")]
+            pub fn upgrade(&self) -> Option<$sender<T>> {
+                self.chan.upgrade().map(|chan| $sender { chan })
+            }
+
+            #[doc = rx_doc!(stringify!($weak), strong_count,
+                        "the number of [`", stringify!($sender), "`]s.")]
+            pub fn strong_count(&self) -> usize {
+                self.chan.chan.strong_count()
+            }
+
+            #[doc = rx_doc!(stringify!($weak), weak_count,
+                        "the number of [`", stringify!($weak), "`]s.")]
+            pub fn weak_count(&self) -> usize {
+                self.chan.chan.weak_count()
+            }
+        }
+
+        impl<T> fmt::Debug for $weak<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($weak)).finish()
+            }
         }
     };
 }
