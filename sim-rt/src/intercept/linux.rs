@@ -77,9 +77,10 @@ macro_rules! real {
 /// `fn name(args) -> ret` and its body; the table defines it as the
 /// `#[no_mangle] pub unsafe extern "C"` function `name`, and yields `KEPT`,
 /// the address of every function it defines, for [`keep_linked`].
-/// `fn name | name64(args)` defines both names with the same body (libc's
-/// 64-bit-offset twins, the same function on 64-bit Linux, each still
-/// forwarding to its own libc definition).
+/// `fn name | name64(args)` defines both names with the same body, each
+/// still forwarding to its own libc definition: libc's 64-bit-offset twins
+/// (the same function on 64-bit Linux), or two calls of one C signature
+/// whose body tells them apart by `NAME`.
 ///
 /// In a body, `real()` (the name the table's first line gives it) is the
 /// forward: libc's `name` called with the same arguments, found on first

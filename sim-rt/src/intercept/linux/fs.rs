@@ -1446,14 +1446,15 @@ interpose! {
     }
 
     /// Interposed `copy_file_range` (std's `fs::copy` and `io::copy` between
-    /// files): a simulated file is on another device than any real one, and
-    /// the kernel cannot copy it: `EXDEV`, and std falls back to reading and
-    /// writing.
+    /// files) and `splice`: a simulated file is on another device than any
+    /// real one, and the kernel cannot copy it: `EXDEV` for
+    /// `copy_file_range`, `EINVAL` for `splice`, and std falls back to
+    /// reading and writing.
     ///
     /// # Safety
     ///
     /// As libc's.
-    fn copy_file_range(
+    fn copy_file_range | splice(
         fd_in: c_int,
         off_in: *mut loff_t,
         fd_out: c_int,
@@ -1461,7 +1462,8 @@ interpose! {
         len: size_t,
         flags: c_uint,
     ) -> ssize_t {
-        refuse_copy(fd_in, fd_out, libc::EXDEV, real)
+        let e = if NAME == c"splice" { libc::EINVAL } else { libc::EXDEV };
+        refuse_copy(fd_in, fd_out, e, real)
     }
 
     /// Interposed `sendfile`: `EINVAL` on a simulated file (std falls
@@ -1479,19 +1481,4 @@ interpose! {
         refuse_copy(in_fd, out_fd, libc::EINVAL, real)
     }
 
-    /// Interposed `splice`: `EINVAL` on a simulated file.
-    ///
-    /// # Safety
-    ///
-    /// As libc's.
-    fn splice(
-        fd_in: c_int,
-        off_in: *mut loff_t,
-        fd_out: c_int,
-        off_out: *mut loff_t,
-        len: size_t,
-        flags: c_uint,
-    ) -> ssize_t {
-        refuse_copy(fd_in, fd_out, libc::EINVAL, real)
-    }
 }

@@ -287,6 +287,14 @@ macro_rules! pipe_io {
         }
 
         impl AsyncWrite for $ty {
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -306,14 +314,6 @@ macro_rules! pipe_io {
                 let $s = self;
                 let out = $write.poll_write_budgeted(cx, &bufs);
                 finish(out)
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                true
-            }
-
-            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-                Poll::Ready(Ok(()))
             }
 
             fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -39,6 +39,10 @@ pub fn sink() -> Sink {
 macro_rules! discarding_write {
     ($ty:ty) => {
         impl AsyncWrite for $ty {
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
+
             fn poll_write(
                 self: Pin<&mut Self>,
                 cx: &mut Context<'_>,
@@ -46,10 +50,6 @@ macro_rules! discarding_write {
             ) -> Poll<io::Result<usize>> {
                 ready!(poll_proceed_and_make_progress(cx));
                 Poll::Ready(Ok(buf.len()))
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                true
             }
 
             fn poll_write_vectored(
