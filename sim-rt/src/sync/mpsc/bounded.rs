@@ -113,13 +113,8 @@ pub struct Receiver<T> {
 #[track_caller]
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
-    let chan = chan::channel(Some(buffer));
-    (
-        Sender {
-            chan: Tx::new(chan.clone()),
-        },
-        Receiver { chan: Rx { chan } },
-    )
+    let (tx, rx) = chan::handles(Some(buffer));
+    (Sender { chan: tx }, Receiver { chan: rx })
 }
 
 impl<T> Receiver<T> {
@@ -153,13 +148,7 @@ impl<T> Receiver<T> {
     }
 }
 
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Receiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
+handle_traits!(Receiver);
 
 impl<T> Unpin for Receiver<T> {}
 
@@ -186,16 +175,7 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.closed):
-    /// completes once the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn closed(&self) {
-        self.chan.chan.closed().await;
-    }
+    sender_methods!(Sender, WeakSender);
 
     /// Simulated/own version of
     /// [`tokio::sync::mpsc::Sender::try_send`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.try_send):
@@ -250,17 +230,6 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
         block_on("Sender::blocking_send", self.send(value))
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.is_closed):
-    /// whether the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.is_closed()
     }
 
     /// Simulated/own version of
@@ -383,17 +352,6 @@ impl<T> Sender<T> {
     }
 
     /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::same_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.same_channel):
-    /// whether both senders send into one channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.chan.same_channel(&other.chan)
-    }
-
-    /// Simulated/own version of
     /// [`tokio::sync::mpsc::Sender::capacity`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.capacity):
     /// the free slots now.
     ///
@@ -402,19 +360,6 @@ impl<T> Sender<T> {
     /// None.
     pub fn capacity(&self) -> usize {
         self.chan.chan.sem().available_permits()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::downgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.downgrade):
-    /// a [`WeakSender`] for this channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            chan: WeakTx::new(&self.chan),
-        }
     }
 
     /// Simulated/own version of
@@ -427,43 +372,9 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.chan.chan.bound()
     }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sender").field("chan", &self.chan).finish()
-    }
-}
+handle_traits!(Sender, clone);
 
 weak_sender!(WeakSender, Sender);
 

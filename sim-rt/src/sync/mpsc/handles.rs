@@ -1,6 +1,7 @@
 //! What the bounded and unbounded channels' handles share: the receiving
 //! half's methods, the same for [`Receiver`] and [`UnboundedReceiver`]
-//! (both hold an `Rx`), and the weak senders (both hold a `WeakTx`),
+//! (both hold an `Rx`), the senders' methods that do not depend on the
+//! bound, and the weak senders (both hold a `WeakTx`),
 //! written once here, each method with its own tokio link in its docs.
 //!
 //! [`Receiver`]: super::Receiver
@@ -119,13 +120,7 @@ macro_rules! receiver_methods {
 /// `upgrade`, `strong_count` and `weak_count`.
 macro_rules! weak_sender {
     ($weak:ident, $sender:ident) => {
-        impl<T> Clone for $weak<T> {
-            fn clone(&self) -> Self {
-                $weak {
-                    chan: self.chan.clone(),
-                }
-            }
-        }
+        handle_traits!(@clone $weak);
 
         impl<T> $weak<T> {
             #[doc = rx_doc!(stringify!($weak), upgrade,
@@ -150,6 +145,73 @@ macro_rules! weak_sender {
         impl<T> fmt::Debug for $weak<T> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($weak)).finish()
+            }
+        }
+    };
+}
+
+/// The methods every sender `$tx` of a channel has, whatever its bound:
+/// `closed`, `is_closed`, `same_channel`, `downgrade` (to `$weak`) and the
+/// sender counts.
+macro_rules! sender_methods {
+    ($tx:ident, $weak:ident) => {
+        #[doc = rx_doc!(stringify!($tx), closed,
+                            "completes once the receiver is dropped or closed.")]
+        pub async fn closed(&self) {
+            self.chan.chan.closed().await;
+        }
+
+        #[doc = rx_doc!(stringify!($tx), is_closed, "whether the receiver is dropped or closed.")]
+        pub fn is_closed(&self) -> bool {
+            self.chan.chan.is_closed()
+        }
+
+        #[doc = rx_doc!(stringify!($tx), same_channel,
+                            "whether both senders send into one channel.")]
+        pub fn same_channel(&self, other: &Self) -> bool {
+            self.chan.same_channel(&other.chan)
+        }
+
+        #[doc = rx_doc!(stringify!($tx), downgrade,
+                            "a [`", stringify!($weak), "`] for this channel.")]
+        pub fn downgrade(&self) -> $weak<T> {
+            $weak {
+                chan: WeakTx::new(&self.chan),
+            }
+        }
+
+        #[doc = rx_doc!(stringify!($tx), strong_count, "the number of [`", stringify!($tx), "`]s.")]
+        pub fn strong_count(&self) -> usize {
+            self.chan.chan.strong_count()
+        }
+
+        #[doc = rx_doc!(stringify!($tx), weak_count, "the number of [`", stringify!($weak), "`]s.")]
+        pub fn weak_count(&self) -> usize {
+            self.chan.chan.weak_count()
+        }
+    };
+}
+
+/// `Debug` for the handle `$ty` (its name and its channel), and `Clone`
+/// (another handle on the same channel) when `clone` is given.
+macro_rules! handle_traits {
+    ($ty:ident $(, $clone:ident)?) => {
+        impl<T> fmt::Debug for $ty<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($ty))
+                    .field("chan", &self.chan)
+                    .finish()
+            }
+        }
+
+        $(handle_traits!(@$clone $ty);)?
+    };
+    (@clone $ty:ident) => {
+        impl<T> Clone for $ty<T> {
+            fn clone(&self) -> Self {
+                $ty {
+                    chan: self.chan.clone(),
+                }
             }
         }
     };

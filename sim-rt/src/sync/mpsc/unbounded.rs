@@ -41,29 +41,9 @@ pub struct UnboundedReceiver<T> {
     chan: Rx<T>,
 }
 
-impl<T> Clone for UnboundedSender<T> {
-    fn clone(&self) -> Self {
-        UnboundedSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
+handle_traits!(UnboundedSender, clone);
 
-impl<T> fmt::Debug for UnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnboundedSender")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
-
-impl<T> fmt::Debug for UnboundedReceiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnboundedReceiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
+handle_traits!(UnboundedReceiver);
 
 /// Simulated/own version of
 /// [`tokio::sync::mpsc::unbounded_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/fn.unbounded_channel.html):
@@ -73,13 +53,8 @@ impl<T> fmt::Debug for UnboundedReceiver<T> {
 ///
 /// None.
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let chan = chan::channel(None);
-    (
-        UnboundedSender {
-            chan: Tx::new(chan.clone()),
-        },
-        UnboundedReceiver { chan: Rx { chan } },
-    )
+    let (tx, rx) = chan::handles(None);
+    (UnboundedSender { chan: tx }, UnboundedReceiver { chan: rx })
 }
 
 impl<T> UnboundedReceiver<T> {
@@ -104,73 +79,7 @@ impl<T> UnboundedSender<T> {
         self.chan.chan.push_unbounded(message).map_err(SendError)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.closed):
-    /// completes once the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn closed(&self) {
-        self.chan.chan.closed().await;
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.is_closed):
-    /// whether the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.is_closed()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::same_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.same_channel):
-    /// whether both senders send into one channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.chan.same_channel(&other.chan)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::downgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.downgrade):
-    /// a [`WeakUnboundedSender`] for this channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        WeakUnboundedSender {
-            chan: WeakTx::new(&self.chan),
-        }
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.strong_count):
-    /// the number of [`UnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.weak_count):
-    /// the number of [`WeakUnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
+    sender_methods!(UnboundedSender, WeakUnboundedSender);
 }
 
 weak_sender!(WeakUnboundedSender, UnboundedSender);
