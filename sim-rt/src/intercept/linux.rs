@@ -58,9 +58,10 @@ fn next(slot: &AtomicPtr<c_void>, name: &CStr) -> *mut c_void {
     p
 }
 
-/// `real!(name: fn(args) -> ret)`: libc's `name`, as a function pointer.
+/// `real!(name: fn(args) -> ret)`: libc's `name` (a C string literal, or
+/// a table entry's `NAME`), as a function pointer.
 macro_rules! real {
-    ($name:literal: $ty:ty) => {{
+    ($name:tt: $ty:ty) => {{
         static SLOT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
         let p = next(&SLOT, $name);
         // SAFETY: `p` is libc's definition of the function of that name,
@@ -71,6 +72,61 @@ macro_rules! real {
     }};
 }
 
+/// `interpose! { forward: real; entries }`: the table of interposed
+/// functions, each declared once. An entry is a function's docs, then
+/// `fn name(args) -> ret` and its body; the table defines it as the
+/// `#[no_mangle] pub unsafe extern "C"` function `name`, and yields `KEPT`,
+/// the address of every function it defines, for [`keep_linked`].
+/// `fn name | name64(args)` defines both names with the same body, each
+/// still forwarding to its own libc definition: libc's 64-bit-offset twins
+/// (the same function on 64-bit Linux), or two calls of one C signature
+/// whose body tells them apart by `NAME`.
+///
+/// In a body, `real()` (the name the table's first line gives it) is the
+/// forward: libc's `name` called with the same arguments, found on first
+/// use and then cached. `NAME` is the function's name as a C string, for
+/// `real!` with other arguments or another type (libc's variadic ones).
+macro_rules! interpose {
+    (
+        forward: $real:ident;
+        $(
+            $(#[$meta:meta])*
+            fn $($name:ident)|+ ($($args:tt)*) $(-> $ret:ty)? $body:block
+        )*
+    ) => {
+        $(interpose!(@names $real [$(#[$meta])*] [$($name)+] ($($args)*) [$($ret)?] $body);)*
+
+        /// The address of every function of this table (see `keep_linked`).
+        pub(super) const KEPT: &[*const ()] = &[$($($name as *const ()),+),*];
+    };
+    (@names $real:ident $metas:tt [$($name:ident)+] $args:tt $ret:tt $body:block) => {
+        $(interpose!(@fn $real $metas $name $args $ret $body);)+
+    };
+    (
+        @fn $real:ident [$(#[$meta:meta])*] $name:ident
+        ($($arg:ident: $ty:ty),* $(,)?) [$($ret:ty)?] $body:block
+    ) => {
+        $(#[$meta])*
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[allow(dead_code)]
+            const NAME: &std::ffi::CStr =
+                crate::intercept::linux::c_name(concat!(stringify!($name), "\0"));
+            #[allow(unused_variables)]
+            let $real = move || real!(NAME: unsafe extern "C" fn($($ty),*) $(-> $ret)?)($($arg),*);
+            $body
+        }
+    };
+}
+
+/// `s`, which ends in its only NUL byte, as a C string (at compile time).
+const fn c_name(s: &'static str) -> &'static CStr {
+    match CStr::from_bytes_with_nul(s.as_bytes()) {
+        Ok(name) => name,
+        Err(_) => panic!("an interposed function's name holds no NUL byte"),
+    }
+}
+
 fn set_errno(e: c_int) {
     // SAFETY: `__errno_location` returns this thread's errno.
     unsafe { *libc::__errno_location() = e }
@@ -79,38 +135,13 @@ fn set_errno(e: c_int) {
 /// Every interposed function's address, in a static that [`keep_linked`]
 /// names (for the linker only: nothing reads it).
 #[allow(dead_code)]
-struct Kept([*const (); 20], [*const (); 71], [*const (); 16]);
+struct Kept([&'static [*const ()]; 2]);
 
 // SAFETY: the pointers are only addresses, never dereferenced or called
 // through; a static of them is shared by nothing but the linker.
 unsafe impl Sync for Kept {}
 
-static KEPT: Kept = Kept(
-    [
-        clock_gettime as *const (),
-        gettimeofday as *const (),
-        time as *const (),
-        nanosleep as *const (),
-        clock_nanosleep as *const (),
-        getrandom as *const (),
-        getentropy as *const (),
-        syscall as *const (),
-        pthread_create as *const (),
-        socket as *const (),
-        bind as *const (),
-        connect as *const (),
-        listen as *const (),
-        send as *const (),
-        sendto as *const (),
-        sendmsg as *const (),
-        sendmmsg as *const (),
-        getaddrinfo as *const (),
-        epoll_create as *const (),
-        epoll_create1 as *const (),
-    ],
-    fs::keep_linked(),
-    fs::keep_linked_more(),
-);
+static ALL_KEPT: Kept = Kept([KEPT, fs::KEPT]);
 
 /// References every interposed function, so the object file holding them
 /// is linked (and kept) whenever the runtime is: an unreferenced member of
@@ -118,7 +149,7 @@ static KEPT: Kept = Kept(
 /// building the table on the stack: it runs each time a simulation is
 /// entered (about 230 instructions each time, before).
 pub(super) fn keep_linked() {
-    std::hint::black_box(&KEPT);
+    std::hint::black_box(&ALL_KEPT);
 }
 
 // ----- time ------------------------------------------------------------------
@@ -159,76 +190,6 @@ fn is_static_clock(clock: clockid_t) -> bool {
     (0..=libc::CLOCK_TAI).contains(&clock)
 }
 
-/// Interposed `clock_gettime`: `Instant::now` (CLOCK_MONOTONIC) and
-/// `SystemTime::now` (CLOCK_REALTIME) in std.
-///
-/// # Safety
-///
-/// As libc's: `tp` is valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn clock_gettime(clock: clockid_t, tp: *mut timespec) -> c_int {
-    if !in_simulation() || !is_static_clock(clock) {
-        return real!(c"clock_gettime": unsafe extern "C" fn(clockid_t, *mut timespec) -> c_int)(
-            clock, tp,
-        );
-    }
-    if tp.is_null() {
-        set_errno(libc::EFAULT);
-        return -1;
-    }
-    // SAFETY: the caller passes a valid `timespec` pointer (checked non-null).
-    unsafe { tp.write(to_timespec(sim_clock(clock))) };
-    0
-}
-
-/// Interposed `gettimeofday`.
-///
-/// # Safety
-///
-/// As libc's: `tv` is null or valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
-    if !in_simulation() {
-        return real!(c"gettimeofday": unsafe extern "C" fn(*mut timeval, *mut c_void) -> c_int)(
-            tv, tz,
-        );
-    }
-    if !tv.is_null() {
-        let d = sim_clock(libc::CLOCK_REALTIME);
-        // SAFETY: the caller passes a valid `timeval` pointer (non-null).
-        unsafe {
-            tv.write(timeval {
-                tv_sec: d.as_secs() as time_t,
-                tv_usec: d.subsec_micros() as libc::suseconds_t,
-            })
-        };
-    }
-    // The timezone argument is obsolete; glibc fills it with zeros.
-    if !tz.is_null() {
-        // SAFETY: a non-null `tz` points to a `struct timezone` (two ints).
-        unsafe { tz.cast::<[c_int; 2]>().write([0, 0]) };
-    }
-    0
-}
-
-/// Interposed `time`.
-///
-/// # Safety
-///
-/// As libc's: `t` is null or valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
-    if !in_simulation() {
-        return real!(c"time": unsafe extern "C" fn(*mut time_t) -> time_t)(t);
-    }
-    let secs = sim_clock(libc::CLOCK_REALTIME).as_secs() as time_t;
-    if !t.is_null() {
-        // SAFETY: the caller passes a valid pointer (non-null).
-        unsafe { t.write(secs) };
-    }
-    secs
-}
-
 /// Says once per process that a real sleep happened inside a simulation:
 /// it blocks the simulation's only thread while simulated time stands
 /// still, so it neither lets other tasks run nor moves the clock.
@@ -245,42 +206,6 @@ fn note_real_sleep() {
              tokio::time::sleep instead (said once per process)"
         );
     }
-}
-
-/// Interposed `nanosleep` (`std::thread::sleep`): sleeps, and inside a
-/// simulation says once that it does not do what the program means.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
-    if in_simulation() {
-        note_real_sleep();
-    }
-    crate::runtime::watchdog::real_wait(|| {
-        real!(c"nanosleep": unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int)(req, rem)
-    })
-}
-
-/// Interposed `clock_nanosleep` (`std::thread::sleep_until`): as
-/// [`nanosleep`].
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn clock_nanosleep(
-    clock: clockid_t,
-    flags: c_int,
-    req: *const timespec,
-    rem: *mut timespec,
-) -> c_int {
-    if in_simulation() {
-        note_real_sleep();
-    }
-    type Sleep = unsafe extern "C" fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int;
-    crate::runtime::watchdog::real_wait(|| real!(c"clock_nanosleep": Sleep)(clock, flags, req, rem))
 }
 
 // ----- randomness ------------------------------------------------------------
@@ -309,110 +234,6 @@ unsafe fn fill_raw(buf: *mut c_void, len: size_t) -> ssize_t {
     }
 }
 
-/// Interposed `getrandom`: std's `RandomState` keys (found with a weak
-/// `dlsym` lookup) and the `getrandom` crate 0.3/0.4 (likewise).
-///
-/// # Safety
-///
-/// As libc's: `buf` is valid for `len` bytes of writes.
-#[no_mangle]
-pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
-    if !in_simulation() {
-        return real!(c"getrandom": unsafe extern "C" fn(*mut c_void, size_t, c_uint) -> ssize_t)(
-            buf, len, flags,
-        );
-    }
-    // SAFETY: forwarded from our caller.
-    unsafe { fill_raw(buf, len) }
-}
-
-/// Interposed `getentropy`.
-///
-/// # Safety
-///
-/// As libc's: `buf` is valid for `len` bytes of writes.
-#[no_mangle]
-pub unsafe extern "C" fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
-    if !in_simulation() {
-        return real!(c"getentropy": unsafe extern "C" fn(*mut c_void, size_t) -> c_int)(buf, len);
-    }
-    if len > 256 {
-        set_errno(libc::EIO);
-        return -1;
-    }
-    // SAFETY: forwarded from our caller.
-    match unsafe { fill_raw(buf, len) } {
-        n if n < 0 => -1,
-        _ => 0,
-    }
-}
-
-/// Interposed `syscall`: the `getrandom` crate 0.2 (used by `rand` 0.8 and
-/// many others) calls `syscall(SYS_getrandom, ..)`; std's futexes and
-/// everything else pass through.
-///
-/// # Safety
-///
-/// As libc's: the arguments are valid for the system call `num`.
-#[no_mangle]
-pub unsafe extern "C" fn syscall(
-    num: c_long,
-    a1: c_long,
-    a2: c_long,
-    a3: c_long,
-    a4: c_long,
-    a5: c_long,
-    a6: c_long,
-) -> c_long {
-    if in_simulation() {
-        // SAFETY (all arms): the arguments are the caller's, for the
-        // syscall it names.
-        match num {
-            libc::SYS_getrandom => {
-                return unsafe { fill_raw(a1 as *mut c_void, a2 as size_t) } as c_long
-            }
-            libc::SYS_clock_gettime => {
-                return unsafe { clock_gettime(a1 as clockid_t, a2 as *mut timespec) } as c_long
-            }
-            libc::SYS_gettimeofday => {
-                return unsafe { gettimeofday(a1 as *mut timeval, a2 as *mut c_void) } as c_long
-            }
-            #[cfg(target_arch = "x86_64")]
-            libc::SYS_time => return unsafe { time(a1 as *mut time_t) } as c_long,
-            libc::SYS_statx => {
-                return unsafe {
-                    fs::statx(
-                        a1 as c_int,
-                        a2 as *const c_char,
-                        a3 as c_int,
-                        a4 as c_uint,
-                        a5 as *mut libc::statx,
-                    )
-                } as c_long
-            }
-            libc::SYS_getdents64 => {
-                return unsafe { fs::getdents64(a1 as c_int, a2 as *mut c_void, a3 as size_t) }
-                    as c_long
-            }
-            libc::SYS_io_uring_setup => {
-                super::refuse(Escape::IoUring);
-                set_errno(libc::ENOSYS);
-                return -1;
-            }
-            _ => {}
-        }
-    }
-    type Syscall = unsafe extern "C" fn(c_long, ...) -> c_long;
-    let forward = || real!(c"syscall": Syscall)(num, a1, a2, a3, a4, a5, a6);
-    // std's blocking waits (Mutex, Condvar, channels, Barrier, park,
-    // join): the poll watchdog ends one that waits for tasks only a
-    // `block_on` on this thread could run.
-    if num == libc::SYS_futex && is_futex_wait(a2) {
-        return crate::runtime::watchdog::real_wait(forward);
-    }
-    forward()
-}
-
 /// Whether futex operation `op` waits (`FUTEX_WAIT`, `FUTEX_WAIT_BITSET`),
 /// whatever its private and clock flags.
 fn is_futex_wait(op: c_long) -> bool {
@@ -424,44 +245,12 @@ fn is_futex_wait(op: c_long) -> bool {
 
 type StartRoutine = extern "C" fn(*mut c_void) -> *mut c_void;
 
-/// Interposed `pthread_create`: `std::thread::spawn` and `Builder::spawn`.
-/// Refused inside a simulation unless [`allow_threads`](super::allow_threads)
-/// is open on this thread.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn pthread_create(
-    thread: *mut pthread_t,
-    attr: *const pthread_attr_t,
-    start: StartRoutine,
-    arg: *mut c_void,
-) -> c_int {
-    if in_simulation() && !threads_allowed() {
-        refuse(Escape::Thread);
-        return libc::EPERM;
-    }
-    type Create = unsafe extern "C" fn(
-        *mut pthread_t,
-        *const pthread_attr_t,
-        StartRoutine,
-        *mut c_void,
-    ) -> c_int;
-    real!(c"pthread_create": Create)(thread, attr, start, arg)
-}
-
-/// Interposed `socket`: allowed inside a simulation too (see the module
-/// docs of `intercept`): the calls that would make the socket reach the
-/// network are refused instead. Interposed only so the table of intercepted
-/// names stays in one place; it always forwards.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn socket(domain: c_int, ty: c_int, protocol: c_int) -> c_int {
-    real!(c"socket": unsafe extern "C" fn(c_int, c_int, c_int) -> c_int)(domain, ty, protocol)
+/// Refuses to make a real reactor (a real tokio runtime's epoll) inside a
+/// simulation: remembers it for the failure report, says so, `EPERM`.
+fn refuse_reactor() -> c_int {
+    refuse(Escape::Reactor);
+    set_errno(libc::EPERM);
+    -1
 }
 
 /// Refuses a call that would reach the network from inside a simulation:
@@ -472,220 +261,7 @@ fn refuse_socket() -> c_int {
     -1
 }
 
-/// Interposed `bind`: `std::net::{TcpListener, UdpSocket}::bind`, socket2.
-/// Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-    if in_simulation() {
-        return refuse_socket();
-    }
-    real!(c"bind": unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int)(fd, addr, len)
-}
-
-/// Interposed `connect`: `std::net::TcpStream::connect`, socket2. Refused
-/// inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-    if in_simulation() {
-        return refuse_socket();
-    }
-    real!(c"connect": unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int)(
-        fd, addr, len,
-    )
-}
-
-/// Interposed `listen`. Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn listen(fd: c_int, backlog: c_int) -> c_int {
-    if in_simulation() {
-        return refuse_socket();
-    }
-    real!(c"listen": unsafe extern "C" fn(c_int, c_int) -> c_int)(fd, backlog)
-}
-
-/// Interposed `send`. Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
-    if in_simulation() {
-        return refuse_socket() as ssize_t;
-    }
-    type Send = unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
-    real!(c"send": Send)(fd, buf, len, flags)
-}
-
-/// Interposed `sendto`: `std::net::UdpSocket::send_to` (on a socket bound
-/// outside the simulation). Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn sendto(
-    fd: c_int,
-    buf: *const c_void,
-    len: size_t,
-    flags: c_int,
-    addr: *const sockaddr,
-    addr_len: socklen_t,
-) -> ssize_t {
-    if in_simulation() {
-        return refuse_socket() as ssize_t;
-    }
-    type SendTo = unsafe extern "C" fn(
-        c_int,
-        *const c_void,
-        size_t,
-        c_int,
-        *const sockaddr,
-        socklen_t,
-    ) -> ssize_t;
-    real!(c"sendto": SendTo)(fd, buf, len, flags, addr, addr_len)
-}
-
-/// Interposed `sendmsg`. Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
-    if in_simulation() {
-        return refuse_socket() as ssize_t;
-    }
-    real!(c"sendmsg": unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t)(fd, msg, flags)
-}
-
-/// Interposed `sendmmsg`. Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn sendmmsg(
-    fd: c_int,
-    msgs: *mut mmsghdr,
-    len: c_uint,
-    flags: c_int,
-) -> c_int {
-    if in_simulation() {
-        return refuse_socket();
-    }
-    type SendMmsg = unsafe extern "C" fn(c_int, *mut mmsghdr, c_uint, c_int) -> c_int;
-    real!(c"sendmmsg": SendMmsg)(fd, msgs, len, flags)
-}
-
-/// Interposed `epoll_create1`: a real tokio runtime's (mio's) reactor.
-/// Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn epoll_create1(flags: c_int) -> c_int {
-    if in_simulation() {
-        refuse(Escape::Reactor);
-        set_errno(libc::EPERM);
-        return -1;
-    }
-    real!(c"epoll_create1": unsafe extern "C" fn(c_int) -> c_int)(flags)
-}
-
-/// Interposed `epoll_create`. Refused inside a simulation.
-///
-/// # Safety
-///
-/// As libc's.
-#[no_mangle]
-pub unsafe extern "C" fn epoll_create(size: c_int) -> c_int {
-    if in_simulation() {
-        refuse(Escape::Reactor);
-        set_errno(libc::EPERM);
-        return -1;
-    }
-    real!(c"epoll_create": unsafe extern "C" fn(c_int) -> c_int)(size)
-}
-
 // ----- name resolution -------------------------------------------------------
-
-/// Interposed `getaddrinfo`: `std::net::ToSocketAddrs` for host names (so
-/// hyper-util's `GaiResolver`, which calls it from `spawn_blocking`),
-/// answered by the simulation's names inside one.
-///
-/// The list is allocated the way glibc allocates its own (one `malloc`
-/// block per entry holding the `addrinfo` and its socket address, the
-/// canonical name in a block of its own), so glibc's `freeaddrinfo` frees
-/// it, inside or outside the simulation.
-///
-/// Inside a simulation: a node resolves as `sim_rt::net::lookup_host`
-/// resolves it (a host's name, `localhost`, an IP literal); a name no host
-/// has is `EAI_NONAME`. The service must be a port number (names from
-/// `/etc/services` are not read: `EAI_SERVICE`). `ai_family` filters the
-/// addresses (`AI_V4MAPPED` maps IPv4 ones for `AF_INET6` when there is no
-/// IPv6 one); with no `ai_socktype` every address comes once per stream,
-/// datagram and raw socket type, as glibc does; `AI_CANONNAME` names the
-/// first entry with the node as given; `AI_PASSIVE` with no node gives the
-/// wildcard addresses, else loopback.
-///
-/// # Safety
-///
-/// As libc's: `node` and `service` are null or NUL-terminated, `hints` is
-/// null or valid, `res` is valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn getaddrinfo(
-    node: *const c_char,
-    service: *const c_char,
-    hints: *const addrinfo,
-    res: *mut *mut addrinfo,
-) -> c_int {
-    if !in_simulation() {
-        type Gai = unsafe extern "C" fn(
-            *const c_char,
-            *const c_char,
-            *const addrinfo,
-            *mut *mut addrinfo,
-        ) -> c_int;
-        return real!(c"getaddrinfo": Gai)(node, service, hints, res);
-    }
-    if res.is_null() {
-        return libc::EAI_FAIL;
-    }
-    // SAFETY: forwarded from our caller.
-    let node = (!node.is_null()).then(|| unsafe { CStr::from_ptr(node) });
-    let service = (!service.is_null()).then(|| unsafe { CStr::from_ptr(service) });
-    let hints = if hints.is_null() {
-        None
-    } else {
-        // SAFETY: a non-null `hints` points to a valid `addrinfo`.
-        Some(unsafe { &*hints })
-    };
-    match sim_getaddrinfo(node, service, hints) {
-        Ok(entries) => match alloc_list(&entries) {
-            Some(list) => {
-                // SAFETY: `res` is valid for writes (checked non-null).
-                unsafe { res.write(list) };
-                0
-            }
-            None => libc::EAI_MEMORY,
-        },
-        Err(code) => code,
-    }
-}
 
 /// One entry of a `getaddrinfo` answer, before allocation.
 struct GaiEntry {
@@ -864,6 +440,418 @@ fn alloc_list(entries: &[GaiEntry]) -> Option<*mut addrinfo> {
         head = block;
     }
     Some(head)
+}
+
+interpose! {
+    forward: real;
+
+    // ----- time ------------------------------------------------------------------
+
+    /// Interposed `clock_gettime`: `Instant::now` (CLOCK_MONOTONIC) and
+    /// `SystemTime::now` (CLOCK_REALTIME) in std.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `tp` is valid for writes.
+    fn clock_gettime(clock: clockid_t, tp: *mut timespec) -> c_int {
+        if !in_simulation() || !is_static_clock(clock) {
+            return real();
+        }
+        if tp.is_null() {
+            set_errno(libc::EFAULT);
+            return -1;
+        }
+        // SAFETY: the caller passes a valid `timespec` pointer (checked non-null).
+        unsafe { tp.write(to_timespec(sim_clock(clock))) };
+        0
+    }
+
+    /// Interposed `gettimeofday`.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `tv` is null or valid for writes.
+    fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
+        if !in_simulation() {
+            return real();
+        }
+        if !tv.is_null() {
+            let d = sim_clock(libc::CLOCK_REALTIME);
+            // SAFETY: the caller passes a valid `timeval` pointer (non-null).
+            unsafe {
+                tv.write(timeval {
+                    tv_sec: d.as_secs() as time_t,
+                    tv_usec: d.subsec_micros() as libc::suseconds_t,
+                })
+            };
+        }
+        // The timezone argument is obsolete; glibc fills it with zeros.
+        if !tz.is_null() {
+            // SAFETY: a non-null `tz` points to a `struct timezone` (two ints).
+            unsafe { tz.cast::<[c_int; 2]>().write([0, 0]) };
+        }
+        0
+    }
+
+    /// Interposed `time`.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `t` is null or valid for writes.
+    fn time(t: *mut time_t) -> time_t {
+        if !in_simulation() {
+            return real();
+        }
+        let secs = sim_clock(libc::CLOCK_REALTIME).as_secs() as time_t;
+        if !t.is_null() {
+            // SAFETY: the caller passes a valid pointer (non-null).
+            unsafe { t.write(secs) };
+        }
+        secs
+    }
+
+    /// Interposed `nanosleep` (`std::thread::sleep`): sleeps, and inside a
+    /// simulation says once that it does not do what the program means.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
+        if in_simulation() {
+            note_real_sleep();
+        }
+        crate::runtime::watchdog::real_wait(real)
+    }
+
+    /// Interposed `clock_nanosleep` (`std::thread::sleep_until`): as
+    /// [`nanosleep`].
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn clock_nanosleep(
+        clock: clockid_t,
+        flags: c_int,
+        req: *const timespec,
+        rem: *mut timespec,
+    ) -> c_int {
+        if in_simulation() {
+            note_real_sleep();
+        }
+        crate::runtime::watchdog::real_wait(real)
+    }
+
+    // ----- randomness ------------------------------------------------------------
+
+    /// Interposed `getrandom`: std's `RandomState` keys (found with a weak
+    /// `dlsym` lookup) and the `getrandom` crate 0.3/0.4 (likewise).
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `buf` is valid for `len` bytes of writes.
+    fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
+        if !in_simulation() {
+            return real();
+        }
+        // SAFETY: forwarded from our caller.
+        unsafe { fill_raw(buf, len) }
+    }
+
+    /// Interposed `getentropy`.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `buf` is valid for `len` bytes of writes.
+    fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
+        if !in_simulation() {
+            return real();
+        }
+        if len > 256 {
+            set_errno(libc::EIO);
+            return -1;
+        }
+        // SAFETY: forwarded from our caller.
+        match unsafe { fill_raw(buf, len) } {
+            n if n < 0 => -1,
+            _ => 0,
+        }
+    }
+
+    /// Interposed `syscall`: the `getrandom` crate 0.2 (used by `rand` 0.8 and
+    /// many others) calls `syscall(SYS_getrandom, ..)`; std's futexes and
+    /// everything else pass through.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: the arguments are valid for the system call `num`.
+    fn syscall(
+        num: c_long,
+        a1: c_long,
+        a2: c_long,
+        a3: c_long,
+        a4: c_long,
+        a5: c_long,
+        a6: c_long,
+    ) -> c_long {
+        if in_simulation() {
+            // SAFETY (all arms): the arguments are the caller's, for the
+            // syscall it names.
+            match num {
+                libc::SYS_getrandom => {
+                    return unsafe { fill_raw(a1 as *mut c_void, a2 as size_t) } as c_long
+                }
+                libc::SYS_clock_gettime => {
+                    return unsafe { clock_gettime(a1 as clockid_t, a2 as *mut timespec) } as c_long
+                }
+                libc::SYS_gettimeofday => {
+                    return unsafe { gettimeofday(a1 as *mut timeval, a2 as *mut c_void) } as c_long
+                }
+                #[cfg(target_arch = "x86_64")]
+                libc::SYS_time => return unsafe { time(a1 as *mut time_t) } as c_long,
+                libc::SYS_statx => {
+                    return unsafe {
+                        fs::statx(
+                            a1 as c_int,
+                            a2 as *const c_char,
+                            a3 as c_int,
+                            a4 as c_uint,
+                            a5 as *mut libc::statx,
+                        )
+                    } as c_long
+                }
+                libc::SYS_getdents64 => {
+                    return unsafe { fs::getdents64(a1 as c_int, a2 as *mut c_void, a3 as size_t) }
+                        as c_long
+                }
+                libc::SYS_io_uring_setup => {
+                    super::refuse(Escape::IoUring);
+                    set_errno(libc::ENOSYS);
+                    return -1;
+                }
+                _ => {}
+            }
+        }
+        let forward = real;
+        // std's blocking waits (Mutex, Condvar, channels, Barrier, park,
+        // join): the poll watchdog ends one that waits for tasks only a
+        // `block_on` on this thread could run.
+        if num == libc::SYS_futex && is_futex_wait(a2) {
+            return crate::runtime::watchdog::real_wait(forward);
+        }
+        forward()
+    }
+
+    // ----- threads and real I/O --------------------------------------------------
+
+    /// Interposed `pthread_create`: `std::thread::spawn` and `Builder::spawn`.
+    /// Refused inside a simulation unless [`allow_threads`](super::allow_threads)
+    /// is open on this thread.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pthread_create(
+        thread: *mut pthread_t,
+        attr: *const pthread_attr_t,
+        start: StartRoutine,
+        arg: *mut c_void,
+    ) -> c_int {
+        if in_simulation() && !threads_allowed() {
+            refuse(Escape::Thread);
+            return libc::EPERM;
+        }
+        real()
+    }
+
+    /// Interposed `socket`: allowed inside a simulation too (see the module
+    /// docs of `intercept`): the calls that would make the socket reach the
+    /// network are refused instead. Interposed only so the table of intercepted
+    /// names stays in one place; it always forwards.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn socket(domain: c_int, ty: c_int, protocol: c_int) -> c_int {
+        real()
+    }
+
+    /// Interposed `bind`: `std::net::{TcpListener, UdpSocket}::bind`, socket2.
+    /// Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+        if in_simulation() {
+            return refuse_socket();
+        }
+        real()
+    }
+
+    /// Interposed `connect`: `std::net::TcpStream::connect`, socket2. Refused
+    /// inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+        if in_simulation() {
+            return refuse_socket();
+        }
+        real()
+    }
+
+    /// Interposed `listen`. Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn listen(fd: c_int, backlog: c_int) -> c_int {
+        if in_simulation() {
+            return refuse_socket();
+        }
+        real()
+    }
+
+    /// Interposed `send`. Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
+        if in_simulation() {
+            return refuse_socket() as ssize_t;
+        }
+        real()
+    }
+
+    /// Interposed `sendto`: `std::net::UdpSocket::send_to` (on a socket bound
+    /// outside the simulation). Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn sendto(
+        fd: c_int,
+        buf: *const c_void,
+        len: size_t,
+        flags: c_int,
+        addr: *const sockaddr,
+        addr_len: socklen_t,
+    ) -> ssize_t {
+        if in_simulation() {
+            return refuse_socket() as ssize_t;
+        }
+        real()
+    }
+
+    /// Interposed `sendmsg`. Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
+        if in_simulation() {
+            return refuse_socket() as ssize_t;
+        }
+        real()
+    }
+
+    /// Interposed `sendmmsg`. Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn sendmmsg(fd: c_int, msgs: *mut mmsghdr, len: c_uint, flags: c_int) -> c_int {
+        if in_simulation() {
+            return refuse_socket();
+        }
+        real()
+    }
+
+    /// Interposed `epoll_create1`: a real tokio runtime's (mio's) reactor.
+    /// Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn epoll_create1(flags: c_int) -> c_int {
+        if in_simulation() {
+            return refuse_reactor();
+        }
+        real()
+    }
+
+    /// Interposed `epoll_create`. Refused inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn epoll_create(size: c_int) -> c_int {
+        if in_simulation() {
+            return refuse_reactor();
+        }
+        real()
+    }
+
+    // ----- name resolution -------------------------------------------------------
+
+    /// Interposed `getaddrinfo`: `std::net::ToSocketAddrs` for host names (so
+    /// hyper-util's `GaiResolver`, which calls it from `spawn_blocking`),
+    /// answered by the simulation's names inside one.
+    ///
+    /// The list is allocated the way glibc allocates its own (one `malloc`
+    /// block per entry holding the `addrinfo` and its socket address, the
+    /// canonical name in a block of its own), so glibc's `freeaddrinfo` frees
+    /// it, inside or outside the simulation.
+    ///
+    /// Inside a simulation: a node resolves as `sim_rt::net::lookup_host`
+    /// resolves it (a host's name, `localhost`, an IP literal); a name no host
+    /// has is `EAI_NONAME`. The service must be a port number (names from
+    /// `/etc/services` are not read: `EAI_SERVICE`). `ai_family` filters the
+    /// addresses (`AI_V4MAPPED` maps IPv4 ones for `AF_INET6` when there is no
+    /// IPv6 one); with no `ai_socktype` every address comes once per stream,
+    /// datagram and raw socket type, as glibc does; `AI_CANONNAME` names the
+    /// first entry with the node as given; `AI_PASSIVE` with no node gives the
+    /// wildcard addresses, else loopback.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `node` and `service` are null or NUL-terminated, `hints` is
+    /// null or valid, `res` is valid for writes.
+    fn getaddrinfo(
+        node: *const c_char,
+        service: *const c_char,
+        hints: *const addrinfo,
+        res: *mut *mut addrinfo,
+    ) -> c_int {
+        if !in_simulation() {
+            return real();
+        }
+        if res.is_null() {
+            return libc::EAI_FAIL;
+        }
+        // SAFETY: forwarded from our caller.
+        let node = (!node.is_null()).then(|| unsafe { CStr::from_ptr(node) });
+        let service = (!service.is_null()).then(|| unsafe { CStr::from_ptr(service) });
+        let hints = if hints.is_null() {
+            None
+        } else {
+            // SAFETY: a non-null `hints` points to a valid `addrinfo`.
+            Some(unsafe { &*hints })
+        };
+        match sim_getaddrinfo(node, service, hints) {
+            Ok(entries) => match alloc_list(&entries) {
+                Some(list) => {
+                    // SAFETY: `res` is valid for writes (checked non-null).
+                    unsafe { res.write(list) };
+                    0
+                }
+                None => libc::EAI_MEMORY,
+            },
+            Err(code) => code,
+        }
+    }
 }
 
 mod fs;

@@ -301,26 +301,34 @@ impl<T: AsRawFd> Drop for AsyncFd<T> {
     fn drop(&mut self) {}
 }
 
+/// The readiness methods both guards have (a guard never exists: its
+/// `AsyncFd` cannot be made).
+macro_rules! guard_readiness {
+    () => {
+        /// Clears the readiness this guard saw.
+        pub fn clear_ready(&mut self) {
+            match self.async_fd.never {}
+        }
+
+        /// Clears the given readiness.
+        pub fn clear_ready_matching(&mut self, _ready: Ready) {
+            match self.async_fd.never {}
+        }
+
+        /// Keeps the readiness (the default on drop).
+        pub fn retain_ready(&mut self) {
+            match self.async_fd.never {}
+        }
+
+        /// The readiness this guard saw.
+        pub fn ready(&self) -> Ready {
+            match self.async_fd.never {}
+        }
+    };
+}
+
 impl<'a, Inner: AsRawFd> AsyncFdReadyGuard<'a, Inner> {
-    /// Clears the readiness this guard saw.
-    pub fn clear_ready(&mut self) {
-        match self.async_fd.never {}
-    }
-
-    /// Clears the given readiness.
-    pub fn clear_ready_matching(&mut self, _ready: Ready) {
-        match self.async_fd.never {}
-    }
-
-    /// Keeps the readiness (the default on drop).
-    pub fn retain_ready(&mut self) {
-        match self.async_fd.never {}
-    }
-
-    /// The readiness this guard saw.
-    pub fn ready(&self) -> Ready {
-        match self.async_fd.never {}
-    }
+    guard_readiness!();
 
     /// Runs `f`; on `WouldBlock` clears the readiness and returns
     /// `Err(TryIoError)`.
@@ -343,25 +351,7 @@ impl<'a, Inner: AsRawFd> AsyncFdReadyGuard<'a, Inner> {
 }
 
 impl<Inner: AsRawFd> AsyncFdReadyMutGuard<'_, Inner> {
-    /// Clears the readiness this guard saw.
-    pub fn clear_ready(&mut self) {
-        match self.async_fd.never {}
-    }
-
-    /// Clears the given readiness.
-    pub fn clear_ready_matching(&mut self, _ready: Ready) {
-        match self.async_fd.never {}
-    }
-
-    /// Keeps the readiness (the default on drop).
-    pub fn retain_ready(&mut self) {
-        match self.async_fd.never {}
-    }
-
-    /// The readiness this guard saw.
-    pub fn ready(&self) -> Ready {
-        match self.async_fd.never {}
-    }
+    guard_readiness!();
 
     /// Runs `f`; on `WouldBlock` clears the readiness and returns
     /// `Err(TryIoError)`.

@@ -151,6 +151,16 @@ pub(crate) fn from_std_unsupported(item: &str) -> io::Error {
     )
 }
 
+/// What every `from_std` of a std socket does: panics outside a
+/// simulation (see [`require_simulation`]), closes `std`, and fails with
+/// [`from_std_unsupported`].
+#[track_caller]
+pub(crate) fn refuse_from_std<T>(std: impl Sized, item: &str) -> io::Result<T> {
+    require_simulation();
+    drop(std);
+    Err(from_std_unsupported(item))
+}
+
 /// The error of every `into_std`: a simulated socket has no OS socket.
 pub(crate) fn into_std_unsupported(item: &str) -> io::Error {
     io::Error::new(

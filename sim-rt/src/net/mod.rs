@@ -48,6 +48,8 @@
 //! - A socket is used on the simulation's own thread only; it is `Send` and
 //!   `Sync` like tokio's so code that moves it between tasks compiles.
 
+#[macro_use]
+mod options;
 mod addr;
 mod fd;
 pub(crate) mod io;

@@ -42,7 +42,7 @@ use socket2::Socket;
 use super::addr::{each_addr, resolve, ToSocketAddrs};
 use super::fd::{self, Kind, Placeholder};
 use super::io::NetIo;
-use super::{checked_ttl, DEFAULT_TTL};
+use super::DEFAULT_TTL;
 use crate::io::{Interest, ReadBuf, Ready};
 
 /// Simulated [`tokio::net::UdpSocket`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html): a UDP socket on the host of the
@@ -533,7 +533,7 @@ impl UdpSocket {
     ///
     /// Cancel safe: if it is cancelled, no datagram was taken.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        poll_fn(|cx| self.poll_recv_from_into(cx, buf)).await
+        poll_fn(|cx| self.poll_take_into(cx, buf, Take::Recv)).await
     }
 
     /// Simulated [`tokio::net::UdpSocket::poll_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_recv_from): receives a
@@ -544,9 +544,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        let (n, from) = ready!(self.poll_recv_from_into(cx, buf.initialize_unfilled()))?;
-        buf.advance(n);
-        Poll::Ready(Ok(from))
+        self.poll_take_from(cx, buf, Take::Recv)
     }
 
     /// Simulated [`tokio::net::UdpSocket::try_recv_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_recv_from): takes a queued
@@ -557,11 +555,7 @@ impl UdpSocket {
     ///
     /// `WouldBlock` when none is queued.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let id = self.id;
-        self.io.try_op(self.endpoint(), |net, _| {
-            when_readable(net, id)?;
-            net.udp_recv_from(id, buf)
-        })
+        self.try_take_from(buf, Take::Recv)
     }
 
     /// Simulated [`tokio::net::UdpSocket::peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek): like
@@ -571,7 +565,7 @@ impl UdpSocket {
     ///
     /// Cancel safe.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        poll_fn(|cx| self.poll_peek_from_into(cx, buf).map_ok(|(n, _)| n)).await
+        poll_fn(|cx| self.poll_take_into(cx, buf, Take::Peek).map_ok(|(n, _)| n)).await
     }
 
     /// Simulated [`tokio::net::UdpSocket::poll_peek`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek): like
@@ -598,7 +592,7 @@ impl UdpSocket {
     ///
     /// Cancel safe.
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        poll_fn(|cx| self.poll_peek_from_into(cx, buf)).await
+        poll_fn(|cx| self.poll_take_into(cx, buf, Take::Peek)).await
     }
 
     /// Simulated [`tokio::net::UdpSocket::poll_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_from): like
@@ -609,9 +603,7 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        let (n, from) = ready!(self.poll_peek_from_into(cx, buf.initialize_unfilled()))?;
-        buf.advance(n);
-        Poll::Ready(Ok(from))
+        self.poll_take_from(cx, buf, Take::Peek)
     }
 
     /// Simulated [`tokio::net::UdpSocket::try_peek_from`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.try_peek_from): like
@@ -622,11 +614,7 @@ impl UdpSocket {
     ///
     /// `WouldBlock` when none is queued.
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        let id = self.id;
-        self.io.try_op(self.endpoint(), |net, _| {
-            when_readable(net, id)?;
-            net.udp_peek_from(id, buf)
-        })
+        self.try_take_from(buf, Take::Peek)
     }
 
     /// Simulated [`tokio::net::UdpSocket::peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.peek_sender): waits for a
@@ -642,7 +630,7 @@ impl UdpSocket {
     /// Simulated [`tokio::net::UdpSocket::poll_peek_sender`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.poll_peek_sender): the sender of
     /// the oldest queued datagram, leaving it queued.
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
-        self.poll_peek_from_into(cx, &mut [])
+        self.poll_take_into(cx, &mut [], Take::Peek)
             .map_ok(|(_, from)| from)
     }
 
@@ -690,10 +678,7 @@ impl UdpSocket {
     /// Simulated [`tokio::net::UdpSocket::ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.ttl): the stored `IP_TTL` value
     /// (initially 64, Linux's default).
     pub fn ttl(&self) -> io::Result<u32> {
-        match self.fd.get() {
-            Some(fd) => fd.ttl_v4(),
-            None => Ok(self.ttl.load(Ordering::Relaxed)),
-        }
+        crate::net::options::ttl(&self.fd, &self.ttl)
     }
 
     /// Simulated [`tokio::net::UdpSocket::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_ttl): stores `IP_TTL`.
@@ -707,13 +692,7 @@ impl UdpSocket {
     ///
     /// The value changes nothing: the model has no hop count.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        match self.fd.get() {
-            Some(fd) => fd.set_ttl_v4(ttl),
-            None => {
-                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-                Ok(())
-            }
-        }
+        crate::net::options::set_ttl(&self.fd, &self.ttl, ttl)
     }
 
     /// Simulated/own version of
@@ -735,9 +714,7 @@ impl UdpSocket {
     /// join the simulated network.
     #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
-        crate::net::fd::require_simulation();
-        drop(socket);
-        Err(fd::from_std_unsupported("UdpSocket::from_std"))
+        fd::refuse_from_std(socket, "UdpSocket::from_std")
     }
 
     /// Simulated/own version of
@@ -884,139 +861,73 @@ impl UdpSocket {
         self.placeholder().set_multicast_loop_v6(on)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tclass_v6).
-    ///
-    /// # Differences from tokio
-    ///
-    /// None (read from the placeholder fd).
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-    ))]
-    pub fn tclass_v6(&self) -> io::Result<u32> {
-        self.placeholder().tclass_v6()
+    cfg_tclass! {
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tclass_v6).
+        ///
+        /// # Differences from tokio
+        ///
+        /// None (read from the placeholder fd).
+        pub fn tclass_v6(&self) -> io::Result<u32> {
+            self.placeholder().tclass_v6()
+        }
+
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tclass_v6).
+        ///
+        /// # Differences from tokio
+        ///
+        /// Stored only: the simulated network has no traffic classes.
+        pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+            self.placeholder().set_tclass_v6(tclass)
+        }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tclass_v6).
-    ///
-    /// # Differences from tokio
-    ///
-    /// Stored only: the simulated network has no traffic classes.
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-    ))]
-    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
-        self.placeholder().set_tclass_v6(tclass)
+    cfg_tos! {
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tos_v4).
+        ///
+        /// # Differences from tokio
+        ///
+        /// None (read from the placeholder fd).
+        pub fn tos_v4(&self) -> io::Result<u32> {
+            self.placeholder().tos_v4()
+        }
+
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tos_v4).
+        ///
+        /// # Differences from tokio
+        ///
+        /// Stored only: the simulated network has no types of service.
+        pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+            self.placeholder().set_tos_v4(tos)
+        }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.tos_v4).
-    ///
-    /// # Differences from tokio
-    ///
-    /// None (read from the placeholder fd).
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn tos_v4(&self) -> io::Result<u32> {
-        self.placeholder().tos_v4()
-    }
+    tos_aliases!();
 
-    /// Deprecated. Use [`tos_v4()`](Self::tos_v4) instead.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn tos(&self) -> io::Result<u32> {
-        self.tos_v4()
-    }
+    cfg_device! {
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.device).
+        ///
+        /// # Differences from tokio
+        ///
+        /// None (read from the placeholder fd).
+        pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+            self.placeholder().device()
+        }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.set_tos_v4).
-    ///
-    /// # Differences from tokio
-    ///
-    /// Stored only: the simulated network has no types of service.
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
-        self.placeholder().set_tos_v4(tos)
-    }
-
-    /// Deprecated. Use [`set_tos_v4()`](Self::set_tos_v4) instead.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
-        self.set_tos_v4(tos)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.device).
-    ///
-    /// # Differences from tokio
-    ///
-    /// None (read from the placeholder fd).
-    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
-        self.placeholder().device()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UdpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind_device).
-    ///
-    /// # Differences from tokio
-    ///
-    /// The kernel checks the name against the machine's real interfaces;
-    /// the binding has no effect on the simulated network.
-    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
-        self.placeholder().bind_device(interface)
+        /// Simulated/own version of
+        /// [`tokio::net::UdpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.bind_device).
+        ///
+        /// # Differences from tokio
+        ///
+        /// The kernel checks the name against the machine's real interfaces;
+        /// the binding has no effect on the simulated network.
+        pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+            self.placeholder().bind_device(interface)
+        }
     }
 
     /// Simulated/own version of
@@ -1091,23 +1002,39 @@ impl UdpSocket {
 
     /// Receives into a plain slice: what `recv`, `poll_recv` share.
     fn poll_recv_into(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.poll_recv_from_into(cx, buf).map_ok(|(n, _)| n)
+        self.poll_take_into(cx, buf, Take::Recv).map_ok(|(n, _)| n)
     }
 
-    fn poll_recv_from_into(
+    /// Waits for a datagram and takes (or peeks at) it into `buf`.
+    fn poll_take_into(
         &self,
         cx: &mut Context<'_>,
         buf: &mut [u8],
+        take: Take,
     ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.poll_read(cx, |net, id| net.udp_recv_from(id, buf))
+        self.poll_read(cx, |net, id| take.from(net, id, buf))
     }
 
-    fn poll_peek_from_into(
+    /// As [`poll_take_into`](Self::poll_take_into), into the unfilled part
+    /// of `buf`; returns the sender.
+    fn poll_take_from(
         &self,
         cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.poll_read(cx, |net, id| net.udp_peek_from(id, buf))
+        buf: &mut ReadBuf<'_>,
+        take: Take,
+    ) -> Poll<io::Result<SocketAddr>> {
+        let (n, from) = ready!(self.poll_take_into(cx, buf.initialize_unfilled(), take))?;
+        buf.advance(n);
+        Poll::Ready(Ok(from))
+    }
+
+    /// Takes (or peeks at) a queued datagram without waiting.
+    fn try_take_from(&self, buf: &mut [u8], take: Take) -> io::Result<(usize, SocketAddr)> {
+        let id = self.id;
+        self.io.try_op(self.endpoint(), |net, _| {
+            when_readable(net, id)?;
+            take.from(net, id, buf)
+        })
     }
 
     /// A receive-side model call; waits for readability on `WouldBlock`.
@@ -1121,6 +1048,22 @@ impl UdpSocket {
             .poll_op(cx, self.endpoint(), Readiness::READABLE, |net, _| {
                 op(net, id)
             })
+    }
+}
+
+/// Whether a receive takes the datagram or leaves it queued (a peek).
+#[derive(Clone, Copy, Debug)]
+enum Take {
+    Recv,
+    Peek,
+}
+
+impl Take {
+    fn from(self, net: &mut Net, id: SocketId, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        match self {
+            Take::Recv => net.udp_recv_from(id, buf),
+            Take::Peek => net.udp_peek_from(id, buf),
+        }
     }
 }
 
@@ -1147,33 +1090,7 @@ fn no_multicast(item: &str, group: std::net::IpAddr) -> io::Error {
     )
 }
 
-impl TryFrom<std::net::UdpSocket> for UdpSocket {
-    type Error = io::Error;
-
-    /// As [`UdpSocket::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(socket: std::net::UdpSocket) -> Result<Self, Self::Error> {
-        Self::from_std(socket)
-    }
-}
-
-impl AsRawFd for UdpSocket {
-    /// The placeholder socket (see the type's docs), created on first use.
-    ///
-    /// # Panics
-    ///
-    /// When the process has no file descriptor left for it.
-    fn as_raw_fd(&self) -> RawFd {
-        self.placeholder().as_raw_fd()
-    }
-}
-
-impl AsFd for UdpSocket {
-    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.placeholder().as_fd()
-    }
-}
+placeholder_fd_impls!(UdpSocket, std::net::UdpSocket);
 
 impl Drop for UdpSocket {
     /// Closes the socket: queued datagrams are discarded, and later ones to

@@ -25,6 +25,8 @@
 //! random generator, which no simulation seeds; sim-rt's [`watch`] keeps
 //! one FIFO queue instead.
 
+#[macro_use]
+mod util;
 mod barrier;
 mod batch_semaphore;
 pub mod broadcast;
@@ -36,7 +38,6 @@ pub mod oneshot;
 mod rwlock;
 mod semaphore;
 mod set_once;
-mod util;
 
 pub mod watch;
 

@@ -393,14 +393,8 @@ impl<'a> SemaphorePermit<'a> {
     /// None.
     #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
-        assert!(
-            std::ptr::eq(self.sem, other.sem),
-            "merging permits from different semaphore instances"
-        );
-        self.permits = self
-            .permits
-            .checked_add(std::mem::take(&mut other.permits))
-            .expect("number of permits overflowed");
+        let same = std::ptr::eq(self.sem, other.sem);
+        merge_permits(same, &mut self.permits, &mut other.permits);
     }
 
     /// Simulated/own version of
@@ -412,13 +406,10 @@ impl<'a> SemaphorePermit<'a> {
     ///
     /// None.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        if n > self.permits {
-            return None;
-        }
-        self.permits -= n;
+        let permits = take_permits(&mut self.permits, n)?;
         Some(SemaphorePermit {
             sem: self.sem,
-            permits: n,
+            permits,
         })
     }
 
@@ -470,14 +461,8 @@ impl OwnedSemaphorePermit {
     /// None.
     #[track_caller]
     pub fn merge(&mut self, mut other: Self) {
-        assert!(
-            Arc::ptr_eq(&self.sem, &other.sem),
-            "merging permits from different semaphore instances"
-        );
-        self.permits = self
-            .permits
-            .checked_add(std::mem::take(&mut other.permits))
-            .expect("number of permits overflowed");
+        let same = Arc::ptr_eq(&self.sem, &other.sem);
+        merge_permits(same, &mut self.permits, &mut other.permits);
     }
 
     /// Simulated/own version of
@@ -489,13 +474,10 @@ impl OwnedSemaphorePermit {
     ///
     /// None.
     pub fn split(&mut self, n: usize) -> Option<Self> {
-        if n > self.permits {
-            return None;
-        }
-        self.permits -= n;
+        let permits = take_permits(&mut self.permits, n)?;
         Some(OwnedSemaphorePermit {
             sem: self.sem.clone(),
-            permits: n,
+            permits,
         })
     }
 
@@ -532,4 +514,23 @@ impl Drop for OwnedSemaphorePermit {
     fn drop(&mut self) {
         self.sem.add_permits(self.permits);
     }
+}
+
+/// Moves `other`'s permits into `mine`, what both permits' `merge` do;
+/// `same` says whether they come from the same semaphore.
+#[track_caller]
+fn merge_permits(same: bool, mine: &mut usize, other: &mut usize) {
+    assert!(same, "merging permits from different semaphore instances");
+    *mine = mine
+        .checked_add(std::mem::take(other))
+        .expect("number of permits overflowed");
+}
+
+/// Takes `n` of `permits` for a new permit, `None` when it holds fewer.
+fn take_permits(permits: &mut usize, n: usize) -> Option<usize> {
+    if n > *permits {
+        return None;
+    }
+    *permits -= n;
+    Some(n)
 }

@@ -98,3 +98,23 @@ pub(crate) fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
         thread::park();
     }
 }
+
+/// `Debug` (no value shown), `Display` ("channel closed") and `Error` for
+/// a channel's `SendError<T>`, as tokio writes them for each channel.
+macro_rules! send_error_impls {
+    ($ty:ident) => {
+        impl<T> std::fmt::Debug for $ty<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($ty)).finish_non_exhaustive()
+            }
+        }
+
+        impl<T> std::fmt::Display for $ty<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "channel closed")
+            }
+        }
+
+        impl<T> std::error::Error for $ty<T> {}
+    };
+}

@@ -227,19 +227,7 @@ pub mod error {
     #[derive(PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
 
-    impl<T> fmt::Debug for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.debug_struct("SendError").finish_non_exhaustive()
-        }
-    }
-
-    impl<T> fmt::Display for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "channel closed")
-        }
-    }
-
-    impl<T> Error for SendError<T> {}
+    send_error_impls!(SendError);
 
     /// Simulated/own version of
     /// [`tokio::sync::watch::error::RecvError`](https://docs.rs/tokio/1/tokio/sync/watch/error/struct.RecvError.html): returned by

@@ -223,27 +223,35 @@ impl SimplexStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> (Poll<io::Result<()>>, Option<Waker>, Option<Waker>) {
-        let coop = match coop::poll_proceed(cx) {
-            Poll::Ready(coop) => coop,
-            Poll::Pending => return (Poll::Pending, None, None),
-        };
-        let (res, wake, replaced) = with_pipe(self, |p, w, r| p.read_now(cx, buf, w, r));
-        if res.is_ready() {
-            coop.made_progress();
-        }
-        (res, wake, replaced)
+        self.poll_budgeted(cx, |p, cx, w, r| p.read_now(cx, buf, w, r))
     }
 
+    /// A budgeted write, as [`poll_read_budgeted`](Self::poll_read_budgeted).
     fn poll_write_budgeted(
         &mut self,
         cx: &mut Context<'_>,
         bufs: &[&[u8]],
     ) -> (Poll<io::Result<usize>>, Option<Waker>, Option<Waker>) {
+        self.poll_budgeted(cx, |p, cx, w, r| p.write_now(cx, bufs, w, r))
+    }
+
+    /// `op` (a read or write now) if the task's budget allows, taking a
+    /// unit of it when `op` is ready.
+    fn poll_budgeted<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: impl FnOnce(
+            &mut SimplexStream,
+            &mut Context<'_>,
+            &mut Option<Waker>,
+            &mut Option<Waker>,
+        ) -> Poll<T>,
+    ) -> (Poll<T>, Option<Waker>, Option<Waker>) {
         let coop = match coop::poll_proceed(cx) {
             Poll::Ready(coop) => coop,
             Poll::Pending => return (Poll::Pending, None, None),
         };
-        let (res, wake, replaced) = with_pipe(self, |p, w, r| p.write_now(cx, bufs, w, r));
+        let (res, wake, replaced) = with_pipe(self, |p, w, r| op(p, cx, w, r));
         if res.is_ready() {
             coop.made_progress();
         }
@@ -260,97 +268,68 @@ fn finish<T>((res, wake, replaced): (Poll<T>, Option<Waker>, Option<Waker>)) -> 
     res
 }
 
-impl AsyncRead for SimplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        finish(self.get_mut().poll_read_budgeted(cx, buf))
-    }
-}
-
-impl AsyncWrite for SimplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        finish(self.get_mut().poll_write_budgeted(cx, &[buf]))
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let bufs: Vec<&[u8]> = bufs.iter().map(|b| &**b).collect();
-        finish(self.get_mut().poll_write_budgeted(cx, &bufs))
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        if let Some(waker) = self.get_mut().close_write() {
-            waker.wake();
+/// `AsyncRead` and `AsyncWrite` for `$ty`, whose read side is
+/// `$read` and write side `$write` (a `SimplexStream`, or a lock of one),
+/// with `$s` the pinned `self`. Each side is released before any waker is
+/// woken.
+macro_rules! pipe_io {
+    ($ty:ty, |$s:ident| $read:expr, $write:expr) => {
+        impl AsyncRead for $ty {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut ReadBuf<'_>,
+            ) -> Poll<io::Result<()>> {
+                let $s = self;
+                let out = $read.poll_read_budgeted(cx, buf);
+                finish(out)
+            }
         }
-        Poll::Ready(Ok(()))
-    }
-}
 
-impl AsyncRead for DuplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let out = lock(&self.read).poll_read_budgeted(cx, buf);
-        finish(out)
-    }
-}
+        impl AsyncWrite for $ty {
+            fn is_write_vectored(&self) -> bool {
+                true
+            }
 
-impl AsyncWrite for DuplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let out = lock(&self.write).poll_write_budgeted(cx, &[buf]);
-        finish(out)
-    }
+            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
 
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let bufs: Vec<&[u8]> = bufs.iter().map(|b| &**b).collect();
-        let out = lock(&self.write).poll_write_budgeted(cx, &bufs);
-        finish(out)
-    }
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                let $s = self;
+                let out = $write.poll_write_budgeted(cx, &[buf]);
+                finish(out)
+            }
 
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                let bufs: Vec<&[u8]> = bufs.iter().map(|b| &**b).collect();
+                let $s = self;
+                let out = $write.poll_write_budgeted(cx, &bufs);
+                finish(out)
+            }
 
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let waker = lock(&self.write).close_write();
-        if let Some(waker) = waker {
-            waker.wake();
+            fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                let $s = self;
+                let waker = $write.close_write();
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+                Poll::Ready(Ok(()))
+            }
         }
-        Poll::Ready(Ok(()))
-    }
+    };
 }
+
+pipe_io!(SimplexStream, |s| s.get_mut(), s.get_mut());
+pipe_io!(DuplexStream, |s| lock(&s.read), lock(&s.write));
 
 impl Drop for DuplexStream {
     fn drop(&mut self) {

@@ -4,6 +4,8 @@
 //! The futures returned by the `*Ext` methods are public types in private
 //! modules, as in tokio: they can be held and polled but not named.
 
+#[macro_use]
+mod sink;
 mod async_buf_read_ext;
 mod async_read_ext;
 mod async_seek_ext;
@@ -21,7 +23,6 @@ mod mem;
 mod read_futures;
 mod read_int;
 mod repeat;
-mod sink;
 mod split;
 mod take;
 mod vec_buf;

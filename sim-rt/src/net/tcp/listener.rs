@@ -21,7 +21,7 @@ use crate::net::addr::each_addr;
 use crate::net::fd::{self, Kind, Placeholder};
 use crate::net::io::NetIo;
 use crate::net::ToSocketAddrs;
-use crate::net::{checked_ttl, DEFAULT_TTL};
+use crate::net::DEFAULT_TTL;
 
 /// Simulated [`tokio::net::TcpListener`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html): a TCP socket server, listening
 /// for connections.
@@ -150,9 +150,7 @@ impl TcpListener {
     /// join the simulated network.
     #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
-        crate::net::fd::require_simulation();
-        drop(listener);
-        Err(fd::from_std_unsupported("TcpListener::from_std"))
+        fd::refuse_from_std(listener, "TcpListener::from_std")
     }
 
     /// Simulated/own version of
@@ -261,10 +259,7 @@ impl TcpListener {
     ///
     /// The value is only stored; see [`set_ttl`](Self::set_ttl).
     pub fn ttl(&self) -> io::Result<u32> {
-        match self.fd.get() {
-            Some(fd) => fd.ttl_v4(),
-            None => Ok(self.ttl.load(Ordering::Relaxed)),
-        }
+        crate::net::options::ttl(&self.fd, &self.ttl)
     }
 
     /// Simulated [`tokio::net::TcpListener::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.set_ttl): sets the `IP_TTL`
@@ -281,43 +276,11 @@ impl TcpListener {
     /// The value is stored and reported by [`ttl`](Self::ttl), but the
     /// simulated network has no hop limit, so it has no other effect.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        match self.fd.get() {
-            Some(fd) => fd.set_ttl_v4(ttl),
-            None => {
-                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-                Ok(())
-            }
-        }
+        crate::net::options::set_ttl(&self.fd, &self.ttl, ttl)
     }
 }
 
-impl TryFrom<std::net::TcpListener> for TcpListener {
-    type Error = io::Error;
-
-    /// As [`TcpListener::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(listener: std::net::TcpListener) -> Result<Self, Self::Error> {
-        Self::from_std(listener)
-    }
-}
-
-impl AsRawFd for TcpListener {
-    /// The placeholder socket (see the type's docs), created on first use.
-    ///
-    /// # Panics
-    ///
-    /// When the process has no file descriptor left for it.
-    fn as_raw_fd(&self) -> RawFd {
-        self.placeholder().as_raw_fd()
-    }
-}
-
-impl AsFd for TcpListener {
-    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.placeholder().as_fd()
-    }
-}
+placeholder_fd_impls!(TcpListener, std::net::TcpListener);
 
 impl fmt::Debug for TcpListener {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -172,40 +172,28 @@ impl TcpSocket {
         self.inner.reuse_address()
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::set_reuseport`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_reuseport):
-    /// allows several sockets to bind the same port (`SO_REUSEPORT`).
-    ///
-    /// # Differences from tokio
-    ///
-    /// Stored only: two simulated listeners on one port still conflict.
-    #[cfg(all(
-        unix,
-        not(target_os = "solaris"),
-        not(target_os = "illumos"),
-        not(target_os = "cygwin"),
-        not(target_os = "nuttx"),
-    ))]
-    pub fn set_reuseport(&self, reuseport: bool) -> io::Result<()> {
-        self.inner.set_reuse_port(reuseport)
-    }
+    cfg_reuseport! {
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::set_reuseport`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_reuseport):
+        /// allows several sockets to bind the same port (`SO_REUSEPORT`).
+        ///
+        /// # Differences from tokio
+        ///
+        /// Stored only: two simulated listeners on one port still conflict.
+        pub fn set_reuseport(&self, reuseport: bool) -> io::Result<()> {
+            self.inner.set_reuse_port(reuseport)
+        }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::reuseport`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.reuseport):
-    /// gets `SO_REUSEPORT`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[cfg(all(
-        unix,
-        not(target_os = "solaris"),
-        not(target_os = "illumos"),
-        not(target_os = "cygwin"),
-        not(target_os = "nuttx"),
-    ))]
-    pub fn reuseport(&self) -> io::Result<bool> {
-        self.inner.reuse_port()
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::reuseport`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.reuseport):
+        /// gets `SO_REUSEPORT`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// None.
+        pub fn reuseport(&self) -> io::Result<bool> {
+            self.inner.reuse_port()
+        }
     }
 
     /// Simulated/own version of
@@ -312,146 +300,80 @@ impl TcpSocket {
         self.inner.tcp_nodelay()
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.tclass_v6):
-    /// gets `IPV6_TCLASS`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-    ))]
-    pub fn tclass_v6(&self) -> io::Result<u32> {
-        self.inner.tclass_v6()
+    cfg_tclass! {
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.tclass_v6):
+        /// gets `IPV6_TCLASS`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// None.
+        pub fn tclass_v6(&self) -> io::Result<u32> {
+            self.inner.tclass_v6()
+        }
+
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_tclass_v6):
+        /// sets `IPV6_TCLASS`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// Stored only: the simulated network has no traffic classes.
+        pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+            self.inner.set_tclass_v6(tclass)
+        }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::set_tclass_v6`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_tclass_v6):
-    /// sets `IPV6_TCLASS`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// Stored only: the simulated network has no traffic classes.
-    #[cfg(any(
-        target_os = "android",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "fuchsia",
-        target_os = "linux",
-        target_os = "macos",
-        target_os = "netbsd",
-        target_os = "openbsd",
-        target_os = "cygwin",
-    ))]
-    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
-        self.inner.set_tclass_v6(tclass)
+    cfg_tos! {
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.tos_v4):
+        /// gets `IP_TOS`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// None.
+        pub fn tos_v4(&self) -> io::Result<u32> {
+            self.inner.tos_v4()
+        }
+
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_tos_v4):
+        /// sets `IP_TOS`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// Stored only: the simulated network has no types of service.
+        pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+            self.inner.set_tos_v4(tos)
+        }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.tos_v4):
-    /// gets `IP_TOS`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn tos_v4(&self) -> io::Result<u32> {
-        self.inner.tos_v4()
-    }
+    tos_aliases!();
 
-    /// Deprecated. Use [`tos_v4()`](Self::tos_v4) instead.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn tos(&self) -> io::Result<u32> {
-        self.tos_v4()
-    }
+    cfg_device! {
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.device):
+        /// gets `SO_BINDTODEVICE`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// None.
+        pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+            self.inner.device()
+        }
 
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::set_tos_v4`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.set_tos_v4):
-    /// sets `IP_TOS`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// Stored only: the simulated network has no types of service.
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
-        self.inner.set_tos_v4(tos)
-    }
-
-    /// Deprecated. Use [`set_tos_v4()`](Self::set_tos_v4) instead.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    #[cfg(not(any(
-        target_os = "fuchsia",
-        target_os = "redox",
-        target_os = "solaris",
-        target_os = "illumos",
-        target_os = "haiku",
-        target_os = "wasi",
-    )))]
-    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
-        self.set_tos_v4(tos)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::device`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.device):
-    /// gets `SO_BINDTODEVICE`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
-        self.inner.device()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::TcpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.bind_device):
-    /// sets `SO_BINDTODEVICE`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// The kernel checks the interface name against the machine's real
-    /// interfaces; the simulated network has none, so the binding has no
-    /// effect on it.
-    #[cfg(any(target_os = "android", target_os = "fuchsia", target_os = "linux"))]
-    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
-        self.inner.bind_device(interface)
+        /// Simulated/own version of
+        /// [`tokio::net::TcpSocket::bind_device`](https://docs.rs/tokio/1/tokio/net/struct.TcpSocket.html#method.bind_device):
+        /// sets `SO_BINDTODEVICE`.
+        ///
+        /// # Differences from tokio
+        ///
+        /// The kernel checks the interface name against the machine's real
+        /// interfaces; the simulated network has none, so the binding has no
+        /// effect on it.
+        pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+            self.inner.bind_device(interface)
+        }
     }
 
     /// Simulated/own version of

@@ -36,7 +36,7 @@ use crate::net::addr::each_addr;
 use crate::net::fd::{self, Kind, Placeholder};
 use crate::net::io::{Assumed, NetIo};
 use crate::net::ToSocketAddrs;
-use crate::net::{checked_ttl, DEFAULT_TTL};
+use crate::net::DEFAULT_TTL;
 
 /// Simulated [`tokio::net::TcpStream`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html): a TCP stream between a local and a
 /// remote socket.
@@ -859,10 +859,7 @@ impl TcpStream {
     ///
     /// The value is only stored; see [`set_ttl`](Self::set_ttl).
     pub fn ttl(&self) -> io::Result<u32> {
-        match self.fd.get() {
-            Some(fd) => fd.ttl_v4(),
-            None => Ok(self.ttl.load(Ordering::Relaxed)),
-        }
+        crate::net::options::ttl(&self.fd, &self.ttl)
     }
 
     /// Simulated [`tokio::net::TcpStream::set_ttl`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.set_ttl): sets the `IP_TTL`
@@ -878,13 +875,7 @@ impl TcpStream {
     /// The value is stored and reported by [`ttl`](Self::ttl), but the
     /// simulated network has no hop limit, so it has no other effect.
     pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
-        match self.fd.get() {
-            Some(fd) => fd.set_ttl_v4(ttl),
-            None => {
-                self.ttl.store(checked_ttl(ttl)?, Ordering::Relaxed);
-                Ok(())
-            }
-        }
+        crate::net::options::set_ttl(&self.fd, &self.ttl, ttl)
     }
 
     /// Simulated/own version of
@@ -960,9 +951,7 @@ impl TcpStream {
     /// join the simulated network.
     #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
-        crate::net::fd::require_simulation();
-        drop(stream);
-        Err(fd::from_std_unsupported("TcpStream::from_std"))
+        fd::refuse_from_std(stream, "TcpStream::from_std")
     }
 
     /// Simulated/own version of
@@ -1152,33 +1141,7 @@ impl AsyncWrite for TcpStream {
     }
 }
 
-impl TryFrom<std::net::TcpStream> for TcpStream {
-    type Error = io::Error;
-
-    /// As [`TcpStream::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(stream: std::net::TcpStream) -> Result<Self, Self::Error> {
-        Self::from_std(stream)
-    }
-}
-
-impl AsRawFd for TcpStream {
-    /// The placeholder socket (see the type's docs), created on first use.
-    ///
-    /// # Panics
-    ///
-    /// When the process has no file descriptor left for it.
-    fn as_raw_fd(&self) -> RawFd {
-        self.placeholder().as_raw_fd()
-    }
-}
-
-impl AsFd for TcpStream {
-    /// As [`as_raw_fd`](AsRawFd::as_raw_fd).
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.placeholder().as_fd()
-    }
-}
+placeholder_fd_impls!(TcpStream, std::net::TcpStream);
 
 impl AsRef<Self> for TcpStream {
     fn as_ref(&self) -> &Self {

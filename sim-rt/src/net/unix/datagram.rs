@@ -83,62 +83,11 @@ impl UnixDatagram {
         Err(unsupported("UnixDatagram::from_std"))
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.ready).
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let _ = interest;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::try_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.try_io).
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        let _ = interest;
-        drop(f);
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::async_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.async_io).
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        let _ = interest;
-        drop(f);
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::readable`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.readable).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::writable`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.writable).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::poll_send_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.poll_send_ready).
-    pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixDatagram::poll_recv_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.poll_recv_ready).
-    pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
+    never_methods!(
+        "tokio::net::UnixDatagram",
+        "https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html":
+        ready, io, readable, writable, poll_send_ready, poll_recv_ready,
+    );
 
     /// Simulated/own version of
     /// [`tokio::net::UnixDatagram::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UnixDatagram.html#method.into_std).
@@ -314,26 +263,10 @@ impl UnixDatagram {
         let _ = how;
         self.never.absurd()
     }
-}
 
-impl TryFrom<std::os::unix::net::UnixDatagram> for UnixDatagram {
-    type Error = io::Error;
-
-    /// As [`UnixDatagram::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(stream: std::os::unix::net::UnixDatagram) -> io::Result<Self> {
-        Self::from_std(stream)
-    }
-}
-
-impl AsRawFd for UnixDatagram {
-    fn as_raw_fd(&self) -> RawFd {
+    fn absurd<T>(&self) -> T {
         self.never.absurd()
     }
 }
 
-impl AsFd for UnixDatagram {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.never.absurd()
-    }
-}
+never_fd!(UnixDatagram, std::os::unix::net::UnixDatagram);

@@ -100,26 +100,10 @@ impl UnixListener {
         let _ = cx;
         self.never.absurd()
     }
-}
 
-impl TryFrom<std::os::unix::net::UnixListener> for UnixListener {
-    type Error = io::Error;
-
-    /// As [`UnixListener::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(listener: std::os::unix::net::UnixListener) -> io::Result<Self> {
-        Self::from_std(listener)
-    }
-}
-
-impl AsRawFd for UnixListener {
-    fn as_raw_fd(&self) -> RawFd {
+    fn absurd<T>(&self) -> T {
         self.never.absurd()
     }
 }
 
-impl AsFd for UnixListener {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.never.absurd()
-    }
-}
+never_fd!(UnixListener, std::os::unix::net::UnixListener);

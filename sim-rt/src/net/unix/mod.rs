@@ -23,6 +23,8 @@
 //!
 //! Nothing here is simulated (see above).
 
+#[macro_use]
+mod never;
 mod datagram;
 mod listener;
 pub mod pipe;

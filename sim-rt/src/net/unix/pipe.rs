@@ -150,17 +150,13 @@ macro_rules! from_fd {
             }
         }
 
-        impl AsRawFd for $ty {
-            fn as_raw_fd(&self) -> RawFd {
+        impl $ty {
+            fn absurd<T>(&self) -> T {
                 self.never.absurd()
             }
         }
 
-        impl AsFd for $ty {
-            fn as_fd(&self) -> BorrowedFd<'_> {
-                self.never.absurd()
-            }
-        }
+        never_fd!($ty);
     };
 }
 
@@ -179,66 +175,14 @@ pub struct Sender {
 from_fd!(Sender, "Sender");
 
 impl Sender {
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Sender::ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.ready).
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let _ = interest;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Sender::writable`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.writable).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Sender::poll_write_ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.poll_write_ready).
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Sender::try_write`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.try_write).
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Sender::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html#method.try_write_vectored).
-    pub fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
+    never_methods!(
+        "tokio::net::unix::pipe::Sender",
+        "https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Sender.html":
+        ready, write, poll_write_ready,
+    );
 }
 
-impl AsyncWrite for Sender {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
-        self.never.absurd()
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        _: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.never.absurd()
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.never.absurd()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-}
+never_async!(write Sender);
 
 /// Simulated/own version of
 /// [`tokio::net::unix::pipe::Receiver`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html):
@@ -255,54 +199,11 @@ pub struct Receiver {
 from_fd!(Receiver, "Receiver");
 
 impl Receiver {
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.ready).
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let _ = interest;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::readable`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.readable).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::poll_read_ready`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.poll_read_ready).
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::try_read`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.try_read).
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.try_read_vectored).
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        let _ = bufs;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::unix::pipe::Receiver::try_read_buf`](https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html#method.try_read_buf).
-    pub fn try_read_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
+    never_methods!(
+        "tokio::net::unix::pipe::Receiver",
+        "https://docs.rs/tokio/1/tokio/net/unix/pipe/struct.Receiver.html":
+        ready, read, poll_read_ready,
+    );
 }
 
-impl AsyncRead for Receiver {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        _: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-}
+never_async!(read Receiver);

@@ -75,67 +75,20 @@ impl fmt::Display for ReuniteError {
 
 impl Error for ReuniteError {}
 
-/// The methods both read halves share with the stream.
-macro_rules! read_half {
-    ($ty:ty, $name:literal, |$s:ident| $stream:expr) => {
+/// The methods a read or write half shares with the stream: `$dir` is
+/// `read` or `write`.
+macro_rules! half {
+    ($ty:ty, $path:literal, $url:literal, |$s:ident| $stream:expr, $dir:ident) => {
         impl $ty {
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::ready`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.ready).")]
-            pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-                let _ = interest;
-                let $s = self;
-                $stream.absurd()
-            }
+            never_methods!($path, $url: ready, $dir, addrs);
 
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::readable`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.readable).")]
-            pub async fn readable(&self) -> io::Result<()> {
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::try_read`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.try_read).")]
-            pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-                let _ = buf;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::try_read_buf`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.try_read_buf).")]
-            pub fn try_read_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-                let _ = buf;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.try_read_vectored).")]
-            pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-                let _ = bufs;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::peer_addr`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.peer_addr).")]
-            pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::local_addr`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.local_addr).")]
-            pub fn local_addr(&self) -> io::Result<SocketAddr> {
+            fn absurd<T>(&self) -> T {
                 let $s = self;
                 $stream.absurd()
             }
         }
 
-        impl AsyncRead for $ty {
-            fn poll_read(
-                self: Pin<&mut Self>,
-                _: &mut Context<'_>,
-                _: &mut ReadBuf<'_>,
-            ) -> Poll<io::Result<()>> {
-                let $s = &*self;
-                $stream.absurd()
-            }
-        }
+        never_async!($dir $ty);
 
         impl AsRef<UnixStream> for $ty {
             fn as_ref(&self) -> &UnixStream {
@@ -146,98 +99,34 @@ macro_rules! read_half {
     };
 }
 
-/// The methods both write halves share with the stream.
-macro_rules! write_half {
-    ($ty:ty, $name:literal, |$s:ident| $stream:expr) => {
-        impl $ty {
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::ready`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.ready).")]
-            pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-                let _ = interest;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::writable`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.writable).")]
-            pub async fn writable(&self) -> io::Result<()> {
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::try_write`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.try_write).")]
-            pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-                let _ = buf;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.try_write_vectored).")]
-            pub fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize> {
-                let _ = buf;
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::peer_addr`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.peer_addr).")]
-            pub fn peer_addr(&self) -> io::Result<SocketAddr> {
-                let $s = self;
-                $stream.absurd()
-            }
-
-            #[doc = concat!("Simulated/own version of [`tokio::net::unix::", $name, "::local_addr`](https://docs.rs/tokio/1/tokio/net/unix/struct.", $name, ".html#method.local_addr).")]
-            pub fn local_addr(&self) -> io::Result<SocketAddr> {
-                let $s = self;
-                $stream.absurd()
-            }
-        }
-
-        impl AsyncWrite for $ty {
-            fn poll_write(
-                self: Pin<&mut Self>,
-                _: &mut Context<'_>,
-                _: &[u8],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.absurd()
-            }
-
-            fn poll_write_vectored(
-                self: Pin<&mut Self>,
-                _: &mut Context<'_>,
-                _: &[io::IoSlice<'_>],
-            ) -> Poll<io::Result<usize>> {
-                let $s = &*self;
-                $stream.absurd()
-            }
-
-            fn is_write_vectored(&self) -> bool {
-                let $s = self;
-                $stream.absurd()
-            }
-
-            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let $s = &*self;
-                $stream.absurd()
-            }
-
-            fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-                let $s = &*self;
-                $stream.absurd()
-            }
-        }
-
-        impl AsRef<UnixStream> for $ty {
-            fn as_ref(&self) -> &UnixStream {
-                let $s = self;
-                $stream
-            }
-        }
-    };
-}
-
-read_half!(ReadHalf<'_>, "ReadHalf", |s| s.0);
-write_half!(WriteHalf<'_>, "WriteHalf", |s| s.0);
-read_half!(OwnedReadHalf, "OwnedReadHalf", |s| &*s.inner);
-write_half!(OwnedWriteHalf, "OwnedWriteHalf", |s| &*s.inner);
+half!(
+    ReadHalf<'_>,
+    "tokio::net::unix::ReadHalf",
+    "https://docs.rs/tokio/1/tokio/net/unix/struct.ReadHalf.html",
+    |s| s.0,
+    read
+);
+half!(
+    WriteHalf<'_>,
+    "tokio::net::unix::WriteHalf",
+    "https://docs.rs/tokio/1/tokio/net/unix/struct.WriteHalf.html",
+    |s| s.0,
+    write
+);
+half!(
+    OwnedReadHalf,
+    "tokio::net::unix::OwnedReadHalf",
+    "https://docs.rs/tokio/1/tokio/net/unix/struct.OwnedReadHalf.html",
+    |s| &*s.inner,
+    read
+);
+half!(
+    OwnedWriteHalf,
+    "tokio::net::unix::OwnedWriteHalf",
+    "https://docs.rs/tokio/1/tokio/net/unix/struct.OwnedWriteHalf.html",
+    |s| &*s.inner,
+    write
+);
 
 impl OwnedReadHalf {
     /// Simulated/own version of

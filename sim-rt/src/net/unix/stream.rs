@@ -92,97 +92,11 @@ impl UnixStream {
         self.never.absurd()
     }
 
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.ready).
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let _ = interest;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_io).
-    pub fn try_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnOnce() -> io::Result<R>,
-    ) -> io::Result<R> {
-        let _ = interest;
-        drop(f);
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::async_io`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.async_io).
-    pub async fn async_io<R>(
-        &self,
-        interest: Interest,
-        f: impl FnMut() -> io::Result<R>,
-    ) -> io::Result<R> {
-        let _ = interest;
-        drop(f);
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::readable`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.readable).
-    pub async fn readable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::poll_read_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.poll_read_ready).
-    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_read`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read).
-    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_read_vectored`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read_vectored).
-    pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        let _ = bufs;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_read_buf`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_read_buf).
-    pub fn try_read_buf<B: BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::writable`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.writable).
-    pub async fn writable(&self) -> io::Result<()> {
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::poll_write_ready`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.poll_write_ready).
-    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let _ = cx;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_write`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_write).
-    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::net::UnixStream::try_write_vectored`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.try_write_vectored).
-    pub fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        let _ = buf;
-        self.never.absurd()
-    }
+    never_methods!(
+        "tokio::net::UnixStream",
+        "https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html":
+        ready, io, read, poll_read_ready, write, poll_write_ready,
+    );
 
     /// Simulated/own version of
     /// [`tokio::net::UnixStream::local_addr`](https://docs.rs/tokio/1/tokio/net/struct.UnixStream.html#method.local_addr).
@@ -227,51 +141,8 @@ impl UnixStream {
     }
 }
 
-impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
-    type Error = io::Error;
-
-    /// As [`UnixStream::from_std`]: always `Unsupported`.
-    #[track_caller]
-    fn try_from(stream: std::os::unix::net::UnixStream) -> io::Result<Self> {
-        Self::from_std(stream)
-    }
-}
-
-impl AsyncRead for UnixStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        _: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-}
-
-impl AsyncWrite for UnixStream {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
-        self.never.absurd()
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        _: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.never.absurd()
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.never.absurd()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.never.absurd()
-    }
-}
+never_async!(read UnixStream);
+never_async!(write UnixStream);
 
 impl AsRef<Self> for UnixStream {
     fn as_ref(&self) -> &Self {
@@ -279,14 +150,4 @@ impl AsRef<Self> for UnixStream {
     }
 }
 
-impl AsRawFd for UnixStream {
-    fn as_raw_fd(&self) -> RawFd {
-        self.never.absurd()
-    }
-}
-
-impl AsFd for UnixStream {
-    fn as_fd(&self) -> BorrowedFd<'_> {
-        self.never.absurd()
-    }
-}
+never_fd!(UnixStream, std::os::unix::net::UnixStream);

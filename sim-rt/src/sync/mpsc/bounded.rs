@@ -113,146 +113,17 @@ pub struct Receiver<T> {
 #[track_caller]
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
-    let chan = chan::channel(Some(buffer));
-    (
-        Sender {
-            chan: Tx::new(chan.clone()),
-        },
-        Receiver { chan: Rx { chan } },
-    )
+    let (tx, rx) = chan::handles(Some(buffer));
+    (Sender { chan: tx }, Receiver { chan: rx })
 }
 
 impl<T> Receiver<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.recv):
-    /// the next message, or `None` once every sender is gone (or the
-    /// channel was closed) and the buffer is empty.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: a message is only taken when the future completes.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.chan.recv(cx)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.recv_many):
-    /// appends up to `limit` messages to `buffer` (waiting for at least
-    /// one), returning how many; 0 when `limit` is 0 or the channel is done.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.chan.recv_many(cx, buffer, limit)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::try_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.try_recv):
-    /// the next message if one is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.chan.try_recv().map_err(|done| {
-            if done {
-                TryRecvError::Disconnected
-            } else {
-                TryRecvError::Empty
-            }
-        })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::blocking_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.blocking_recv):
-    /// [`recv`](Receiver::recv), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation (tokio: inside an asynchronous execution
-    /// context).
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        block_on("Receiver::blocking_recv", self.recv())
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::blocking_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.blocking_recv_many):
-    /// [`recv_many`](Receiver::recv_many), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        block_on(
-            "Receiver::blocking_recv_many",
-            self.recv_many(buffer, limit),
-        )
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::close`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.close):
-    /// refuses new sends; buffered messages and outstanding permits can
-    /// still be received.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn close(&mut self) {
-        self.chan.chan.close();
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.is_closed):
-    /// whether [`close`](Receiver::close) was called or every sender is
-    /// gone.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.rx_is_closed()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::is_empty`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.is_empty):
-    /// whether no message is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::len`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.len):
-    /// the number of buffered messages.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn len(&self) -> usize {
-        self.chan.chan.len()
-    }
+    receiver_methods!(
+        "Receiver",
+        "Sender",
+        "WeakSender",
+        "buffered messages and outstanding permits can still be received."
+    );
 
     /// Simulated/own version of
     /// [`tokio::sync::mpsc::Receiver::capacity`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.capacity):
@@ -275,64 +146,9 @@ impl<T> Receiver<T> {
     pub fn max_capacity(&self) -> usize {
         self.chan.chan.bound()
     }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::poll_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.poll_recv):
-    /// [`recv`](Receiver::recv) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.chan.recv(cx)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::poll_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.poll_recv_many):
-    /// [`recv_many`](Receiver::recv_many) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buffer: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.chan.chan.recv_many(cx, buffer, limit)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::sender_strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.sender_strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Receiver::sender_weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Receiver.html#method.sender_weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
 }
 
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Receiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
+handle_traits!(Receiver);
 
 impl<T> Unpin for Receiver<T> {}
 
@@ -359,16 +175,7 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.closed):
-    /// completes once the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn closed(&self) {
-        self.chan.chan.closed().await;
-    }
+    sender_methods!(Sender, WeakSender);
 
     /// Simulated/own version of
     /// [`tokio::sync::mpsc::Sender::try_send`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.try_send):
@@ -423,17 +230,6 @@ impl<T> Sender<T> {
     #[track_caller]
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
         block_on("Sender::blocking_send", self.send(value))
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.is_closed):
-    /// whether the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.is_closed()
     }
 
     /// Simulated/own version of
@@ -556,17 +352,6 @@ impl<T> Sender<T> {
     }
 
     /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::same_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.same_channel):
-    /// whether both senders send into one channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.chan.same_channel(&other.chan)
-    }
-
-    /// Simulated/own version of
     /// [`tokio::sync::mpsc::Sender::capacity`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.capacity):
     /// the free slots now.
     ///
@@ -575,19 +360,6 @@ impl<T> Sender<T> {
     /// None.
     pub fn capacity(&self) -> usize {
         self.chan.chan.sem().available_permits()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::downgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.downgrade):
-    /// a [`WeakSender`] for this channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            chan: WeakTx::new(&self.chan),
-        }
     }
 
     /// Simulated/own version of
@@ -600,92 +372,11 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.chan.chan.bound()
     }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::Sender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.Sender.html#method.weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            chan: self.chan.clone(),
-        }
-    }
-}
+handle_traits!(Sender, clone);
 
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sender").field("chan", &self.chan).finish()
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        WeakSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> WeakSender<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::upgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.upgrade):
-    /// a [`Sender`], if one still exists.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.chan.upgrade().map(|chan| Sender { chan })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.strong_count):
-    /// the number of [`Sender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakSender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakSender.html#method.weak_count):
-    /// the number of [`WeakSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
-}
-
-impl<T> fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakSender").finish()
-    }
-}
+weak_sender!(WeakSender, Sender);
 
 impl<T> Permit<'_, T> {
     /// Simulated/own version of

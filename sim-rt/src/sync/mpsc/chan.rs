@@ -41,6 +41,12 @@ struct State<T> {
     rx_closed: bool,
 }
 
+/// A new channel's first sender and its receiver.
+pub(super) fn handles<T>(bound: Option<usize>) -> (Tx<T>, Rx<T>) {
+    let chan = channel(bound);
+    (Tx::new(chan.clone()), Rx { chan })
+}
+
 pub(super) fn channel<T>(bound: Option<usize>) -> Arc<Chan<T>> {
     Arc::new(Chan {
         st: StdMutex::new(State {

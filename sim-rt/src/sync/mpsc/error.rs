@@ -15,19 +15,7 @@ use std::fmt;
 #[derive(PartialEq, Eq, Clone, Copy)]
 pub struct SendError<T>(pub T);
 
-impl<T> fmt::Debug for SendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SendError").finish_non_exhaustive()
-    }
-}
-
-impl<T> fmt::Display for SendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "channel closed")
-    }
-}
-
-impl<T> Error for SendError<T> {}
+send_error_impls!(SendError);
 
 /// Simulated/own version of
 /// [`tokio::sync::mpsc::error::TrySendError`](https://docs.rs/tokio/1/tokio/sync/mpsc/error/enum.TrySendError.html):

@@ -13,6 +13,8 @@
 //! Messages are received in the order they were sent; senders waiting for
 //! capacity get it in the order they started waiting.
 
+#[macro_use]
+mod handles;
 mod bounded;
 mod chan;
 pub mod error;

@@ -41,29 +41,9 @@ pub struct UnboundedReceiver<T> {
     chan: Rx<T>,
 }
 
-impl<T> Clone for UnboundedSender<T> {
-    fn clone(&self) -> Self {
-        UnboundedSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
+handle_traits!(UnboundedSender, clone);
 
-impl<T> fmt::Debug for UnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnboundedSender")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
-
-impl<T> fmt::Debug for UnboundedReceiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UnboundedReceiver")
-            .field("chan", &self.chan)
-            .finish()
-    }
-}
+handle_traits!(UnboundedReceiver);
 
 /// Simulated/own version of
 /// [`tokio::sync::mpsc::unbounded_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/fn.unbounded_channel.html):
@@ -73,192 +53,17 @@ impl<T> fmt::Debug for UnboundedReceiver<T> {
 ///
 /// None.
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
-    let chan = chan::channel(None);
-    (
-        UnboundedSender {
-            chan: Tx::new(chan.clone()),
-        },
-        UnboundedReceiver { chan: Rx { chan } },
-    )
+    let (tx, rx) = chan::handles(None);
+    (UnboundedSender { chan: tx }, UnboundedReceiver { chan: rx })
 }
 
 impl<T> UnboundedReceiver<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.recv):
-    /// the next message, or `None` once every sender is gone (or the
-    /// channel was closed) and the buffer is empty.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.chan.recv(cx)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.recv_many):
-    /// appends up to `limit` messages to `buffer`, returning how many.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        std::future::poll_fn(|cx| self.chan.chan.recv_many(cx, buffer, limit)).await
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::try_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.try_recv):
-    /// the next message if one is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.chan.try_recv().map_err(|done| {
-            if done {
-                TryRecvError::Disconnected
-            } else {
-                TryRecvError::Empty
-            }
-        })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::blocking_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.blocking_recv):
-    /// [`recv`](UnboundedReceiver::recv), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        block_on("UnboundedReceiver::blocking_recv", self.recv())
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::blocking_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.blocking_recv_many):
-    /// [`recv_many`](UnboundedReceiver::recv_many), blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// Inside a simulation.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        block_on(
-            "UnboundedReceiver::blocking_recv_many",
-            self.recv_many(buffer, limit),
-        )
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::close`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.close):
-    /// refuses new sends; buffered messages can still be received.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn close(&mut self) {
-        self.chan.chan.close();
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.is_closed):
-    /// whether [`close`](UnboundedReceiver::close) was called or every
-    /// sender is gone.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.rx_is_closed()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::is_empty`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.is_empty):
-    /// whether no message is buffered.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::len`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.len):
-    /// the number of buffered messages.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn len(&self) -> usize {
-        self.chan.chan.len()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::poll_recv`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.poll_recv):
-    /// [`recv`](UnboundedReceiver::recv) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.chan.recv(cx)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::poll_recv_many`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.poll_recv_many):
-    /// [`recv_many`](UnboundedReceiver::recv_many) as a poll function.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buffer: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.chan.chan.recv_many(cx, buffer, limit)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::sender_strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.sender_strong_count):
-    /// the number of [`UnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedReceiver::sender_weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedReceiver.html#method.sender_weak_count):
-    /// the number of [`WeakUnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn sender_weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
+    receiver_methods!(
+        "UnboundedReceiver",
+        "UnboundedSender",
+        "WeakUnboundedSender",
+        "buffered messages can still be received."
+    );
 }
 
 impl<T> UnboundedSender<T> {
@@ -274,120 +79,7 @@ impl<T> UnboundedSender<T> {
         self.chan.chan.push_unbounded(message).map_err(SendError)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.closed):
-    /// completes once the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub async fn closed(&self) {
-        self.chan.chan.closed().await;
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::is_closed`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.is_closed):
-    /// whether the receiver is dropped or closed.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn is_closed(&self) -> bool {
-        self.chan.chan.is_closed()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::same_channel`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.same_channel):
-    /// whether both senders send into one channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.chan.same_channel(&other.chan)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::downgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.downgrade):
-    /// a [`WeakUnboundedSender`] for this channel.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        WeakUnboundedSender {
-            chan: WeakTx::new(&self.chan),
-        }
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.strong_count):
-    /// the number of [`UnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::UnboundedSender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.UnboundedSender.html#method.weak_count):
-    /// the number of [`WeakUnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
+    sender_methods!(UnboundedSender, WeakUnboundedSender);
 }
 
-impl<T> Clone for WeakUnboundedSender<T> {
-    fn clone(&self) -> Self {
-        WeakUnboundedSender {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> WeakUnboundedSender<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakUnboundedSender::upgrade`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakUnboundedSender.html#method.upgrade):
-    /// an [`UnboundedSender`], if one still exists.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.chan.upgrade().map(|chan| UnboundedSender { chan })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakUnboundedSender::strong_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakUnboundedSender.html#method.strong_count):
-    /// the number of [`UnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn strong_count(&self) -> usize {
-        self.chan.chan.strong_count()
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::WeakUnboundedSender::weak_count`](https://docs.rs/tokio/1/tokio/sync/mpsc/struct.WeakUnboundedSender.html#method.weak_count):
-    /// the number of [`WeakUnboundedSender`]s.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn weak_count(&self) -> usize {
-        self.chan.chan.weak_count()
-    }
-}
-
-impl<T> fmt::Debug for WeakUnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakUnboundedSender").finish()
-    }
-}
+weak_sender!(WeakUnboundedSender, UnboundedSender);
