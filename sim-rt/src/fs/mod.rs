@@ -78,15 +78,6 @@ mod file_times;
 mod metadata;
 mod open_options;
 mod ops;
-// The POSIX calls moved down to `crate::disk`; the interposed functions
-// still name them here.
-#[cfg(all(
-    feature = "intercept",
-    target_os = "linux",
-    target_env = "gnu",
-    not(target_feature = "crt-static")
-))]
-pub(crate) use crate::disk::posix;
 mod read_dir;
 
 pub use self::dir_builder::DirBuilder;

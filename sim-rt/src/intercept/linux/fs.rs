@@ -1,5 +1,5 @@
 //! The interposed file-system functions of libc: inside a simulation, the
-//! calling task's host's simulated disk (`crate::fs::posix` says what each
+//! calling task's host's simulated disk (`crate::disk::posix` says what each
 //! call does there); outside one, libc's own function, unchanged.
 //!
 //! Each function checks [`in_simulation`] first (one thread-local read),
@@ -29,7 +29,7 @@ use std::sync::atomic::AtomicPtr;
 use libc::{dirent64, iovec, loff_t, mode_t, off64_t, off_t, size_t, ssize_t, DIR};
 
 use super::{next, set_errno};
-use crate::fs::posix::{self, dir, Route, Stat};
+use crate::disk::posix::{self, dir, Route, Stat};
 use crate::intercept::{in_simulation, refuse, Escape};
 
 /// Runs the simulated side of a call, turning a panic into `EIO`.
@@ -557,7 +557,7 @@ interpose! {
     ///
     /// As libc's.
     fn close(fd: c_int) -> c_int {
-        if crate::fs::posix::table::any() {
+        if crate::disk::posix::table::any() {
             let _ = guarded(|| posix::close(fd));
         }
         real()
@@ -764,7 +764,7 @@ interpose! {
     /// As libc's.
     fn dup2(old: c_int, new: c_int) -> c_int {
         if !in_simulation() {
-            if crate::fs::posix::table::any() {
+            if crate::disk::posix::table::any() {
                 posix::forget(new);
             }
             return real();
@@ -779,7 +779,7 @@ interpose! {
     /// As libc's.
     fn dup3(old: c_int, new: c_int, flags: c_int) -> c_int {
         if !in_simulation() {
-            if crate::fs::posix::table::any() {
+            if crate::disk::posix::table::any() {
                 posix::forget(new);
             }
             return real();
