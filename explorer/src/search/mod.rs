@@ -75,29 +75,20 @@ impl Search {
     }
 }
 
-impl From<Exhaustive> for Search {
-    fn from(s: Exhaustive) -> Search {
-        Search::Exhaustive(s)
-    }
+/// `Search::X(s)` from each search's settings `X`.
+macro_rules! search_from {
+    ($($kind:ident),*) => {
+        $(
+            impl From<$kind> for Search {
+                fn from(s: $kind) -> Search {
+                    Search::$kind(s)
+                }
+            }
+        )*
+    };
 }
 
-impl From<Sampling> for Search {
-    fn from(s: Sampling) -> Search {
-        Search::Sampling(s)
-    }
-}
-
-impl From<Walk> for Search {
-    fn from(s: Walk) -> Search {
-        Search::Walk(s)
-    }
-}
-
-impl From<Swarm> for Search {
-    fn from(s: Swarm) -> Search {
-        Search::Swarm(s)
-    }
-}
+search_from!(Exhaustive, Sampling, Walk, Swarm);
 
 /// A search's view of the exploration: what to run, with what budget, and
 /// where to put what it found.

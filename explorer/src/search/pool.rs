@@ -70,6 +70,25 @@ pub(super) struct Done {
     pub(super) kept: Option<Kept>,
 }
 
+impl Done {
+    /// A unit that ran `executions` and found nothing.
+    pub(super) fn unfound(
+        executions: u64,
+        max_delays: u32,
+        coverage: Coverage,
+        orderings: Vec<u64>,
+    ) -> Done {
+        Done {
+            executions,
+            max_delays,
+            found: None,
+            coverage,
+            orderings,
+            kept: None,
+        }
+    }
+}
+
 /// A walk execution as the adaptive search's corpus keeps it: enough to
 /// run it again with changed choices.
 #[derive(Debug, Clone)]

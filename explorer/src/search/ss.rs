@@ -193,14 +193,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             };
         }
         if delays >= unit.bound {
-            return Done {
-                executions,
-                max_delays: delays,
-                found: None,
-                coverage,
-                orderings,
-                kept: None,
-            };
+            return Done::unfound(executions, delays, coverage, orderings);
         }
         // The last segment: branching points from the last delay on (after
         // it, when it was a data choice: that choice is made).
@@ -213,14 +206,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             .collect();
         if segment.is_empty() {
             // Nowhere left to delay: the sample ends short of its bound.
-            return Done {
-                executions,
-                max_delays: delays,
-                found: None,
-                coverage,
-                orderings,
-                kept: None,
-            };
+            return Done::unfound(executions, delays, coverage, orderings);
         }
         let b = segment[uniform(&mut rng, segment.len())];
         match schedule.iter_mut().find(|((at, _), _)| *at == b.at) {

@@ -102,6 +102,20 @@ const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. Thi
     because a function (like `block_on`) attempted to block the current thread while the thread \
     is being used to drive asynchronous tasks.";
 
+/// Builder options that only make sense for real threads or a real I/O
+/// driver: accepted with tokio's signature, and dropped.
+macro_rules! ignored_options {
+    ($($(#[$doc:meta])* fn $name:ident $(<$g:ident>)? ($arg:ident: $ty:ty) $(where [$($w:tt)*])?;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name$(<$g>)?(&mut self, $arg: $ty) -> &mut Self $(where $($w)*)? {
+                let _ = $arg;
+                self
+            }
+        )*
+    };
+}
+
 /// Simulated [`tokio::runtime::Builder`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html).
 ///
 /// # Examples
@@ -264,34 +278,17 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name): ignored.
-    pub fn thread_name(&mut self, val: impl Into<String>) -> &mut Self {
-        let _ = val.into();
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::thread_stack_size`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_stack_size): ignored.
-    pub fn thread_stack_size(&mut self, val: usize) -> &mut Self {
-        let _ = val;
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::thread_keep_alive`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_keep_alive): ignored.
-    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
-        let _ = duration;
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::event_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.event_interval): ignored.
-    pub fn event_interval(&mut self, val: u32) -> &mut Self {
-        let _ = val;
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::global_queue_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.global_queue_interval): ignored.
-    pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
-        let _ = val;
-        self
+    ignored_options! {
+        /// Simulated [`tokio::runtime::Builder::thread_name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name): ignored.
+        fn thread_name(val: impl Into<String>);
+        /// Simulated [`tokio::runtime::Builder::thread_stack_size`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_stack_size): ignored.
+        fn thread_stack_size(val: usize);
+        /// Simulated [`tokio::runtime::Builder::thread_keep_alive`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_keep_alive): ignored.
+        fn thread_keep_alive(duration: Duration);
+        /// Simulated [`tokio::runtime::Builder::event_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.event_interval): ignored.
+        fn event_interval(val: u32);
+        /// Simulated [`tokio::runtime::Builder::global_queue_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.global_queue_interval): ignored.
+        fn global_queue_interval(val: u32);
     }
 
     /// Simulated [`tokio::runtime::Builder::name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.name): the runtime's name, as
@@ -301,34 +298,16 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::thread_name_fn`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name_fn): ignored (the
-    /// simulation starts no threads).
-    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
-    where
-        F: Fn() -> String + Send + Sync + 'static,
-    {
-        drop(f);
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::on_thread_start`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_start): ignored (the
-    /// simulation starts no threads).
-    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        drop(f);
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::on_thread_stop`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_stop): ignored (the
-    /// simulation starts no threads).
-    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        drop(f);
-        self
+    ignored_options! {
+        /// Simulated [`tokio::runtime::Builder::thread_name_fn`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name_fn): ignored (the
+        /// simulation starts no threads).
+        fn thread_name_fn<F>(f: F) where [F: Fn() -> String + Send + Sync + 'static];
+        /// Simulated [`tokio::runtime::Builder::on_thread_start`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_start): ignored (the
+        /// simulation starts no threads).
+        fn on_thread_start<F>(f: F) where [F: Fn() + Send + Sync + 'static];
+        /// Simulated [`tokio::runtime::Builder::on_thread_stop`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_stop): ignored (the
+        /// simulation starts no threads).
+        fn on_thread_stop<F>(f: F) where [F: Fn() + Send + Sync + 'static];
     }
 
     /// Simulated [`tokio::runtime::Builder::on_thread_park`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_park): `f` runs
@@ -358,18 +337,13 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_tick):
-    /// ignored (there is no I/O driver; the network is simulated).
-    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
-        let _ = capacity;
-        self
-    }
-
-    /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_busy_tick):
-    /// ignored, as [`max_io_events_per_tick`](Self::max_io_events_per_tick).
-    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
-        let _ = capacity;
-        self
+    ignored_options! {
+        /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_tick):
+        /// ignored (there is no I/O driver; the network is simulated).
+        fn max_io_events_per_tick(capacity: usize);
+        /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_busy_tick):
+        /// ignored, as [`max_io_events_per_tick`](Self::max_io_events_per_tick).
+        fn max_io_events_per_busy_tick(capacity: usize);
     }
 
     /// Simulated [`tokio::runtime::Builder::start_paused`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.start_paused): whether the
