@@ -156,7 +156,7 @@ macro_rules! weak_sender {
 macro_rules! sender_methods {
     ($tx:ident, $weak:ident) => {
         #[doc = rx_doc!(stringify!($tx), closed,
-                                    "completes once the receiver is dropped or closed.")]
+                                            "completes once the receiver is dropped or closed.")]
         pub async fn closed(&self) {
             self.chan.chan.closed().await;
         }
@@ -167,13 +167,13 @@ macro_rules! sender_methods {
         }
 
         #[doc = rx_doc!(stringify!($tx), same_channel,
-                                    "whether both senders send into one channel.")]
+                                            "whether both senders send into one channel.")]
         pub fn same_channel(&self, other: &Self) -> bool {
             self.chan.same_channel(&other.chan)
         }
 
         #[doc = rx_doc!(stringify!($tx), downgrade,
-                                    "a [`", stringify!($weak), "`] for this channel.")]
+                                            "a [`", stringify!($weak), "`] for this channel.")]
         pub fn downgrade(&self) -> $weak<T> {
             $weak {
                 chan: WeakTx::new(&self.chan),
