@@ -11,7 +11,8 @@
 //!   gives it back on drop (mapped guards carry the permit along).
 //!
 //! This is one of the two modules of sim-rt's `sync` with `unsafe` code
-//! (the other is `rwlock.rs`): handing out `&mut T` from `&Mutex<T>` across
+//! (the other is `rwlock.rs`; the guard impls that `guard.rs`'s macros
+//! write land in both): handing out `&mut T` from `&Mutex<T>` across
 //! `.await` points, with `Send` guards, needs an `UnsafeCell`.
 
 #![allow(unsafe_code)]
@@ -25,6 +26,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::batch_semaphore::Sem;
+use super::guard;
 use super::util::block_on;
 
 /// Simulated/own version of
@@ -348,6 +350,15 @@ where
 }
 
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    /// The mapped guard of `data`, taking over this disarmed guard's permit.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> MappedMutexGuard<'a, U> {
+        MappedMutexGuard {
+            s: &this.lock.s,
+            data,
+            marker: PhantomData,
+        }
+    }
+
     /// Simulated/own version of
     /// [`tokio::sync::MutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MutexGuard.html#method.map):
     /// narrows the guard to a part of the value, keeping the lock.
@@ -356,18 +367,13 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     ///
     /// None.
     #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> MappedMutexGuard<'a, U>
+    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
     where
         U: ?Sized,
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
-        MappedMutexGuard {
-            s: &this.lock.s,
-            data,
-            marker: PhantomData,
-        }
+        let (this, data) = guard::map_mut(this, f);
+        Self::mapped(this, data)
     }
 
     /// Simulated/own version of
@@ -379,21 +385,13 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     ///
     /// None.
     #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
     where
         U: ?Sized,
         F: FnOnce(&mut T) -> Option<&mut U>,
     {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            s: &this.lock.s,
-            data,
-            marker: PhantomData,
-        })
+        let (this, data) = guard::try_map_mut(this, f)?;
+        Ok(Self::mapped(this, data))
     }
 
     /// Simulated/own version of
@@ -408,46 +406,18 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     }
 }
 
-impl<T: ?Sized> Drop for MutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for MutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &*self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &mut *self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!(['a, T: ?Sized] MutexGuard<'a, T> => T, |g| {
+    // SAFETY: this guard holds the only permit (module invariant).
+    unsafe deref_mut g.lock.c.get();
+    drop g.lock.s.release(1);
+});
 
 impl<T: ?Sized> OwnedMutexGuard<T> {
-    /// Takes the `Arc` out without releasing the lock.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the Arc is
-        // moved out, not duplicated.
-        unsafe { std::ptr::read(&this.lock) }
+    /// The mapped guard of `data`, taking over this disarmed guard's permit
+    /// and `Arc`.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> OwnedMappedMutexGuard<T, U> {
+        let lock = take_lock!(this);
+        OwnedMappedMutexGuard { data, lock }
     }
 
     /// Simulated/own version of
@@ -458,14 +428,13 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     ///
     /// None.
     #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> OwnedMappedMutexGuard<T, U>
+    pub fn map<U, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, U>
     where
         U: ?Sized,
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data = f(&mut *this) as *mut U;
-        let lock = Self::into_lock(this);
-        OwnedMappedMutexGuard { data, lock }
+        let (this, data) = guard::map_mut(this, f);
+        Self::mapped(this, data)
     }
 
     /// Simulated/own version of
@@ -477,17 +446,13 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     ///
     /// None.
     #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, U>, Self>
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, U>, Self>
     where
         U: ?Sized,
         F: FnOnce(&mut T) -> Option<&mut U>,
     {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let lock = Self::into_lock(this);
-        Ok(OwnedMappedMutexGuard { data, lock })
+        let (this, data) = guard::try_map_mut(this, f)?;
+        Ok(Self::mapped(this, data))
     }
 
     /// Simulated/own version of
@@ -502,40 +467,22 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     }
 }
 
-impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for OwnedMutexGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &*self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized> DerefMut for OwnedMutexGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &mut *self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!([T: ?Sized] OwnedMutexGuard<T> => T, |g| {
+    // SAFETY: this guard holds the only permit (module invariant).
+    unsafe deref_mut g.lock.c.get();
+    drop g.lock.s.release(1);
+});
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
+    /// The guard of `data`, taking over this disarmed guard's permit.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> MappedMutexGuard<'a, U> {
+        MappedMutexGuard {
+            s: this.s,
+            data,
+            marker: PhantomData,
+        }
+    }
+
     /// Simulated/own version of
     /// [`tokio::sync::MappedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MappedMutexGuard.html#method.map):
     /// narrows the guard further.
@@ -544,17 +491,12 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     ///
     /// None.
     #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> MappedMutexGuard<'a, U>
+    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
-        MappedMutexGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        }
+        let (this, data) = guard::map_mut(this, f);
+        Self::mapped(this, data)
     }
 
     /// Simulated/own version of
@@ -565,64 +507,28 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     ///
     /// None.
     #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
     where
         F: FnOnce(&mut T) -> Option<&mut U>,
     {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
+        let (this, data) = guard::try_map_mut(this, f)?;
+        Ok(Self::mapped(this, data))
     }
 }
 
-impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the locked value; this guard holds the
-        // permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!(['a, T: ?Sized] MappedMutexGuard<'a, T> => T, |g| {
+    // SAFETY: `data` points into the locked value; this guard holds the
+    // permit.
+    unsafe deref_mut g.data;
+    drop g.s.release(1);
+});
 
 impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
-    /// Takes the `Arc` out without releasing the lock.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the Arc is
-        // moved out, not duplicated.
-        unsafe { std::ptr::read(&this.lock) }
+    /// The guard of `data`, taking over this disarmed guard's permit and
+    /// `Arc`.
+    fn mapped<S: ?Sized>(this: ManuallyDrop<Self>, data: *mut S) -> OwnedMappedMutexGuard<T, S> {
+        let lock = take_lock!(this);
+        OwnedMappedMutexGuard { data, lock }
     }
 
     /// Simulated/own version of
@@ -633,13 +539,12 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     ///
     /// None.
     #[inline]
-    pub fn map<S, F>(mut this: Self, f: F) -> OwnedMappedMutexGuard<T, S>
+    pub fn map<S, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, S>
     where
         F: FnOnce(&mut U) -> &mut S,
     {
-        let data = f(&mut *this) as *mut S;
-        let lock = Self::into_lock(this);
-        OwnedMappedMutexGuard { data, lock }
+        let (this, data) = guard::map_mut(this, f);
+        Self::mapped(this, data)
     }
 
     /// Simulated/own version of
@@ -650,49 +555,18 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     ///
     /// None.
     #[inline]
-    pub fn try_map<S, F>(mut this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, S>, Self>
+    pub fn try_map<S, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, S>, Self>
     where
         F: FnOnce(&mut U) -> Option<&mut S>,
     {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut S,
-            None => return Err(this),
-        };
-        let lock = Self::into_lock(this);
-        Ok(OwnedMappedMutexGuard { data, lock })
+        let (this, data) = guard::try_map_mut(this, f)?;
+        Ok(Self::mapped(this, data))
     }
 }
 
-impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: `data` points into the locked value, kept alive by `lock`;
-        // this guard holds the permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!([T: ?Sized, U: ?Sized] OwnedMappedMutexGuard<T, U> => U, |g| {
+    // SAFETY: `data` points into the locked value, kept alive by `lock`;
+    // this guard holds the permit.
+    unsafe deref_mut g.data;
+    drop g.lock.s.release(1);
+});
