@@ -1,13 +1,13 @@
 //! What the guards of [`Mutex`](super::Mutex) and [`RwLock`](super::RwLock)
 //! share: the `Deref`/`DerefMut`/`Debug`/`Display`/`Drop` impls of a guard
-//! that reaches its value through a pointer (`guard_impls!`), the first
-//! half of every `map`/`try_map` ([`map_mut`], [`try_map_mut`], [`map_ref`],
-//! [`try_map_ref`]) and the move of an owned guard's `Arc` out of it
-//! (`take_lock!`).
+//! that reaches its value through a pointer (`guard_impls!`), every
+//! guard's `map`/`try_map` pairs (`guard_maps!`) and their first half
+//! ([`try_map_mut`], [`try_map_ref`]), and the move of an owned guard's
+//! `Arc` out of it (`take_lock!`).
 //!
 //! # Invariants
 //!
-//! - A guard handed to a `map` helper comes back disarmed (in a
+//! - A guard handed to a `try_map` helper comes back disarmed (in a
 //!   [`ManuallyDrop`]) together with the pointer `f` answered: its permits
 //!   pass, unreleased, to the guard the caller builds from the two. When `f`
 //!   answers `None` the guard comes back armed, untouched.
@@ -105,18 +105,63 @@ macro_rules! take_lock {
     }};
 }
 
-/// `f`'s part of the guarded value, and the guard disarmed: the first half
-/// of a `map` on a write guard.
-pub(super) fn map_mut<G: DerefMut, U: ?Sized>(
-    mut this: G,
-    f: impl FnOnce(&mut G::Target) -> &mut U,
-) -> (ManuallyDrop<G>, *mut U) {
-    let data = f(&mut *this) as *mut U;
-    (ManuallyDrop::new(this), data)
+/// Writes a guard's `map` and `try_map` (or `downgrade_map` and
+/// `try_downgrade_map`, or any such pair), with tokio's names and docs:
+///
+/// ```text
+/// guard_maps! { Guard:
+///     map, try_map [generics] (&mut T => &mut U) -> Mapped<U>,
+///         by guard::try_map_mut, build, "what `map` does.";
+/// }
+/// ```
+///
+/// `try_map` projects through `f` with the `by` helper and gives the
+/// disarmed guard and the pointer to the guard's own `build`; `map` is
+/// `try_map` with an `f` that always answers.
+macro_rules! guard_maps {
+    ($guard:ident: $(
+        $map:ident, $try_map:ident [$($gen:tt)*] ($arg:ty => $ret:ty) -> $out:ty,
+            by $project:path, $build:ident, $what:literal;
+    )+) => {$(
+        #[doc = concat!(
+            "Simulated/own version of\n[`tokio::sync::", stringify!($guard), "::",
+            stringify!($map), "`](https://docs.rs/tokio/1/tokio/sync/struct.",
+            stringify!($guard), ".html#method.", stringify!($map), "):\n", $what,
+            "\n\n# Differences from tokio\n\nNone."
+        )]
+        #[inline]
+        pub fn $map<$($gen)*>(this: Self, f: F) -> $out
+        where
+            F: FnOnce($arg) -> $ret,
+        {
+            match Self::$try_map(this, |v| Some(f(v))) {
+                Ok(mapped) => mapped,
+                Err(_) => unreachable!("`f` always answers"),
+            }
+        }
+
+        #[doc = concat!(
+            "Simulated/own version of\n[`tokio::sync::", stringify!($guard), "::",
+            stringify!($try_map), "`](https://docs.rs/tokio/1/tokio/sync/struct.",
+            stringify!($guard), ".html#method.", stringify!($try_map), "):\n[`",
+            stringify!($map), "`](", stringify!($guard), "::", stringify!($map),
+            ") when `f` returns `Some`, the original guard otherwise.",
+            "\n\n# Differences from tokio\n\nNone."
+        )]
+        #[inline]
+        pub fn $try_map<$($gen)*>(this: Self, f: F) -> Result<$out, Self>
+        where
+            F: FnOnce($arg) -> Option<$ret>,
+        {
+            let (this, data) = $project(this, f)?;
+            Ok(Self::$build(this, data))
+        }
+    )+};
 }
 
-/// [`map_mut`] when `f` returns `Some`, the guard back otherwise: the first
-/// half of a `try_map` on a write guard.
+/// `f`'s part of the guarded value and the guard, disarmed, when `f`
+/// returns `Some`, the guard back otherwise: the first half of a `try_map`
+/// on a write guard.
 pub(super) fn try_map_mut<G: DerefMut, U: ?Sized>(
     mut this: G,
     f: impl FnOnce(&mut G::Target) -> Option<&mut U>,
@@ -128,25 +173,15 @@ pub(super) fn try_map_mut<G: DerefMut, U: ?Sized>(
     Ok((ManuallyDrop::new(this), data))
 }
 
-/// [`map_mut`] through a shared borrow: the first half of a `map` to a read
-/// guard.
-pub(super) fn map_ref<G: Deref, U: ?Sized>(
-    this: G,
-    f: impl FnOnce(&G::Target) -> &U,
-) -> (ManuallyDrop<G>, *const U) {
-    let data = f(&*this) as *const U;
-    (ManuallyDrop::new(this), data)
-}
-
 /// [`try_map_mut`] through a shared borrow: the first half of a `try_map`
 /// to a read guard.
 pub(super) fn try_map_ref<G: Deref, U: ?Sized>(
     this: G,
     f: impl FnOnce(&G::Target) -> Option<&U>,
 ) -> Result<(ManuallyDrop<G>, *const U), G> {
-    let data = match f(&*this) {
-        Some(data) => data as *const U,
-        None => return Err(this),
+    let Some(data) = f(&*this) else {
+        return Err(this);
     };
+    let data = data as *const U;
     Ok((ManuallyDrop::new(this), data))
 }

@@ -359,39 +359,9 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::MutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MutexGuard.html#method.map):
-    /// narrows the guard to a part of the value, keeping the lock.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::MutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.MutexGuard.html#method.try_map):
-    /// [`map`](MutexGuard::map) when `f` returns `Some`, the original guard
-    /// otherwise.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { MutexGuard:
+        map, try_map [U: ?Sized, F] (&mut T => &mut U) -> MappedMutexGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value, keeping the lock.";
     }
 
     /// Simulated/own version of
@@ -420,39 +390,9 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
         OwnedMappedMutexGuard { data, lock }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMutexGuard.html#method.map):
-    /// narrows the guard to a part of the value, keeping the lock.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, U>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMutexGuard.html#method.try_map):
-    /// [`map`](OwnedMutexGuard::map) when `f` returns `Some`, the original
-    /// guard otherwise.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, U>, Self>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { OwnedMutexGuard:
+        map, try_map [U: ?Sized, F] (&mut T => &mut U) -> OwnedMappedMutexGuard<T, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value, keeping the lock.";
     }
 
     /// Simulated/own version of
@@ -483,36 +423,9 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::MappedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MappedMutexGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(this: Self, f: F) -> MappedMutexGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::MappedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.MappedMutexGuard.html#method.try_map):
-    /// [`map`](MappedMutexGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { MappedMutexGuard:
+        map, try_map [U, F] (&mut T => &mut U) -> MappedMutexGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 
@@ -531,36 +444,9 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
         OwnedMappedMutexGuard { data, lock }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMappedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMappedMutexGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<S, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, S>
-    where
-        F: FnOnce(&mut U) -> &mut S,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMappedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMappedMutexGuard.html#method.try_map):
-    /// [`map`](OwnedMappedMutexGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<S, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, S>, Self>
-    where
-        F: FnOnce(&mut U) -> Option<&mut S>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { OwnedMappedMutexGuard:
+        map, try_map [S, F] (&mut U => &mut S) -> OwnedMappedMutexGuard<T, S>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 

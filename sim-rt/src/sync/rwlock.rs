@@ -536,36 +536,9 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockReadGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockReadGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(this: Self, f: F) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let (this, data) = guard::map_ref(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockReadGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockReadGuard.html#method.try_map):
-    /// [`map`](RwLockReadGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let (this, data) = guard::try_map_ref(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { RwLockReadGuard:
+        map, try_map [F, U: ?Sized] (&T => &U) -> RwLockReadGuard<'a, U>,
+            by guard::try_map_ref, mapped, "narrows the guard to a part of the value.";
     }
 }
 
@@ -597,70 +570,12 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         guard
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.downgrade_map):
-    /// turns the write access into read access to a part of the value,
-    /// letting other readers in.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn downgrade_map<F, U: ?Sized>(this: Self, f: F) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let (this, data) = guard::map_ref(this, f);
-        Self::downgraded(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.try_map):
-    /// [`map`](RwLockWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::try_downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.try_downgrade_map):
-    /// [`downgrade_map`](RwLockWriteGuard::downgrade_map) when `f` returns
-    /// `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_downgrade_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let (this, data) = guard::try_map_ref(this, f)?;
-        Ok(Self::downgraded(this, data))
+    guard_maps! { RwLockWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> RwLockMappedWriteGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value.";
+        downgrade_map, try_downgrade_map [F, U: ?Sized] (&T => &U) -> RwLockReadGuard<'a, U>,
+            by guard::try_map_ref, downgraded,
+            "turns the write access into read access to a part of the value, letting other readers in.";
     }
 
     /// Simulated/own version of
@@ -713,36 +628,9 @@ impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
         RwLockMappedWriteGuard::new(this.permits_acquired, this.s, data)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockMappedWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockMappedWriteGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockMappedWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockMappedWriteGuard.html#method.try_map):
-    /// [`map`](RwLockMappedWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { RwLockMappedWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> RwLockMappedWriteGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 
@@ -765,36 +653,9 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockReadGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockReadGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, V: ?Sized>(this: Self, f: F) -> OwnedRwLockReadGuard<T, V>
-    where
-        F: FnOnce(&U) -> &V,
-    {
-        let (this, data) = guard::map_ref(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockReadGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockReadGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockReadGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, V: ?Sized>(this: Self, f: F) -> Result<OwnedRwLockReadGuard<T, V>, Self>
-    where
-        F: FnOnce(&U) -> Option<&V>,
-    {
-        let (this, data) = guard::try_map_ref(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { OwnedRwLockReadGuard:
+        map, try_map [F, V: ?Sized] (&U => &V) -> OwnedRwLockReadGuard<T, V>,
+            by guard::try_map_ref, mapped, "narrows the guard to a part of the value.";
     }
 
     /// Simulated/own version of
@@ -842,75 +703,12 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
         guard
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(this: Self, f: F) -> OwnedRwLockMappedWriteGuard<T, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.downgrade_map):
-    /// turns the write access into read access to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn downgrade_map<F, U: ?Sized>(this: Self, f: F) -> OwnedRwLockReadGuard<T, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let (this, data) = guard::map_ref(this, f);
-        Self::downgraded(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(
-        this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::try_downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.try_downgrade_map):
-    /// [`downgrade_map`](OwnedRwLockWriteGuard::downgrade_map) when `f`
-    /// returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_downgrade_map<F, U: ?Sized>(
-        this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockReadGuard<T, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let (this, data) = guard::try_map_ref(this, f)?;
-        Ok(Self::downgraded(this, data))
+    guard_maps! { OwnedRwLockWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> OwnedRwLockMappedWriteGuard<T, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value.";
+        downgrade_map, try_downgrade_map [F, U: ?Sized] (&T => &U) -> OwnedRwLockReadGuard<T, U>,
+            by guard::try_map_ref, downgraded,
+            "turns the write access into read access to a part of the value.";
     }
 
     /// Simulated/own version of
@@ -976,39 +774,9 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
         OwnedRwLockMappedWriteGuard::new(this.permits_acquired, take_lock!(this), data)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockMappedWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockMappedWriteGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, V: ?Sized>(this: Self, f: F) -> OwnedRwLockMappedWriteGuard<T, V>
-    where
-        F: FnOnce(&mut U) -> &mut V,
-    {
-        let (this, data) = guard::map_mut(this, f);
-        Self::mapped(this, data)
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockMappedWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockMappedWriteGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockMappedWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, V: ?Sized>(
-        this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, V>, Self>
-    where
-        F: FnOnce(&mut U) -> Option<&mut V>,
-    {
-        let (this, data) = guard::try_map_mut(this, f)?;
-        Ok(Self::mapped(this, data))
+    guard_maps! { OwnedRwLockMappedWriteGuard:
+        map, try_map [F, V: ?Sized] (&mut U => &mut V) -> OwnedRwLockMappedWriteGuard<T, V>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 
     /// Simulated/own version of
