@@ -1,8 +1,9 @@
-//! What the guards of [`Mutex`](super::Mutex) and [`RwLock`](super::RwLock)
-//! share: the `Deref`/`DerefMut`/`Debug`/`Display`/`Drop` impls of a guard
-//! that reaches its value through a pointer (`guard_impls!`), every
-//! guard's `map`/`try_map` pairs (`guard_maps!`) and their first half
-//! ([`try_map_mut`], [`try_map_ref`]), and the move of an owned guard's
+//! What [`Mutex`](super::Mutex), [`RwLock`](super::RwLock) and their
+//! guards share: the locks' `From`/`Default`/`Debug` (`lock_impls!`); the
+//! `Deref`/`DerefMut`/`Debug`/`Display`/`Drop` impls of a guard that
+//! reaches its value through a pointer (`guard_impls!`); every guard's
+//! `map`/`try_map` pairs (`guard_maps!`) and their first half
+//! ([`try_map_mut`], [`try_map_ref`]); and the move of an owned guard's
 //! `Arc` out of it (`take_lock!`).
 //!
 //! # Invariants
@@ -89,6 +90,41 @@ macro_rules! guard_impls {
                 // its SAFETY comment, that the pointer is valid for reads
                 // and writes, and this guard the only one, while it lives.
                 unsafe { &mut *$ptr }
+            }
+        }
+    };
+}
+
+/// Writes a lock's `From<T>`, `Default` and `Debug` impls, as tokio's:
+/// `Debug` shows the value, or `<locked>` when `$try_lock` would wait.
+macro_rules! lock_impls {
+    ($lock:ident, $try_lock:ident) => {
+        impl<T> From<T> for $lock<T> {
+            fn from(s: T) -> Self {
+                Self::new(s)
+            }
+        }
+
+        impl<T> Default for $lock<T>
+        where
+            T: Default,
+        {
+            fn default() -> Self {
+                Self::new(T::default())
+            }
+        }
+
+        impl<T: ?Sized> fmt::Debug for $lock<T>
+        where
+            T: fmt::Debug,
+        {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let mut d = f.debug_struct(stringify!($lock));
+                match self.$try_lock() {
+                    Ok(inner) => d.field("data", &&*inner),
+                    Err(_) => d.field("data", &format_args!("<locked>")),
+                };
+                d.finish()
             }
         }
     };

@@ -14,7 +14,7 @@
 //!   [`RwLock`] and the bounded [`mpsc`] channel.
 //! - [`Notify`] (`notify.rs`) and its futures in [`futures`].
 //! - Locks: [`Mutex`] (`mutex.rs`), [`RwLock`] (`rwlock.rs`), and what
-//!   their guards share (`guard.rs`).
+//!   they and their guards share (`guard.rs`).
 //! - Channels: [`mpsc`], [`oneshot`], [`broadcast`], [`watch`].
 //! - [`Barrier`], [`OnceCell`], [`SetOnce`].
 //!

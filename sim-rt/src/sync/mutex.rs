@@ -320,34 +320,7 @@ impl<T: ?Sized> Mutex<T> {
     }
 }
 
-impl<T> From<T> for Mutex<T> {
-    fn from(s: T) -> Self {
-        Self::new(s)
-    }
-}
-
-impl<T> Default for Mutex<T>
-where
-    T: Default,
-{
-    fn default() -> Self {
-        Self::new(T::default())
-    }
-}
-
-impl<T: ?Sized> fmt::Debug for Mutex<T>
-where
-    T: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("Mutex");
-        match self.try_lock() {
-            Ok(inner) => d.field("data", &&*inner),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
+lock_impls!(Mutex, try_lock);
 
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// The mapped guard of `data`, taking over this disarmed guard's permit.

@@ -495,34 +495,7 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-impl<T> From<T> for RwLock<T> {
-    fn from(s: T) -> Self {
-        Self::new(s)
-    }
-}
-
-impl<T> Default for RwLock<T>
-where
-    T: Default,
-{
-    fn default() -> Self {
-        Self::new(T::default())
-    }
-}
-
-impl<T: ?Sized> fmt::Debug for RwLock<T>
-where
-    T: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("RwLock");
-        match self.try_read() {
-            Ok(inner) => d.field("data", &&*inner),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
+lock_impls!(RwLock, try_read);
 
 // ----- RwLockReadGuard -----
 
