@@ -201,13 +201,23 @@ impl Fs {
         Ok(n)
     }
 
-    /// The inode `fd` writes to, checking access.
-    fn writable(&self, fd: Fd) -> io::Result<(Ino, bool)> {
+    /// The start of a write through `fd`: checks access, then draws the
+    /// injected fault ([`IoOp::Write`]). Returns the inode and, for a handle
+    /// in append mode, the offset the write goes to (the file's end).
+    fn start_write(&self, fd: Fd, chooser: &mut dyn Chooser) -> io::Result<(Ino, Option<u64>)> {
         let desc = self.desc(fd)?;
         if !desc.write {
             return Err(errno::bad_fd());
         }
-        Ok((desc.ino, desc.append))
+        let (ino, append) = (desc.ino, desc.append);
+        self.fault(IoOp::Write, chooser)?;
+        let end = append.then(|| {
+            self.inodes
+                .data(ino)
+                .expect("writable handles are on files")
+                .len() as u64
+        });
+        Ok((ino, end))
     }
 
     /// `write(2)` at the cursor (at the end in append mode), advancing it.
@@ -217,15 +227,10 @@ impl Fs {
     /// configured capacity is reached; may fail with an injected `EIO`
     /// ([`IoOp::Write`]), which changes nothing.
     pub fn write(&mut self, fd: Fd, buf: &[u8], chooser: &mut dyn Chooser) -> io::Result<usize> {
-        let (ino, append) = self.writable(fd)?;
-        self.fault(IoOp::Write, chooser)?;
-        let offset = if append {
-            self.inodes
-                .data(ino)
-                .expect("writable handles are on files")
-                .len() as u64
-        } else {
-            self.desc(fd)?.pos
+        let (ino, end) = self.start_write(fd, chooser)?;
+        let offset = match end {
+            Some(end) => end,
+            None => self.desc(fd)?.pos,
         };
         let n = self.write_data(ino, offset, buf)?;
         self.desc_mut(fd)?.pos = offset + n as u64;
@@ -242,17 +247,8 @@ impl Fs {
         buf: &[u8],
         chooser: &mut dyn Chooser,
     ) -> io::Result<usize> {
-        let (ino, append) = self.writable(fd)?;
-        self.fault(IoOp::Write, chooser)?;
-        let offset = if append {
-            self.inodes
-                .data(ino)
-                .expect("writable handles are on files")
-                .len() as u64
-        } else {
-            offset
-        };
-        self.write_data(ino, offset, buf)
+        let (ino, end) = self.start_write(fd, chooser)?;
+        self.write_data(ino, end.unwrap_or(offset), buf)
     }
 
     /// Writes what fits of `buf` at `offset` into file `ino` and logs it.

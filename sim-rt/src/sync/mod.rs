@@ -13,7 +13,8 @@
 //! - `batch_semaphore`: the fair semaphore under [`Semaphore`], [`Mutex`],
 //!   [`RwLock`] and the bounded [`mpsc`] channel.
 //! - [`Notify`] (`notify.rs`) and its futures in [`futures`].
-//! - Locks: [`Mutex`] (`mutex.rs`), [`RwLock`] (`rwlock.rs`).
+//! - Locks: [`Mutex`] (`mutex.rs`), [`RwLock`] (`rwlock.rs`), and what
+//!   they and their guards share (`guard.rs`).
 //! - Channels: [`mpsc`], [`oneshot`], [`broadcast`], [`watch`].
 //! - [`Barrier`], [`OnceCell`], [`SetOnce`].
 //!
@@ -30,6 +31,8 @@ mod util;
 mod barrier;
 mod batch_semaphore;
 pub mod broadcast;
+#[macro_use]
+mod guard;
 pub mod mpsc;
 mod mutex;
 mod notify;

@@ -11,7 +11,8 @@
 //!   gives it back on drop (mapped guards carry the permit along).
 //!
 //! This is one of the two modules of sim-rt's `sync` with `unsafe` code
-//! (the other is `rwlock.rs`): handing out `&mut T` from `&Mutex<T>` across
+//! (the other is `rwlock.rs`; the guard impls that `guard.rs`'s macros
+//! write land in both): handing out `&mut T` from `&Mutex<T>` across
 //! `.await` points, with `Send` guards, needs an `UnsafeCell`.
 
 #![allow(unsafe_code)]
@@ -25,6 +26,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::batch_semaphore::Sem;
+use super::guard;
 use super::util::block_on;
 
 /// Simulated/own version of
@@ -318,51 +320,11 @@ impl<T: ?Sized> Mutex<T> {
     }
 }
 
-impl<T> From<T> for Mutex<T> {
-    fn from(s: T) -> Self {
-        Self::new(s)
-    }
-}
-
-impl<T> Default for Mutex<T>
-where
-    T: Default,
-{
-    fn default() -> Self {
-        Self::new(T::default())
-    }
-}
-
-impl<T: ?Sized> fmt::Debug for Mutex<T>
-where
-    T: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("Mutex");
-        match self.try_lock() {
-            Ok(inner) => d.field("data", &&*inner),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
+lock_impls!(Mutex, try_lock);
 
 impl<'a, T: ?Sized> MutexGuard<'a, T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::MutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MutexGuard.html#method.map):
-    /// narrows the guard to a part of the value, keeping the lock.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> MappedMutexGuard<'a, U>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
+    /// The mapped guard of `data`, taking over this disarmed guard's permit.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> MappedMutexGuard<'a, U> {
         MappedMutexGuard {
             s: &this.lock.s,
             data,
@@ -370,30 +332,9 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::MutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.MutexGuard.html#method.try_map):
-    /// [`map`](MutexGuard::map) when `f` returns `Some`, the original guard
-    /// otherwise.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            s: &this.lock.s,
-            data,
-            marker: PhantomData,
-        })
+    guard_maps! { MutexGuard:
+        map, try_map [U: ?Sized, F] (&mut T => &mut U) -> MappedMutexGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value, keeping the lock.";
     }
 
     /// Simulated/own version of
@@ -408,86 +349,23 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     }
 }
 
-impl<T: ?Sized> Drop for MutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for MutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &*self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &mut *self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!(['a, T: ?Sized] MutexGuard<'a, T> => T, |g| {
+    // SAFETY: this guard holds the only permit (module invariant).
+    unsafe deref_mut g.lock.c.get();
+    drop g.lock.s.release(1);
+});
 
 impl<T: ?Sized> OwnedMutexGuard<T> {
-    /// Takes the `Arc` out without releasing the lock.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the Arc is
-        // moved out, not duplicated.
-        unsafe { std::ptr::read(&this.lock) }
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMutexGuard.html#method.map):
-    /// narrows the guard to a part of the value, keeping the lock.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> OwnedMappedMutexGuard<T, U>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let lock = Self::into_lock(this);
+    /// The mapped guard of `data`, taking over this disarmed guard's permit
+    /// and `Arc`.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> OwnedMappedMutexGuard<T, U> {
+        let lock = take_lock!(this);
         OwnedMappedMutexGuard { data, lock }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMutexGuard.html#method.try_map):
-    /// [`map`](OwnedMutexGuard::map) when `f` returns `Some`, the original
-    /// guard otherwise.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, U>, Self>
-    where
-        U: ?Sized,
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let lock = Self::into_lock(this);
-        Ok(OwnedMappedMutexGuard { data, lock })
+    guard_maps! { OwnedMutexGuard:
+        map, try_map [U: ?Sized, F] (&mut T => &mut U) -> OwnedMappedMutexGuard<T, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value, keeping the lock.";
     }
 
     /// Simulated/own version of
@@ -502,54 +380,15 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     }
 }
 
-impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for OwnedMutexGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &*self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized> DerefMut for OwnedMutexGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: this guard holds the only permit (module invariant).
-        unsafe { &mut *self.lock.c.get() }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!([T: ?Sized] OwnedMutexGuard<T> => T, |g| {
+    // SAFETY: this guard holds the only permit (module invariant).
+    unsafe deref_mut g.lock.c.get();
+    drop g.lock.s.release(1);
+});
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::MappedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.MappedMutexGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<U, F>(mut this: Self, f: F) -> MappedMutexGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
+    /// The guard of `data`, taking over this disarmed guard's permit.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> MappedMutexGuard<'a, U> {
         MappedMutexGuard {
             s: this.s,
             data,
@@ -557,142 +396,36 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::MappedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.MappedMutexGuard.html#method.try_map):
-    /// [`map`](MappedMutexGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<U, F>(mut this: Self, f: F) -> Result<MappedMutexGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(MappedMutexGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
+    guard_maps! { MappedMutexGuard:
+        map, try_map [U, F] (&mut T => &mut U) -> MappedMutexGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 
-impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(1);
-    }
-}
-
-impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the locked value; this guard holds the
-        // permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!(['a, T: ?Sized] MappedMutexGuard<'a, T> => T, |g| {
+    // SAFETY: `data` points into the locked value; this guard holds the
+    // permit.
+    unsafe deref_mut g.data;
+    drop g.s.release(1);
+});
 
 impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
-    /// Takes the `Arc` out without releasing the lock.
-    fn into_lock(this: Self) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never used or dropped again, so the Arc is
-        // moved out, not duplicated.
-        unsafe { std::ptr::read(&this.lock) }
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMappedMutexGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMappedMutexGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<S, F>(mut this: Self, f: F) -> OwnedMappedMutexGuard<T, S>
-    where
-        F: FnOnce(&mut U) -> &mut S,
-    {
-        let data = f(&mut *this) as *mut S;
-        let lock = Self::into_lock(this);
+    /// The guard of `data`, taking over this disarmed guard's permit and
+    /// `Arc`.
+    fn mapped<S: ?Sized>(this: ManuallyDrop<Self>, data: *mut S) -> OwnedMappedMutexGuard<T, S> {
+        let lock = take_lock!(this);
         OwnedMappedMutexGuard { data, lock }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedMappedMutexGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedMappedMutexGuard.html#method.try_map):
-    /// [`map`](OwnedMappedMutexGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<S, F>(mut this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, S>, Self>
-    where
-        F: FnOnce(&mut U) -> Option<&mut S>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut S,
-            None => return Err(this),
-        };
-        let lock = Self::into_lock(this);
-        Ok(OwnedMappedMutexGuard { data, lock })
+    guard_maps! { OwnedMappedMutexGuard:
+        map, try_map [S, F] (&mut U => &mut S) -> OwnedMappedMutexGuard<T, S>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 
-impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: `data` points into the locked value, kept alive by `lock`;
-        // this guard holds the permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+guard_impls!([T: ?Sized, U: ?Sized] OwnedMappedMutexGuard<T, U> => U, |g| {
+    // SAFETY: `data` points into the locked value, kept alive by `lock`;
+    // this guard holds the permit.
+    unsafe deref_mut g.data;
+    drop g.lock.s.release(1);
+});

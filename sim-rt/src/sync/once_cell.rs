@@ -33,39 +33,7 @@ pub struct OnceCell<T> {
     semaphore: Sem,
 }
 
-impl<T> Default for OnceCell<T> {
-    fn default() -> OnceCell<T> {
-        OnceCell::new()
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for OnceCell<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OnceCell")
-            .field("value", &self.get())
-            .finish()
-    }
-}
-
-impl<T: Clone> Clone for OnceCell<T> {
-    fn clone(&self) -> OnceCell<T> {
-        OnceCell::new_with(self.get().cloned())
-    }
-}
-
-impl<T: PartialEq> PartialEq for OnceCell<T> {
-    fn eq(&self, other: &OnceCell<T>) -> bool {
-        self.get() == other.get()
-    }
-}
-
-impl<T: Eq> Eq for OnceCell<T> {}
-
-impl<T> From<T> for OnceCell<T> {
-    fn from(value: T) -> Self {
-        OnceCell::const_new_with(value)
-    }
-}
+cell_impls!(OnceCell);
 
 impl<T> OnceCell<T> {
     /// Simulated/own version of

@@ -27,6 +27,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::batch_semaphore::Sem;
+use super::guard;
 use super::mutex::TryLockError;
 use super::util::block_on;
 
@@ -494,77 +495,13 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-impl<T> From<T> for RwLock<T> {
-    fn from(s: T) -> Self {
-        Self::new(s)
-    }
-}
-
-impl<T> Default for RwLock<T>
-where
-    T: Default,
-{
-    fn default() -> Self {
-        Self::new(T::default())
-    }
-}
-
-impl<T: ?Sized> fmt::Debug for RwLock<T>
-where
-    T: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("RwLock");
-        match self.try_read() {
-            Ok(inner) => d.field("data", &&*inner),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
-
-/// `Debug` and `Display` forwarding to the guarded value.
-macro_rules! fmt_forward {
-    ($([$($g:tt)*] $ty:ty => $target:ident;)*) => {$(
-        impl<$($g)*> fmt::Debug for $ty where $target: fmt::Debug {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&**self, f)
-            }
-        }
-        impl<$($g)*> fmt::Display for $ty where $target: fmt::Display {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Display::fmt(&**self, f)
-            }
-        }
-    )*};
-}
-
-fmt_forward! {
-    ['a, T: ?Sized] RwLockReadGuard<'a, T> => T;
-    ['a, T: ?Sized] RwLockWriteGuard<'a, T> => T;
-    ['a, T: ?Sized] RwLockMappedWriteGuard<'a, T> => T;
-    [T: ?Sized, U: ?Sized] OwnedRwLockReadGuard<T, U> => U;
-    [T: ?Sized] OwnedRwLockWriteGuard<T> => T;
-    [T: ?Sized, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U> => U;
-}
+lock_impls!(RwLock, try_read);
 
 // ----- RwLockReadGuard -----
 
 impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockReadGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockReadGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(this: Self, f: F) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let data = f(&*this) as *const U;
-        let this = ManuallyDrop::new(this);
+    /// The guard of `data`, taking over this disarmed guard's permit.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *const U) -> RwLockReadGuard<'a, U> {
         RwLockReadGuard {
             s: this.s,
             data,
@@ -572,86 +509,31 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockReadGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockReadGuard.html#method.try_map):
-    /// [`map`](RwLockReadGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data = match f(&*this) {
-            Some(data) => data as *const U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockReadGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
+    guard_maps! { RwLockReadGuard:
+        map, try_map [F, U: ?Sized] (&T => &U) -> RwLockReadGuard<'a, U>,
+            by guard::try_map_ref, mapped, "narrows the guard to a part of the value.";
     }
 }
 
-impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the lock's value, on which this guard
-        // holds a read permit (no writer can exist).
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(1);
-    }
-}
+guard_impls!(['a, T: ?Sized] RwLockReadGuard<'a, T> => T, |g| {
+    // SAFETY: `data` points into the lock's value, on which this guard
+    // holds a read permit (no writer can exist).
+    unsafe deref g.data;
+    drop g.s.release(1);
+});
 
 // ----- RwLockWriteGuard -----
 
 impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(mut this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
-        RwLockMappedWriteGuard {
-            permits_acquired: this.permits_acquired,
-            s: this.s,
-            data,
-            marker: PhantomData,
-        }
+    /// The mapped guard of `data`, taking over this disarmed guard's
+    /// permits.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> RwLockMappedWriteGuard<'a, U> {
+        RwLockMappedWriteGuard::new(this.permits_acquired, this.s, data)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.downgrade_map):
-    /// turns the write access into read access to a part of the value,
-    /// letting other readers in.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn downgrade_map<F, U: ?Sized>(this: Self, f: F) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let data = f(&*this) as *const U;
-        let this = ManuallyDrop::new(this);
+    /// The read guard of `data`, taking over one of this disarmed guard's
+    /// permits and giving the others back.
+    fn downgraded<U: ?Sized>(this: ManuallyDrop<Self>, data: *const U) -> RwLockReadGuard<'a, U> {
         let guard = RwLockReadGuard {
             s: this.s,
             data,
@@ -661,59 +543,12 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         guard
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.try_map):
-    /// [`map`](RwLockWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(
-        mut this: Self,
-        f: F,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockMappedWriteGuard {
-            permits_acquired: this.permits_acquired,
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockWriteGuard::try_downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockWriteGuard.html#method.try_downgrade_map):
-    /// [`downgrade_map`](RwLockWriteGuard::downgrade_map) when `f` returns
-    /// `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_downgrade_map<F, U: ?Sized>(this: Self, f: F) -> Result<RwLockReadGuard<'a, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data = match f(&*this) {
-            Some(data) => data as *const U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        let guard = RwLockReadGuard {
-            s: this.s,
-            data,
-            marker: PhantomData,
-        };
-        this.s.release((this.permits_acquired - 1) as usize);
-        Ok(guard)
+    guard_maps! { RwLockWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> RwLockMappedWriteGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value.";
+        downgrade_map, try_downgrade_map [F, U: ?Sized] (&T => &U) -> RwLockReadGuard<'a, U>,
+            by guard::try_map_ref, downgraded,
+            "turns the write access into read access to a part of the value, letting other readers in.";
     }
 
     /// Simulated/own version of
@@ -737,170 +572,63 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     ///
     /// None.
     pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
-        let this = ManuallyDrop::new(self);
-        let guard = RwLockReadGuard {
-            s: this.s,
-            data: this.data,
-            marker: PhantomData,
-        };
-        this.s.release((this.permits_acquired - 1) as usize);
-        guard
+        let data = self.data;
+        Self::downgraded(ManuallyDrop::new(self), data)
     }
 }
 
-impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds every permit: no other guard exists.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(self.permits_acquired as usize);
-    }
-}
+guard_impls!(['a, T: ?Sized] RwLockWriteGuard<'a, T> => T, |g| {
+    // SAFETY: this guard holds every permit: no other guard exists.
+    unsafe deref_mut g.data;
+    drop g.s.release(g.permits_acquired as usize);
+});
 
 // ----- RwLockMappedWriteGuard -----
 
 impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockMappedWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockMappedWriteGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(mut this: Self, f: F) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let this = ManuallyDrop::new(this);
+    /// The guard of `data` holding `permits_acquired` permits of `s`.
+    fn new(permits_acquired: u32, s: &'a Sem, data: *mut T) -> Self {
         RwLockMappedWriteGuard {
-            permits_acquired: this.permits_acquired,
-            s: this.s,
+            permits_acquired,
+            s,
             data,
             marker: PhantomData,
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::RwLockMappedWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.RwLockMappedWriteGuard.html#method.try_map):
-    /// [`map`](RwLockMappedWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(
-        mut this: Self,
-        f: F,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let this = ManuallyDrop::new(this);
-        Ok(RwLockMappedWriteGuard {
-            permits_acquired: this.permits_acquired,
-            s: this.s,
-            data,
-            marker: PhantomData,
-        })
+    /// The guard of `data`, taking over this disarmed guard's permits.
+    fn mapped<U: ?Sized>(this: ManuallyDrop<Self>, data: *mut U) -> RwLockMappedWriteGuard<'a, U> {
+        RwLockMappedWriteGuard::new(this.permits_acquired, this.s, data)
+    }
+
+    guard_maps! { RwLockMappedWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> RwLockMappedWriteGuard<'a, U>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 }
 
-impl<T: ?Sized> Deref for RwLockMappedWriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds every permit: no other guard exists.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for RwLockMappedWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockMappedWriteGuard<'_, T> {
-    fn drop(&mut self) {
-        self.s.release(self.permits_acquired as usize);
-    }
-}
+guard_impls!(['a, T: ?Sized] RwLockMappedWriteGuard<'a, T> => T, |g| {
+    // SAFETY: this guard holds every permit: no other guard exists.
+    unsafe deref_mut g.data;
+    drop g.s.release(g.permits_acquired as usize);
+});
 
 // ----- owned guards -----
 
-/// Moves the `lock` field out of a guard that will not be dropped.
-macro_rules! take_lock {
-    ($this:expr) => {{
-        let this = ManuallyDrop::new($this);
-        // SAFETY: `this` is never used or dropped again, so the Arc is
-        // moved out, not duplicated.
-        let lock = unsafe { std::ptr::read(&this.lock) };
-        (lock, this)
-    }};
-}
-
 impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockReadGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockReadGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, V: ?Sized>(this: Self, f: F) -> OwnedRwLockReadGuard<T, V>
-    where
-        F: FnOnce(&U) -> &V,
-    {
-        let data = f(&*this) as *const V;
-        let (lock, _) = take_lock!(this);
+    /// The guard of `data`, taking over this disarmed guard's permit and
+    /// `Arc`.
+    fn mapped<V: ?Sized>(this: ManuallyDrop<Self>, data: *const V) -> OwnedRwLockReadGuard<T, V> {
         OwnedRwLockReadGuard {
-            lock,
+            lock: take_lock!(this),
             data,
             _p: PhantomData,
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockReadGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockReadGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockReadGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, V: ?Sized>(this: Self, f: F) -> Result<OwnedRwLockReadGuard<T, V>, Self>
-    where
-        F: FnOnce(&U) -> Option<&V>,
-    {
-        let data = match f(&*this) {
-            Some(data) => data as *const V,
-            None => return Err(this),
-        };
-        let (lock, _) = take_lock!(this);
-        Ok(OwnedRwLockReadGuard {
-            lock,
-            data,
-            _p: PhantomData,
-        })
+    guard_maps! { OwnedRwLockReadGuard:
+        map, try_map [F, V: ?Sized] (&U => &V) -> OwnedRwLockReadGuard<T, V>,
+            by guard::try_map_ref, mapped, "narrows the guard to a part of the value.";
     }
 
     /// Simulated/own version of
@@ -915,62 +643,32 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
     }
 }
 
-impl<T: ?Sized, U: ?Sized> Deref for OwnedRwLockReadGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: `data` points into the value kept alive by `lock`, on
-        // which this guard holds a read permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockReadGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(1);
-    }
-}
+guard_impls!([T: ?Sized, U: ?Sized] OwnedRwLockReadGuard<T, U> => U, |g| {
+    // SAFETY: `data` points into the value kept alive by `lock`, on
+    // which this guard holds a read permit.
+    unsafe deref g.data;
+    drop g.lock.s.release(1);
+});
 
 impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.map):
-    /// narrows the guard to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, U: ?Sized>(mut this: Self, f: F) -> OwnedRwLockMappedWriteGuard<T, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        let data = f(&mut *this) as *mut U;
-        let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
-        OwnedRwLockMappedWriteGuard {
-            permits_acquired,
-            lock,
-            data,
-            _p: PhantomData,
-        }
+    /// The mapped guard of `data`, taking over this disarmed guard's
+    /// permits and `Arc`.
+    fn mapped<U: ?Sized>(
+        this: ManuallyDrop<Self>,
+        data: *mut U,
+    ) -> OwnedRwLockMappedWriteGuard<T, U> {
+        OwnedRwLockMappedWriteGuard::new(this.permits_acquired, take_lock!(this), data)
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.downgrade_map):
-    /// turns the write access into read access to a part of the value.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn downgrade_map<F, U: ?Sized>(this: Self, f: F) -> OwnedRwLockReadGuard<T, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        let data = f(&*this) as *const U;
+    /// The read guard of `data`, taking over this disarmed guard's `Arc` and
+    /// one of its permits, and giving the others back.
+    fn downgraded<U: ?Sized>(
+        this: ManuallyDrop<Self>,
+        data: *const U,
+    ) -> OwnedRwLockReadGuard<T, U> {
         let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
         let guard = OwnedRwLockReadGuard {
-            lock,
+            lock: take_lock!(this),
             data,
             _p: PhantomData,
         };
@@ -978,64 +676,12 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
         guard
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, U: ?Sized>(
-        mut this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, U>, Self>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut U,
-            None => return Err(this),
-        };
-        let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
-        Ok(OwnedRwLockMappedWriteGuard {
-            permits_acquired,
-            lock,
-            data,
-            _p: PhantomData,
-        })
-    }
-
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockWriteGuard::try_downgrade_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockWriteGuard.html#method.try_downgrade_map):
-    /// [`downgrade_map`](OwnedRwLockWriteGuard::downgrade_map) when `f`
-    /// returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_downgrade_map<F, U: ?Sized>(
-        this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockReadGuard<T, U>, Self>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data = match f(&*this) {
-            Some(data) => data as *const U,
-            None => return Err(this),
-        };
-        let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
-        let guard = OwnedRwLockReadGuard {
-            lock,
-            data,
-            _p: PhantomData,
-        };
-        guard.lock.s.release((permits_acquired - 1) as usize);
-        Ok(guard)
+    guard_maps! { OwnedRwLockWriteGuard:
+        map, try_map [F, U: ?Sized] (&mut T => &mut U) -> OwnedRwLockMappedWriteGuard<T, U>,
+            by guard::try_map_mut, mapped, "narrows the guard to a part of the value.";
+        downgrade_map, try_downgrade_map [F, U: ?Sized] (&T => &U) -> OwnedRwLockReadGuard<T, U>,
+            by guard::try_map_ref, downgraded,
+            "turns the write access into read access to a part of the value.";
     }
 
     /// Simulated/own version of
@@ -1059,15 +705,7 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
     /// None.
     pub fn downgrade(self) -> OwnedRwLockReadGuard<T> {
         let data = self.data as *const T;
-        let permits_acquired = self.permits_acquired;
-        let (lock, _) = take_lock!(self);
-        let guard = OwnedRwLockReadGuard {
-            lock,
-            data,
-            _p: PhantomData,
-        };
-        guard.lock.s.release((permits_acquired - 1) as usize);
-        guard
+        Self::downgraded(ManuallyDrop::new(self), data)
     }
 
     /// Simulated/own version of
@@ -1082,44 +720,16 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
     }
 }
 
-impl<T: ?Sized> Deref for OwnedRwLockWriteGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: this guard holds every permit of the lock kept alive by
-        // `lock`.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
-    fn drop(&mut self) {
-        self.lock.s.release(self.permits_acquired as usize);
-    }
-}
+guard_impls!([T: ?Sized] OwnedRwLockWriteGuard<T> => T, |g| {
+    // SAFETY: this guard holds every permit of the lock kept alive by
+    // `lock`.
+    unsafe deref_mut g.data;
+    drop g.lock.s.release(g.permits_acquired as usize);
+});
 
 impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockMappedWriteGuard::map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockMappedWriteGuard.html#method.map):
-    /// narrows the guard further.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn map<F, V: ?Sized>(mut this: Self, f: F) -> OwnedRwLockMappedWriteGuard<T, V>
-    where
-        F: FnOnce(&mut U) -> &mut V,
-    {
-        let data = f(&mut *this) as *mut V;
-        let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
+    /// The guard of `data` holding `permits_acquired` permits of `lock`.
+    fn new(permits_acquired: u32, lock: Arc<RwLock<T>>, data: *mut U) -> Self {
         OwnedRwLockMappedWriteGuard {
             permits_acquired,
             lock,
@@ -1128,33 +738,18 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
         }
     }
 
-    /// Simulated/own version of
-    /// [`tokio::sync::OwnedRwLockMappedWriteGuard::try_map`](https://docs.rs/tokio/1/tokio/sync/struct.OwnedRwLockMappedWriteGuard.html#method.try_map):
-    /// [`map`](OwnedRwLockMappedWriteGuard::map) when `f` returns `Some`.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    #[inline]
-    pub fn try_map<F, V: ?Sized>(
-        mut this: Self,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, V>, Self>
-    where
-        F: FnOnce(&mut U) -> Option<&mut V>,
-    {
-        let data = match f(&mut *this) {
-            Some(data) => data as *mut V,
-            None => return Err(this),
-        };
-        let permits_acquired = this.permits_acquired;
-        let (lock, _) = take_lock!(this);
-        Ok(OwnedRwLockMappedWriteGuard {
-            permits_acquired,
-            lock,
-            data,
-            _p: PhantomData,
-        })
+    /// The guard of `data`, taking over this disarmed guard's permits and
+    /// `Arc`.
+    fn mapped<V: ?Sized>(
+        this: ManuallyDrop<Self>,
+        data: *mut V,
+    ) -> OwnedRwLockMappedWriteGuard<T, V> {
+        OwnedRwLockMappedWriteGuard::new(this.permits_acquired, take_lock!(this), data)
+    }
+
+    guard_maps! { OwnedRwLockMappedWriteGuard:
+        map, try_map [F, V: ?Sized] (&mut U => &mut V) -> OwnedRwLockMappedWriteGuard<T, V>,
+            by guard::try_map_mut, mapped, "narrows the guard further.";
     }
 
     /// Simulated/own version of
@@ -1169,24 +764,9 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
     }
 }
 
-impl<T: ?Sized, U: ?Sized> Deref for OwnedRwLockMappedWriteGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: this guard holds every permit of the lock kept alive by
-        // `lock`.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> DerefMut for OwnedRwLockMappedWriteGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockMappedWriteGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.s.release(self.permits_acquired as usize);
-    }
-}
+guard_impls!([T: ?Sized, U: ?Sized] OwnedRwLockMappedWriteGuard<T, U> => U, |g| {
+    // SAFETY: this guard holds every permit of the lock kept alive by
+    // `lock`.
+    unsafe deref_mut g.data;
+    drop g.lock.s.release(g.permits_acquired as usize);
+});

@@ -29,39 +29,7 @@ pub struct SetOnce<T> {
     notify: Notify,
 }
 
-impl<T> Default for SetOnce<T> {
-    fn default() -> SetOnce<T> {
-        SetOnce::new()
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for SetOnce<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SetOnce")
-            .field("value", &self.get())
-            .finish()
-    }
-}
-
-impl<T: Clone> Clone for SetOnce<T> {
-    fn clone(&self) -> SetOnce<T> {
-        SetOnce::new_with(self.get().cloned())
-    }
-}
-
-impl<T: PartialEq> PartialEq for SetOnce<T> {
-    fn eq(&self, other: &SetOnce<T>) -> bool {
-        self.get() == other.get()
-    }
-}
-
-impl<T: Eq> Eq for SetOnce<T> {}
-
-impl<T> From<T> for SetOnce<T> {
-    fn from(value: T) -> Self {
-        SetOnce::const_new_with(value)
-    }
-}
+cell_impls!(SetOnce);
 
 impl<T> SetOnce<T> {
     /// Simulated/own version of

@@ -118,3 +118,45 @@ macro_rules! send_error_impls {
         impl<T> std::error::Error for $ty<T> {}
     };
 }
+
+/// Writes the trait impls [`OnceCell`](super::OnceCell) and
+/// [`SetOnce`](super::SetOnce) share, as tokio's: `Default` (empty),
+/// `Debug`, `Clone`, `PartialEq` and `Eq` through `get`, and `From<T>`
+/// (set).
+macro_rules! cell_impls {
+    ($cell:ident) => {
+        impl<T> Default for $cell<T> {
+            fn default() -> $cell<T> {
+                $cell::new()
+            }
+        }
+
+        impl<T: fmt::Debug> fmt::Debug for $cell<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($cell))
+                    .field("value", &self.get())
+                    .finish()
+            }
+        }
+
+        impl<T: Clone> Clone for $cell<T> {
+            fn clone(&self) -> $cell<T> {
+                $cell::new_with(self.get().cloned())
+            }
+        }
+
+        impl<T: PartialEq> PartialEq for $cell<T> {
+            fn eq(&self, other: &$cell<T>) -> bool {
+                self.get() == other.get()
+            }
+        }
+
+        impl<T: Eq> Eq for $cell<T> {}
+
+        impl<T> From<T> for $cell<T> {
+            fn from(value: T) -> Self {
+                $cell::const_new_with(value)
+            }
+        }
+    };
+}

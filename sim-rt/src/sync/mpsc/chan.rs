@@ -346,26 +346,34 @@ impl<T> Tx<T> {
     }
 }
 
-impl<T> Clone for Tx<T> {
-    fn clone(&self) -> Tx<T> {
-        self.chan.inc_tx();
-        Tx {
-            chan: self.chan.clone(),
+/// Writes the `Clone` (one more hold), `Drop` (one fewer) and `Debug` (the
+/// channel's) of a sender's counted hold.
+macro_rules! counted_hold {
+    ($hold:ident, $inc:ident, $dec:ident) => {
+        impl<T> Clone for $hold<T> {
+            fn clone(&self) -> $hold<T> {
+                self.chan.$inc();
+                $hold {
+                    chan: self.chan.clone(),
+                }
+            }
         }
-    }
+
+        impl<T> Drop for $hold<T> {
+            fn drop(&mut self) {
+                self.chan.$dec();
+            }
+        }
+
+        impl<T> fmt::Debug for $hold<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&*self.chan, f)
+            }
+        }
+    };
 }
 
-impl<T> Drop for Tx<T> {
-    fn drop(&mut self) {
-        self.chan.dec_tx();
-    }
-}
-
-impl<T> fmt::Debug for Tx<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.chan, f)
-    }
-}
+counted_hold!(Tx, inc_tx, dec_tx);
 
 /// A weak sender's hold (counts in `tx_weak_count`).
 pub(super) struct WeakTx<T> {
@@ -387,26 +395,7 @@ impl<T> WeakTx<T> {
     }
 }
 
-impl<T> Clone for WeakTx<T> {
-    fn clone(&self) -> WeakTx<T> {
-        self.chan.inc_weak();
-        WeakTx {
-            chan: self.chan.clone(),
-        }
-    }
-}
-
-impl<T> Drop for WeakTx<T> {
-    fn drop(&mut self) {
-        self.chan.dec_weak();
-    }
-}
-
-impl<T> fmt::Debug for WeakTx<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.chan, f)
-    }
-}
+counted_hold!(WeakTx, inc_weak, dec_weak);
 
 /// The receiver's hold: closes and drains the channel on drop.
 pub(super) struct Rx<T> {

@@ -32,40 +32,47 @@ pub enum TrySendError<T> {
     Closed(T),
 }
 
-impl<T> TrySendError<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::error::TrySendError::into_inner`](https://docs.rs/tokio/1/tokio/sync/mpsc/error/enum.TrySendError.html#method.into_inner):
-    /// the value that was not sent.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn into_inner(self) -> T {
-        match self {
-            TrySendError::Full(val) | TrySendError::Closed(val) => val,
+/// Writes a send error enum's `into_inner`, its `Debug` (the variant's
+/// name, without the value, as tokio's), its `Display` and `Error`.
+macro_rules! send_error_enum {
+    ($err:ident: $($variant:ident => $msg:literal),+) => {
+        impl<T> $err<T> {
+            #[doc = concat!(
+                "Simulated/own version of\n[`tokio::sync::mpsc::error::",
+                stringify!($err),
+                "::into_inner`](https://docs.rs/tokio/1/tokio/sync/mpsc/error/enum.",
+                stringify!($err),
+                ".html#method.into_inner):\nthe value that was not sent.",
+                "\n\n# Differences from tokio\n\nNone."
+            )]
+            pub fn into_inner(self) -> T {
+                match self {
+                    $($err::$variant(val))|+ => val,
+                }
+            }
         }
-    }
-}
 
-impl<T> fmt::Debug for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(..) => "Full(..)".fmt(f),
-            TrySendError::Closed(..) => "Closed(..)".fmt(f),
+        impl<T> fmt::Debug for $err<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $($err::$variant(..) => concat!(stringify!($variant), "(..)").fmt(f),)+
+                }
+            }
         }
-    }
+
+        impl<T> fmt::Display for $err<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match self {
+                    $($err::$variant(..) => $msg,)+
+                })
+            }
+        }
+
+        impl<T> Error for $err<T> {}
+    };
 }
 
-impl<T> fmt::Display for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            TrySendError::Full(..) => "no available capacity",
-            TrySendError::Closed(..) => "channel closed",
-        })
-    }
-}
-
-impl<T> Error for TrySendError<T> {}
+send_error_enum!(TrySendError: Full => "no available capacity", Closed => "channel closed");
 
 impl<T> From<SendError<T>> for TrySendError<T> {
     fn from(src: SendError<T>) -> TrySendError<T> {
@@ -135,37 +142,7 @@ pub enum SendTimeoutError<T> {
     Closed(T),
 }
 
-impl<T> SendTimeoutError<T> {
-    /// Simulated/own version of
-    /// [`tokio::sync::mpsc::error::SendTimeoutError::into_inner`](https://docs.rs/tokio/1/tokio/sync/mpsc/error/enum.SendTimeoutError.html#method.into_inner):
-    /// the value that was not sent.
-    ///
-    /// # Differences from tokio
-    ///
-    /// None.
-    pub fn into_inner(self) -> T {
-        match self {
-            SendTimeoutError::Timeout(val) | SendTimeoutError::Closed(val) => val,
-        }
-    }
-}
-
-impl<T> fmt::Debug for SendTimeoutError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendTimeoutError::Timeout(..) => "Timeout(..)".fmt(f),
-            SendTimeoutError::Closed(..) => "Closed(..)".fmt(f),
-        }
-    }
-}
-
-impl<T> fmt::Display for SendTimeoutError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SendTimeoutError::Timeout(..) => "timed out waiting on send operation",
-            SendTimeoutError::Closed(..) => "channel closed",
-        })
-    }
-}
-
-impl<T> Error for SendTimeoutError<T> {}
+send_error_enum!(
+    SendTimeoutError: Timeout => "timed out waiting on send operation",
+    Closed => "channel closed"
+);
