@@ -17,6 +17,8 @@
 //!   without the new data, which needs a crash model that keeps some
 //!   unsynced operations (here an ordered journal, `KeepUnsynced::Prefix`).
 
+mod rt_support;
+
 mod fs_support;
 
 use std::io;

@@ -17,6 +17,8 @@
 //! - [`Wal::NoSync`] forgets `sync_all` (it only flushes tokio's buffer):
 //!   the test must find a crash after which an acknowledged record is gone.
 
+mod rt_support;
+
 mod fs_support;
 
 use std::io;
