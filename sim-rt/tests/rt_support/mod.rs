@@ -78,6 +78,24 @@ pub async fn udp_request_over_lossy_links(
     .is_ok()
 }
 
+/// Runs `future` on real tokio's current-thread runtime, for a test that
+/// compares the simulation with the real thing.
+pub fn on_real_tokio<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("building a real tokio runtime")
+        .block_on(future)
+}
+
+/// A fresh, empty directory on the real disk, under the temporary
+/// directory, named `name` and this process's id; the caller removes it.
+pub fn fresh_real_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// Runs `future` on a fresh simulation that `builder` builds.
 pub fn sim_on<F: Future>(builder: &mut Builder, future: F) -> F::Output {
     builder
