@@ -76,10 +76,25 @@ fn failing_step(output: &str) -> String {
         .to_string()
 }
 
-fn paste(line: &str, dir: &Path, target: Option<&Path>) -> String {
+/// Pastes `line`, the reproduce line of the failing run `first`, into a
+/// shell with `env`: it must fail with `failure` at the same step, by
+/// replaying the token.
+fn assert_the_pasted_line_replays(
+    line: &str,
+    first: &str,
+    failure: &str,
+    (dir, target): (&Path, Option<&Path>),
+    env: &[(&str, &str)],
+) {
     let mut sh = Command::new("sh");
     sh.arg("-c").arg(line);
-    run_failing(sh, dir, target, &[])
+    let pasted = run_failing(sh, dir, target, env);
+    assert!(pasted.contains(failure), "{pasted}");
+    assert_eq!(failing_step(&pasted), failing_step(first));
+    assert!(
+        pasted.contains(": replay with"),
+        "the pasted line replayed the token:\n{pasted}"
+    );
 }
 
 #[test]
@@ -91,13 +106,8 @@ fn the_line_of_a_one_line_swap_crate_carries_its_cfg() {
     let first = run_failing(cargo, &dir, Some(&target), &[("RUSTFLAGS", "--cfg sim")]);
     let line = reproduce_line(&first);
     assert!(line.contains("RUSTFLAGS='--cfg sim' cargo test"), "{line}");
-    let pasted = paste(&line, &dir, Some(&target));
-    assert!(pasted.contains("money is not conserved"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    let failure = "money is not conserved";
+    assert_the_pasted_line_replays(&line, &first, failure, (&dir, Some(&target)), &[]);
 }
 
 /// A simulated test binary run directly (not by cargo, so its environment
@@ -133,15 +143,9 @@ fn the_line_of_a_test_binary_run_directly_selects_the_simulated_build() {
         line.contains("RUSTFLAGS='--cfg sim' cargo test planted_failure_when_asked"),
         "{line}"
     );
-    let mut sh = Command::new("sh");
-    sh.arg("-c").arg(&line);
-    let pasted = run_failing(sh, &dir, Some(&target), &[("ONELINE_PLANTED", "1")]);
-    assert!(pasted.contains("money is not conserved"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    let failure = "money is not conserved";
+    let env = [("ONELINE_PLANTED", "1")];
+    assert_the_pasted_line_replays(&line, &first, failure, (&dir, Some(&target)), &env);
 }
 
 /// tokio-util's `Framed` over a one-line-swapped `TcpStream` compiles and
@@ -260,11 +264,5 @@ fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
         line.contains("cargo test --config .cargo/sim.toml --features planted-failure"),
         "{line}"
     );
-    let pasted = paste(&line, &dir, None);
-    assert!(pasted.contains("reserved twice"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    assert_the_pasted_line_replays(&line, &first, "reserved twice", (&dir, None), &[]);
 }
