@@ -4,6 +4,8 @@
 //! (`read_buf`, `read_to_end`, `Take`) panic, as tokio's do, instead of
 //! exposing bytes they never wrote.
 
+mod rt_support;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -33,11 +35,7 @@ fn assert_panics_on_the_swap<F: std::future::Future>(read: F) {
     let err = std::panic::catch_unwind(|| futures::executor::block_on(read))
         .map(drop)
         .expect_err("expected a panic");
-    let msg = err
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let msg = rt_support::panic_text(&*err).unwrap_or_default();
     assert!(msg.contains("replaced the ReadBuf"), "{msg}");
 }
 

@@ -8,6 +8,8 @@
 //! return `Pending` (waking at once) and `Interrupted` on a fixed script,
 //! so the helpers' loops, retries and partial progress are exercised.
 
+mod rt_support;
+
 use std::fmt::Debug;
 
 /// Runs `$body` (an async block's contents returning a `Vec<String>`) with
@@ -930,10 +932,7 @@ both!(copy_bidirectional_over_duplex, |t| {
 mod panics {
     fn message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         let err = std::panic::catch_unwind(f).expect_err("should panic");
-        err.downcast_ref::<String>()
-            .cloned()
-            .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap()
+        crate::rt_support::panic_text(&*err).unwrap()
     }
 
     macro_rules! same_panic {

@@ -39,7 +39,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rt_support::{sim_scheduled, udp_request_over_lossy_links, RandomWith};
+use rt_support::{panic_text, sim_scheduled, udp_request_over_lossy_links, RandomWith};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
 use sim_rt::runtime::{Builder, Step, Trace};
@@ -566,15 +566,6 @@ fn a_delivery_is_observed_before_what_it_causes() {
     assert!(replies > 0, "no delivery caused a kernel reply");
 }
 
-/// The text of a panic payload.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
 #[test]
 fn replaying_a_changed_program_diverges() {
     for seed in 0..5 {
@@ -591,7 +582,7 @@ fn replaying_a_changed_program_diverges() {
         // One extra datagram sent by the UDP client.
         let err = catch_unwind(AssertUnwindSafe(|| run(&mut replay(), true)))
             .expect_err("a replay of a changed program must fail");
-        let msg = panic_text(&*err);
+        let msg = panic_text(&*err).unwrap_or_default();
         let step: usize = msg
             .split("replay diverged at step ")
             .nth(1)

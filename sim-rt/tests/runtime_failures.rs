@@ -5,7 +5,7 @@ mod rt_support;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use rt_support::assert_contains_all;
+use rt_support::{assert_contains_all, panic_text};
 use sim_rt::runtime::Builder;
 
 fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
@@ -13,10 +13,7 @@ fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(fut)))
         .err()
         .expect("the simulation should fail");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .expect("failure reports are strings")
+    panic_text(&*err).expect("failure reports are strings")
 }
 
 fn assert_reproduce_line(msg: &str, seed: u64, test: &str) {

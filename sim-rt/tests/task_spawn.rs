@@ -19,7 +19,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_support::{assert_contains_all, counted, random_order, sim, sim_ignoring_panics, DropCount};
+use rt_support::{
+    assert_contains_all, counted, panic_text, random_order, sim, sim_ignoring_panics, DropCount,
+};
 use sim_rt::runtime::Builder;
 use sim_rt::sync::oneshot;
 use sim_rt::task::{self, JoinError, JoinHandle};
@@ -804,11 +806,7 @@ fn a_spawn_in_a_destructor_during_a_failure_keeps_the_report() {
         })
     });
     let payload = res.expect_err("block_on must panic");
-    let message = payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let message = panic_text(&*payload).unwrap_or_default();
     assert!(
         message.contains("the main future panicked: the real failure"),
         "the report was replaced by: {message}"

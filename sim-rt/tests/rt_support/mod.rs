@@ -152,6 +152,15 @@ pub fn assert_contains_all(text: &str, parts: &[&str]) {
     }
 }
 
+/// The text of a panic payload: its `String` or `&str`, `None` for any
+/// other payload.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+}
+
 /// Counts how many times a value was dropped.
 pub struct DropCount(pub Arc<AtomicUsize>);
 
