@@ -27,14 +27,21 @@ use sim_rt::scheduler::ChoiceKind;
 use sim_rt::sim::{self, CrashModel, FsConfig, HostOutput};
 use sim_rt::sync::Notify;
 
+/// What the program of a crash run tells the run: that it has set up, and
+/// that it has recovered after its reset.
+#[derive(Clone, Default)]
+pub struct Signals {
+    pub set_up: Arc<Notify>,
+    pub rebooted: Arc<Notify>,
+}
+
 /// One crash run: starts host `db` with `entry`, waits until it signals
 /// `set_up`, resets it `crash_at` later, and waits until the restarted
 /// entry point signals `rebooted` (it has recovered).
 pub fn reset_db_after_set_up<F, Fut>(
     builder: &mut Builder,
     entry: F,
-    set_up: Arc<Notify>,
-    rebooted: Arc<Notify>,
+    Signals { set_up, rebooted }: Signals,
     crash_at: Duration,
 ) where
     F: Fn() -> Fut + 'static,
