@@ -96,6 +96,19 @@ pub fn fresh_real_dir(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// Runs `future` on a fresh simulation with the default settings, which
+/// must fail; returns the failure.
+pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
+    match Builder::new_current_thread()
+        .build()
+        .expect("building a simulation cannot fail")
+        .try_block_on(future)
+    {
+        Ok(_) => panic!("the simulation should fail"),
+        Err(failure) => failure,
+    }
+}
+
 /// Runs `future` on a fresh simulation that `builder` builds.
 pub fn sim_on<F: Future>(builder: &mut Builder, future: F) -> F::Output {
     builder
