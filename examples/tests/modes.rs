@@ -12,6 +12,7 @@
 //! environment that selected the build; and checks that the pasted line
 //! replayed the same failure at the same step.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,6 +21,26 @@ fn workspace() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// Runs `command` with none of the variables that select a build or a run
+/// (`RUSTFLAGS`, `SIM_REPLAY`, `SIM_SEED`) but those of `env`; returns
+/// whether it succeeded, and its stdout and stderr.
+fn run_clean<V: AsRef<OsStr>>(command: &mut Command, env: &[(&str, V)]) -> (bool, String) {
+    command
+        .env_remove("RUSTFLAGS")
+        .env_remove("SIM_REPLAY")
+        .env_remove("SIM_SEED");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("cargo runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
 }
 
 /// Runs `command` in `dir` with only `env` of the variables that select a
@@ -36,24 +57,8 @@ fn run_failing(
         // The crate's cargo config chooses it.
         None => command.env_remove("CARGO_TARGET_DIR"),
     };
-    command
-        .current_dir(dir)
-        .env_remove("RUSTFLAGS")
-        .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = command.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !out.status.success(),
-        "the planted failure did not fail:\n{text}"
-    );
+    let (ok, text) = run_clean(command.current_dir(dir), env);
+    assert!(!ok, "the planted failure did not fail:\n{text}");
     text
 }
 
@@ -177,20 +182,9 @@ fn cargo_ok_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
     cargo
         .args(args)
         .current_dir(dir)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED");
-    for (k, v) in env {
-        cargo.env(k, v);
-    }
-    let out = cargo.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "cargo {args:?} failed:\n{text}");
+        .env_remove("CARGO_TARGET_DIR");
+    let (ok, text) = run_clean(&mut cargo, env);
+    assert!(ok, "cargo {args:?} failed:\n{text}");
     text
 }
 
