@@ -35,11 +35,8 @@ fn run_clean<V: AsRef<OsStr>>(command: &mut Command, env: &[(&str, V)]) -> (bool
         command.env(k, v);
     }
     let out = command.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
     (out.status.success(), text)
 }
 
