@@ -9,17 +9,42 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use cargo_sim::lockfile::LockDir;
+use cargo_sim::lockfile::{Held, LockDir, Swap};
 use tempfile::TempDir;
 
 const COMMITTED: &[u8] = b"# committed\n[[package]]\nname = \"tokio\"\nversion = \"1.54.1\"\n";
 
 /// A workspace with `committed` as its `Cargo.lock` (none if `None`), its
-/// target's `sim` directory, and the lock directory of the two.
+/// target's `sim` directory, the lock directory of the two, and how many
+/// times a re-seed ran.
 struct Fixture {
     _tmp: TempDir,
     lock: PathBuf,
     dir: LockDir,
+    calls: AtomicUsize,
+}
+
+impl Fixture {
+    /// Swaps the simulated lockfile in under `held`; the re-seed, if one
+    /// is needed, writes `seed` and counts itself.
+    fn swap_in<'h>(&self, held: &'h Held, seed: &[u8]) -> Swap<'h> {
+        self.dir
+            .swap_in(held, reseed(&self.lock, &self.calls, seed))
+            .unwrap()
+    }
+
+    /// How many times a re-seed ran.
+    fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// After a run: the committed lockfile is back, byte for byte and with
+    /// its old time, and the simulated one holds `sim`.
+    fn assert_committed_back(&self, sim: &[u8]) {
+        assert_eq!(fs::read(&self.lock).unwrap(), COMMITTED);
+        assert_eq!(time(&self.lock), an_old_time());
+        assert_eq!(fs::read(self.dir.sim_lock()).unwrap(), sim);
+    }
 }
 
 fn fixture(committed: Option<&[u8]>) -> Fixture {
@@ -41,6 +66,7 @@ fn fixture(committed: Option<&[u8]>) -> Fixture {
         _tmp: tmp,
         lock,
         dir,
+        calls: AtomicUsize::new(0),
     }
 }
 
@@ -76,42 +102,28 @@ fn reseed<'a>(
 #[test]
 fn the_committed_lock_comes_back_byte_for_byte_and_the_sim_lock_is_kept() {
     let f = fixture(Some(COMMITTED));
-    let calls = AtomicUsize::new(0);
 
     // First run: seeded from the committed lockfile.
     let held = f.dir.hold().unwrap();
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"sim 1"))
-        .unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    let swap = f.swap_in(&held, b"sim 1");
+    assert_eq!(f.calls(), 1);
     assert_eq!(fs::read(&f.lock).unwrap(), b"sim 1");
     swap.restore().unwrap();
-    assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
-    assert_eq!(time(&f.lock), an_old_time());
-    assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim 1");
+    f.assert_committed_back(b"sim 1");
 
     // Second run: the saved one is put in place, no re-seed; cargo updates
     // it, and the update is kept.
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"never"))
-        .unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    let swap = f.swap_in(&held, b"never");
+    assert_eq!(f.calls(), 1);
     assert_eq!(fs::read(&f.lock).unwrap(), b"sim 1");
     fs::write(&f.lock, b"sim 2").unwrap();
     swap.restore().unwrap();
-    assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
-    assert_eq!(time(&f.lock), an_old_time());
-    assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim 2");
+    f.assert_committed_back(b"sim 2");
 
     // The committed lockfile changes (a real build, a commit): re-seeded.
     fs::write(&f.lock, b"# committed, v2\n").unwrap();
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"sim 3"))
-        .unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    let swap = f.swap_in(&held, b"sim 3");
+    assert_eq!(f.calls(), 2);
     swap.restore().unwrap();
     assert_eq!(fs::read(&f.lock).unwrap(), b"# committed, v2\n");
     assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim 3");
@@ -122,19 +134,11 @@ fn the_sim_lock_keeps_its_own_time_in_the_workspace() {
     // What compares times (a build script without rerun-if-changed) sees
     // the simulated lockfile as it was when saved, not as new on each run.
     let f = fixture(Some(COMMITTED));
-    let calls = AtomicUsize::new(0);
     let held = f.dir.hold().unwrap();
-    f.dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
-        .unwrap()
-        .restore()
-        .unwrap();
+    f.swap_in(&held, b"sim").restore().unwrap();
     let saved = UNIX_EPOCH + Duration::from_secs(1_650_000_000);
     set_time(&f.dir.sim_lock(), saved);
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"never"))
-        .unwrap();
+    let swap = f.swap_in(&held, b"never");
     assert_eq!(time(&f.lock), saved);
     swap.restore().unwrap();
     assert_eq!(time(&f.dir.sim_lock()), saved);
@@ -143,20 +147,14 @@ fn the_sim_lock_keeps_its_own_time_in_the_workspace() {
 #[test]
 fn a_panic_during_the_run_puts_the_committed_lock_back() {
     let f = fixture(Some(COMMITTED));
-    let calls = AtomicUsize::new(0);
     let held = f.dir.hold().unwrap();
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let _swap = f
-            .dir
-            .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
-            .unwrap();
+        let _swap = f.swap_in(&held, b"sim");
         panic!("cargo-sim has a bug");
     }));
     assert!(panicked.is_err());
-    assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
-    assert_eq!(time(&f.lock), an_old_time());
     // What cargo made of the seed is kept.
-    assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim");
+    f.assert_committed_back(b"sim");
 }
 
 #[test]
@@ -171,26 +169,17 @@ fn a_failed_reseed_restores_and_keeps_nothing() {
     assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
     assert!(!f.dir.sim_lock().exists());
     // So the next run seeds again.
-    let calls = AtomicUsize::new(0);
-    f.dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
-        .unwrap()
-        .restore()
-        .unwrap();
-    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    f.swap_in(&held, b"sim").restore().unwrap();
+    assert_eq!(f.calls(), 1);
 }
 
 #[test]
 fn without_a_committed_lock_the_one_cargo_made_is_removed() {
     let f = fixture(None);
-    let calls = AtomicUsize::new(0);
     let held = f.dir.hold().unwrap();
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"never"))
-        .unwrap();
+    let swap = f.swap_in(&held, b"never");
     // Nothing to seed from: cargo resolves with the patch by itself.
-    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    assert_eq!(f.calls(), 0);
     assert!(!f.lock.exists());
     fs::write(&f.lock, b"made by cargo").unwrap();
     swap.restore().unwrap();
@@ -198,10 +187,7 @@ fn without_a_committed_lock_the_one_cargo_made_is_removed() {
     assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"made by cargo");
 
     // The next run starts from it.
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"never"))
-        .unwrap();
+    let swap = f.swap_in(&held, b"never");
     assert_eq!(fs::read(&f.lock).unwrap(), b"made by cargo");
     swap.restore().unwrap();
     assert!(!f.lock.exists());
@@ -221,48 +207,37 @@ fn the_sim_lock_of_another_workspace_is_not_used() {
         f.lock.parent().unwrap(),
         Path::new("/elsewhere/sim-tokio"),
     );
-    let calls = AtomicUsize::new(0);
     let held = f.dir.hold().unwrap();
     for (dir, lock) in [
         (&f.dir, f.lock.clone()),
         (&other, other_ws.join("Cargo.lock")),
         (&other_sim_tokio, f.lock.clone()),
     ] {
-        dir.swap_in(&held, reseed(&lock, &calls, b"sim"))
+        dir.swap_in(&held, reseed(&lock, &f.calls, b"sim"))
             .unwrap()
             .restore()
             .unwrap();
     }
-    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    assert_eq!(f.calls(), 3);
 }
 
 #[test]
 fn a_target_directory_cleaned_during_the_run_costs_only_a_reseed() {
     let f = fixture(Some(COMMITTED));
-    let calls = AtomicUsize::new(0);
     let held = f.dir.hold().unwrap();
-    let swap = f
-        .dir
-        .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
-        .unwrap();
+    let swap = f.swap_in(&held, b"sim");
     // `cargo clean` while cargo runs.
     fs::remove_dir_all(f.dir.sim_lock().parent().unwrap()).unwrap();
     swap.restore().unwrap();
-    assert_eq!(fs::read(&f.lock).unwrap(), COMMITTED);
-    assert_eq!(time(&f.lock), an_old_time());
-    assert_eq!(fs::read(f.dir.sim_lock()).unwrap(), b"sim");
+    f.assert_committed_back(b"sim");
 }
 
 #[test]
 fn a_killed_run_is_undone_by_the_next() {
     let f = fixture(Some(COMMITTED));
-    let calls = AtomicUsize::new(0);
     {
         let held = f.dir.hold().unwrap();
-        let swap = f
-            .dir
-            .swap_in(&held, reseed(&f.lock, &calls, b"sim"))
-            .unwrap();
+        let swap = f.swap_in(&held, b"sim");
         // kill -9: nothing runs after this point.
         std::mem::forget(swap);
     }
@@ -275,10 +250,7 @@ fn a_killed_run_is_undone_by_the_next() {
     let f = fixture(None);
     {
         let held = f.dir.hold().unwrap();
-        let swap = f
-            .dir
-            .swap_in(&held, reseed(&f.lock, &calls, b"never"))
-            .unwrap();
+        let swap = f.swap_in(&held, b"never");
         fs::write(&f.lock, b"made by cargo").unwrap();
         std::mem::forget(swap);
     }

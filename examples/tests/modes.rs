@@ -12,6 +12,7 @@
 //! environment that selected the build; and checks that the pasted line
 //! replayed the same failure at the same step.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,6 +21,23 @@ fn workspace() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
+}
+
+/// Runs `command` with none of the variables that select a build or a run
+/// (`RUSTFLAGS`, `SIM_REPLAY`, `SIM_SEED`) but those of `env`; returns
+/// whether it succeeded, and its stdout and stderr.
+fn run_clean<V: AsRef<OsStr>>(command: &mut Command, env: &[(&str, V)]) -> (bool, String) {
+    command
+        .env_remove("RUSTFLAGS")
+        .env_remove("SIM_REPLAY")
+        .env_remove("SIM_SEED");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let out = command.output().expect("cargo runs");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
 }
 
 /// Runs `command` in `dir` with only `env` of the variables that select a
@@ -36,24 +54,8 @@ fn run_failing(
         // The crate's cargo config chooses it.
         None => command.env_remove("CARGO_TARGET_DIR"),
     };
-    command
-        .current_dir(dir)
-        .env_remove("RUSTFLAGS")
-        .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED");
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let out = command.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !out.status.success(),
-        "the planted failure did not fail:\n{text}"
-    );
+    let (ok, text) = run_clean(command.current_dir(dir), env);
+    assert!(!ok, "the planted failure did not fail:\n{text}");
     text
 }
 
@@ -76,10 +78,25 @@ fn failing_step(output: &str) -> String {
         .to_string()
 }
 
-fn paste(line: &str, dir: &Path, target: Option<&Path>) -> String {
+/// Pastes `line`, the reproduce line of the failing run `first`, into a
+/// shell with `env`: it must fail with `failure` at the same step, by
+/// replaying the token.
+fn assert_the_pasted_line_replays(
+    line: &str,
+    first: &str,
+    failure: &str,
+    (dir, target): (&Path, Option<&Path>),
+    env: &[(&str, &str)],
+) {
     let mut sh = Command::new("sh");
     sh.arg("-c").arg(line);
-    run_failing(sh, dir, target, &[])
+    let pasted = run_failing(sh, dir, target, env);
+    assert!(pasted.contains(failure), "{pasted}");
+    assert_eq!(failing_step(&pasted), failing_step(first));
+    assert!(
+        pasted.contains(": replay with"),
+        "the pasted line replayed the token:\n{pasted}"
+    );
 }
 
 #[test]
@@ -91,13 +108,8 @@ fn the_line_of_a_one_line_swap_crate_carries_its_cfg() {
     let first = run_failing(cargo, &dir, Some(&target), &[("RUSTFLAGS", "--cfg sim")]);
     let line = reproduce_line(&first);
     assert!(line.contains("RUSTFLAGS='--cfg sim' cargo test"), "{line}");
-    let pasted = paste(&line, &dir, Some(&target));
-    assert!(pasted.contains("money is not conserved"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    let failure = "money is not conserved";
+    assert_the_pasted_line_replays(&line, &first, failure, (&dir, Some(&target)), &[]);
 }
 
 /// A simulated test binary run directly (not by cargo, so its environment
@@ -133,15 +145,9 @@ fn the_line_of_a_test_binary_run_directly_selects_the_simulated_build() {
         line.contains("RUSTFLAGS='--cfg sim' cargo test planted_failure_when_asked"),
         "{line}"
     );
-    let mut sh = Command::new("sh");
-    sh.arg("-c").arg(&line);
-    let pasted = run_failing(sh, &dir, Some(&target), &[("ONELINE_PLANTED", "1")]);
-    assert!(pasted.contains("money is not conserved"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    let failure = "money is not conserved";
+    let env = [("ONELINE_PLANTED", "1")];
+    assert_the_pasted_line_replays(&line, &first, failure, (&dir, Some(&target)), &env);
 }
 
 /// tokio-util's `Framed` over a one-line-swapped `TcpStream` compiles and
@@ -173,20 +179,9 @@ fn cargo_ok_with(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> String {
     cargo
         .args(args)
         .current_dir(dir)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .env_remove("SIM_REPLAY")
-        .env_remove("SIM_SEED");
-    for (k, v) in env {
-        cargo.env(k, v);
-    }
-    let out = cargo.output().expect("cargo runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "cargo {args:?} failed:\n{text}");
+        .env_remove("CARGO_TARGET_DIR");
+    let (ok, text) = run_clean(&mut cargo, env);
+    assert!(ok, "cargo {args:?} failed:\n{text}");
     text
 }
 
@@ -260,11 +255,5 @@ fn the_shop_runs_in_both_builds_and_its_line_carries_its_config_file() {
         line.contains("cargo test --config .cargo/sim.toml --features planted-failure"),
         "{line}"
     );
-    let pasted = paste(&line, &dir, None);
-    assert!(pasted.contains("reserved twice"), "{pasted}");
-    assert_eq!(failing_step(&pasted), failing_step(&first));
-    assert!(
-        pasted.contains(": replay with"),
-        "the pasted line replayed the token:\n{pasted}"
-    );
+    assert_the_pasted_line_replays(&line, &first, "reserved twice", (&dir, None), &[]);
 }

@@ -82,6 +82,13 @@ fn child_with(vars: &[(&str, &str)]) -> (bool, String) {
     run_child("child", vars)
 }
 
+/// Runs `child` with `vars`, which must fail (`why`); returns its output.
+fn child_failing(vars: &[(&str, &str)], why: &str) -> String {
+    let (ok, out) = child_with(vars);
+    assert!(!ok, "{why}:\n{out}");
+    out
+}
+
 /// Runs `child` with `vars` and checks that it replayed the failure of
 /// `token`: failing again, in its first execution, with the same token.
 fn replays_as(vars: &[(&str, &str)], token: &str) {
@@ -162,12 +169,10 @@ fn bad_values_are_clear_errors() {
     }
     // Combinations that make no sense.
     for search in ["walk", "swarm"] {
-        let (ok, out) = child_with(&[("SIM_SEARCH", search)]);
-        assert!(!ok);
+        let out = child_failing(&[("SIM_SEARCH", search)], "rejected");
         assert!(out.contains("rr is deterministic"), "{out}");
     }
-    let (ok, out) = child_with(&[("SIM_SEARCH", "ses"), ("SIM_SHARD", "0/2")]);
-    assert!(!ok);
+    let out = child_failing(&[("SIM_SEARCH", "ses"), ("SIM_SHARD", "0/2")], "rejected");
     assert!(out.contains("SIM_SHARD applies to ss and walk"), "{out}");
 }
 
@@ -175,8 +180,7 @@ fn bad_values_are_clear_errors() {
 /// sample's seed alone.
 #[test]
 fn the_printed_commands_reproduce_the_failure() {
-    let (ok, out) = child_with(&[]);
-    assert!(!ok, "the child finds the lost update");
+    let out = child_failing(&[], "the child finds the lost update");
     assert!(out.contains("lost update"), "{out}");
     let line = out
         .lines()
@@ -266,8 +270,10 @@ fn settings_that_do_not_apply_are_noted_not_errors() {
 /// The overrides take effect: a bigger budget, another explorer and search.
 #[test]
 fn overrides_change_the_search() {
-    let (ok, out) = child_with(&[("SIM_EXPLORER", "random"), ("SIM_SEARCH", "walk")]);
-    assert!(!ok);
+    let out = child_failing(
+        &[("SIM_EXPLORER", "random"), ("SIM_SEARCH", "walk")],
+        "the walk finds the lost update",
+    );
     assert!(out.contains("walk with random found a failure"), "{out}");
     assert!(
         out.contains("SIM_EXPLORER=random SIM_SEARCH=walk cargo test"),
@@ -275,8 +281,7 @@ fn overrides_change_the_search() {
     );
     // The adaptive portfolio replaces the test's own explorer and search;
     // its failure names the member that found it.
-    let (ok, out) = child_with(&[("SIM_SEARCH", "adaptive")]);
-    assert!(!ok);
+    let out = child_failing(&[("SIM_SEARCH", "adaptive")], "the portfolio finds it");
     assert!(out.contains("child: the adaptive portfolio's "), "{out}");
 }
 
@@ -284,8 +289,7 @@ fn overrides_change_the_search() {
 /// another process, replays it.
 #[test]
 fn sim_replay_last_replays_the_failure_a_previous_process_saved() {
-    let (ok, out) = child_with(&[]);
-    assert!(!ok, "the child finds the lost update");
+    let out = child_failing(&[], "the child finds the lost update");
     let token = common::replay_token(&out).unwrap_or_else(|| panic!("a reproduce line in:\n{out}"));
     assert!(
         out.contains("or: SIM_REPLAY=last cargo test -p explorer --test explore_env child"),
@@ -448,8 +452,7 @@ fn token_of(test: &str, search: &str) -> String {
 #[test]
 fn a_token_of_another_test_is_an_error_naming_both() {
     let token = token_of("some_other_test", "ss");
-    let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
-    assert!(!ok);
+    let out = child_failing(&[("SIM_REPLAY", &token)], "the token is rejected");
     assert!(
         out.contains(
             "SIM_REPLAY holds a token of test \"some_other_test\", and this is test \"child\""
@@ -464,8 +467,7 @@ fn a_token_of_another_test_is_an_error_naming_both() {
 #[test]
 fn a_token_of_an_unknown_search_is_an_error_listing_the_known_ones() {
     let token = token_of("child", "bfs");
-    let (ok, out) = child_with(&[("SIM_REPLAY", &token)]);
-    assert!(!ok);
+    let out = child_failing(&[("SIM_REPLAY", &token)], "the token is rejected");
     assert!(
         out.contains(
             "the replay token names an unknown search \"bfs\" (a token names ses, ss, walk, \

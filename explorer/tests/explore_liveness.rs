@@ -323,6 +323,19 @@ async fn spin_wait() {
     }
 }
 
+/// The text of the failure `report` found, `expect`ed, which must be a
+/// livelock.
+fn livelock_text(report: explorer::Report, expect: &str) -> String {
+    let found = report.failure.expect(expect);
+    assert_eq!(
+        found.failure.kind(),
+        FailureKind::Livelock,
+        "{}",
+        found.failure
+    );
+    found.failure.to_string()
+}
+
 #[test]
 fn fair_explorers_let_a_spin_wait_end() {
     let explorer = |fair| {
@@ -337,19 +350,8 @@ fn fair_explorers_let_a_spin_wait_end() {
     };
     // Run to completion keeps polling the task that just woke (itself), so
     // without fairness the setter never runs.
-    let unfair = explorer(false).run(spin_wait);
-    let found = unfair.failure.expect("rtc starves the setter");
-    assert_eq!(
-        found.failure.kind(),
-        FailureKind::Livelock,
-        "{}",
-        found.failure
-    );
-    assert!(
-        found.failure.to_string().contains("main"),
-        "{}",
-        found.failure
-    );
+    let text = livelock_text(explorer(false).run(spin_wait), "rtc starves the setter");
+    assert!(text.contains("main"), "{text}");
     // With CHESS's rule every schedule ends.
     let reports = [
         explorer(true)
@@ -393,14 +395,7 @@ fn a_spin_that_cannot_end_is_a_livelock_even_when_fair() {
             });
             spinner.await.unwrap();
         });
-    let found = report.failure.expect("nothing sets the flag");
-    assert_eq!(
-        found.failure.kind(),
-        FailureKind::Livelock,
-        "{}",
-        found.failure
-    );
-    let text = found.failure.to_string();
+    let text = livelock_text(report, "nothing sets the flag");
     assert!(text.contains("spinning tasks"), "{text}");
     assert!(
         text.contains("explore_liveness.rs"),

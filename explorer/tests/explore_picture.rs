@@ -46,28 +46,21 @@ fn the_page_has_hosts_arrows_highlights_and_the_failure() {
     assert!(!page.contains("host-name"), "no second row of names");
     for id in ["folded", "full"] {
         let view = view(&page, id);
-        assert!(
-            view.contains(r#"<g class="message lost" data-i="#),
-            "the lost hello in {id}"
-        );
-        assert!(
-            view.contains(r#"class="chosen-row""#),
-            "the partition highlighted in {id}"
-        );
-        // The fault by its name.
-        assert!(
-            view.contains(r#"class="mark fault chosen""#) && view.contains(">partition a | b<"),
-            "the partition named in {id}"
-        );
-        assert!(
-            view.contains(r#"class="mark timer"#),
-            "the timeout firing in {id}"
-        );
-        // Arrows carry their message's first bytes.
-        assert!(
-            view.contains(r#"class="msg-label">&quot;hello b&quot;</text>"#),
-            "the hello labelled in {id}"
-        );
+        for (part, what) in [
+            (r#"<g class="message lost" data-i="#, "the lost hello"),
+            (r#"class="chosen-row""#, "the partition highlighted"),
+            // The fault by its name.
+            (r#"class="mark fault chosen""#, "the partition named"),
+            (">partition a | b<", "the partition named"),
+            (r#"class="mark timer"#, "the timeout firing"),
+            // Arrows carry their message's first bytes.
+            (
+                r#"class="msg-label">&quot;hello b&quot;</text>"#,
+                "the hello labelled",
+            ),
+        ] {
+            assert!(view.contains(part), "{what} in {id}");
+        }
         // The failure is the last thing drawn, at its step.
         let failure = view.find(r#"<g class="failure""#).unwrap();
         assert!(!view[failure + 10..].contains(r#"<g class="mark"#));

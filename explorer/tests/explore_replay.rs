@@ -94,6 +94,16 @@ fn a_token_names_its_built_in_explorer() {
     assert_eq!(r.failure.expect("fails").trace.hash(), f.trace.hash());
 }
 
+/// The token of the lost update that round robin finds with one delay.
+fn lost_update_token() -> ReplayToken {
+    let found = Explorer::new()
+        .explorer(RoundRobin::default())
+        .search(Exhaustive::new(1))
+        .progress(false)
+        .run(lost_update);
+    found.failure.unwrap().token
+}
+
 fn panic_text(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
     let err = std::panic::catch_unwind(f).expect_err("it panics");
     err.downcast_ref::<String>()
@@ -104,12 +114,7 @@ fn panic_text(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
 
 #[test]
 fn corrupted_tokens_are_rejected_with_a_clear_message() {
-    let found = Explorer::new()
-        .explorer(RoundRobin::default())
-        .search(Exhaustive::new(1))
-        .progress(false)
-        .run(lost_update);
-    let token = found.failure.unwrap().token.to_string();
+    let token = lost_update_token().to_string();
     // Change one character in the middle.
     let mut chars: Vec<char> = token.chars().collect();
     let i = chars.len() / 2;
@@ -137,12 +142,7 @@ fn corrupted_tokens_are_rejected_with_a_clear_message() {
 /// reported as a divergence, not as a pass or an unrelated failure.
 #[test]
 fn a_replay_of_a_changed_program_reports_the_divergence() {
-    let found = Explorer::new()
-        .explorer(RoundRobin::default())
-        .search(Exhaustive::new(1))
-        .progress(false)
-        .run(lost_update);
-    let token = found.failure.unwrap().token;
+    let token = lost_update_token();
     // The same deviations in a program whose tasks do not race.
     let msg = panic_text(|| {
         Explorer::new()

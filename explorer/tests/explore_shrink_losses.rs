@@ -6,10 +6,11 @@
 mod common;
 
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
 use std::time::Duration;
 
-use explorer::{Explorer, Random, Walk};
+use explorer::{Explorer, FoundFailure, Random, Walk};
 use sim_rt::net::UdpSocket;
 use sim_rt::sim::{self, LinkConfig, NetConfig};
 use sim_rt::time::sleep;
@@ -65,15 +66,34 @@ fn walks(seed: u64) -> Explorer {
         .progress(false)
 }
 
+/// Walks `program` from seeds 0 to 9: each finds a failure (`what`) that
+/// shrinks to `left` faults, and `each` checks it further. Returns how many
+/// walks had more than `left` faults before shrinking.
+fn walks_shrinking_to<F, Fut>(
+    program: F,
+    what: &str,
+    left: u32,
+    mut each: impl FnMut(u64, &FoundFailure),
+) -> usize
+where
+    F: Fn() -> Fut + Sync + Copy,
+    Fut: Future<Output = ()>,
+{
+    let mut more = 0;
+    for seed in 0..10 {
+        let report = walks(seed).run(program);
+        let found = report.failure.as_ref().expect(what);
+        let shrunk = found.shrunk.as_ref().expect("walks' failures are shrunk");
+        assert_eq!(shrunk.after.faults, left, "seed {seed}: {report}");
+        more += usize::from(shrunk.before.faults > left);
+        each(seed, found);
+    }
+    more
+}
+
 #[test]
 fn only_the_seals_loss_is_left() {
-    let mut shrunk_some = 0;
-    for seed in 0..10 {
-        let report = walks(seed).run(upload);
-        let found = report.failure.as_ref().expect("a lost seal is found");
-        let shrunk = found.shrunk.as_ref().expect("walks' failures are shrunk");
-        assert_eq!(shrunk.after.faults, 1, "seed {seed}: {report}");
-        shrunk_some += usize::from(shrunk.before.faults > 1);
+    let shrunk_some = walks_shrinking_to(upload, "a lost seal is found", 1, |seed, found| {
         // The one loss left is the seal's.
         common::assert_story_tells(&found.story, &format!("seed {seed}"), |l| {
             l.contains("lose client -> server \"SEAL\"")
@@ -85,7 +105,7 @@ fn only_the_seals_loss_is_left() {
             .replay(found.token.to_string())
             .run(upload);
         assert_eq!(again.failure.expect("replayed").trace, found.trace);
-    }
+    });
     assert!(shrunk_some > 0, "some walk lost other datagrams too");
 }
 
@@ -114,13 +134,6 @@ async fn in_order() {
 
 #[test]
 fn a_failure_that_needs_no_loss_keeps_none() {
-    let mut lost_some = 0;
-    for seed in 0..10 {
-        let report = walks(seed).run(in_order);
-        let found = report.failure.as_ref().expect("a reordering is found");
-        let shrunk = found.shrunk.as_ref().expect("walks' failures are shrunk");
-        assert_eq!(shrunk.after.faults, 0, "seed {seed}: {report}");
-        lost_some += usize::from(shrunk.before.faults > 0);
-    }
+    let lost_some = walks_shrinking_to(in_order, "a reordering is found", 0, |_, _| {});
     assert!(lost_some > 0, "some walk lost datagrams too");
 }

@@ -108,47 +108,33 @@ fn loses_data(mistakes: Mistakes) -> bool {
     lost
 }
 
+/// Checks that `mistakes` lose data in some crash; returns what `/data`
+/// holds after the whole replace with them and the default crash.
+fn data_after_the_default_crash(mistakes: Mistakes) -> Option<Vec<u8>> {
+    assert!(loses_data(mistakes), "{mistakes:?}");
+    let mut fs = disk(FsConfig::default());
+    atomic_replace(&mut fs, STEPS, mistakes);
+    fs.crash(&mut DefaultChooser);
+    contents(&fs, "/data")
+}
+
 #[test]
 fn forgetting_the_file_sync_loses_data_even_in_the_default_crash() {
-    assert!(loses_data(Mistakes {
+    // The classic zero-length file: the rename is durable, the data is not.
+    let data = data_after_the_default_crash(Mistakes {
         no_file_sync: true,
         ..Mistakes::default()
-    }));
-    // The classic zero-length file: the rename is durable, the data is not.
-    let mut fs = disk(FsConfig::default());
-    atomic_replace(
-        &mut fs,
-        STEPS,
-        Mistakes {
-            no_file_sync: true,
-            ..Mistakes::default()
-        },
-    );
-    fs.crash(&mut DefaultChooser);
-    assert_eq!(contents(&fs, "/data").as_deref(), Some(&b""[..]));
+    });
+    assert_eq!(data.as_deref(), Some(&b""[..]));
 }
 
 #[test]
 fn forgetting_the_directory_sync_loses_the_update() {
-    assert!(loses_data(Mistakes {
+    let data = data_after_the_default_crash(Mistakes {
         no_dir_sync: true,
         ..Mistakes::default()
-    }));
-    let mut fs = disk(FsConfig::default());
-    atomic_replace(
-        &mut fs,
-        STEPS,
-        Mistakes {
-            no_dir_sync: true,
-            ..Mistakes::default()
-        },
-    );
-    fs.crash(&mut DefaultChooser);
-    assert_eq!(
-        contents(&fs, "/data").as_deref(),
-        Some(OLD),
-        "the rename is lost"
-    );
+    });
+    assert_eq!(data.as_deref(), Some(OLD), "the rename is lost");
 }
 
 #[test]

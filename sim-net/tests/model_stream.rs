@@ -146,6 +146,26 @@ fn read(w: &mut World, side: &mut Side, peer: &Side, n: usize) -> bool {
     }
 }
 
+/// Applies a write, read, delivery or advance; the link and shutdown
+/// operations are each test's own.
+fn step(w: &mut World, sides: &mut [Side; 2], op: Op) {
+    match op {
+        Op::Write(s, n) => write(w, &mut sides[s], n),
+        Op::Read(s, n) => {
+            let [x, y] = sides;
+            let (me, peer) = if s == 0 { (x, &*y) } else { (y, &*x) };
+            read(w, me, peer, n);
+        }
+        Op::Deliver(i) => {
+            w.deliver_nth(i);
+        }
+        Op::Advance(dt) => w.advance(ms(dt)),
+        Op::Partition | Op::Heal | Op::Shutdown(_) => {
+            unreachable!("{op:?} is the test's own")
+        }
+    }
+}
+
 fn no_stream_faults(w: &mut World) {
     let sent: Vec<_> = w
         .net
@@ -178,16 +198,6 @@ proptest! {
         let Setup { mut w, hosts: [a, b], mut sides } = connect(config, ab, ba);
         for op in ops {
             match op {
-                Op::Write(s, n) => write(&mut w, &mut sides[s], n),
-                Op::Read(s, n) => {
-                    let [x, y] = &mut sides;
-                    let (me, peer) = if s == 0 { (x, &*y) } else { (y, &*x) };
-                    read(&mut w, me, peer, n);
-                }
-                Op::Deliver(i) => {
-                    w.deliver_nth(i);
-                }
-                Op::Advance(dt) => w.advance(ms(dt)),
                 Op::Partition => w.net.partition(a, b, w.now),
                 Op::Heal => w.net.heal(a, b, w.now),
                 Op::Shutdown(s) => {
@@ -196,6 +206,7 @@ proptest! {
                         sides[s].shut = true;
                     }
                 }
+                op => step(&mut w, &mut sides, op),
             }
             no_stream_faults(&mut w);
             w.check();
@@ -235,19 +246,10 @@ proptest! {
         let Setup { mut w, hosts, mut sides } = connect(config, ab, ba);
         for op in ops {
             match op {
-                Op::Write(s, n) => write(&mut w, &mut sides[s], n),
-                Op::Read(s, n) => {
-                    let [x, y] = &mut sides;
-                    let (me, peer) = if s == 0 { (x, &*y) } else { (y, &*x) };
-                    read(&mut w, me, peer, n);
-                }
-                Op::Deliver(i) => {
-                    w.deliver_nth(i);
-                }
-                Op::Advance(dt) => w.advance(ms(dt)),
                 // No shutdown or partitions here: the survivor must see
                 // exactly ConnectionReset.
                 Op::Partition | Op::Heal | Op::Shutdown(_) => {}
+                op => step(&mut w, &mut sides, op),
             }
             w.check();
         }

@@ -63,6 +63,17 @@ macro_rules! workloads {
             use ::$rt as rt;
             use rt::sync::mpsc;
 
+            /// Joins `handles` in order and sums their outputs.
+            async fn sum_joined<T: Default + std::ops::AddAssign>(
+                handles: Vec<rt::task::JoinHandle<T>>,
+            ) -> T {
+                let mut sum = T::default();
+                for h in handles {
+                    sum += h.await.unwrap();
+                }
+                sum
+            }
+
             /// W1: ping-pong between two spawned tasks; returns the sum of
             /// what came back so nothing is optimised away.
             pub async fn w1_mpsc(messages: u64) -> u64 {
@@ -97,11 +108,7 @@ macro_rules! workloads {
                         })
                     })
                     .collect();
-                let mut sum = 0;
-                for h in handles {
-                    sum += h.await.unwrap();
-                }
-                sum
+                sum_joined(handles).await
             }
 
             /// W3: `tasks` tasks each sleep `sleeps` times for 1..=1000 ms.
@@ -121,11 +128,7 @@ macro_rules! workloads {
                         })
                     })
                     .collect();
-                let mut total = 0;
-                for h in handles {
-                    total += h.await.unwrap();
-                }
-                total
+                sum_joined(handles).await
             }
 
             /// W4: `tasks` tasks in a ring; each sends `messages` messages to
@@ -150,11 +153,7 @@ macro_rules! workloads {
                         })
                     })
                     .collect();
-                let mut sum = 0;
-                for h in handles {
-                    sum += h.await.unwrap();
-                }
-                sum
+                sum_joined(handles).await
             }
         }
     };
@@ -211,17 +210,25 @@ macro_rules! bench_block_on {
     };
 }
 
+/// [`bench_block_on!`] of the same workload, `on_sim::$work` on the
+/// simulation `$sim` builds and `on_tokio::$work` on the tokio runtime
+/// `$tokio` builds, with the same expected output.
+macro_rules! bench_both {
+    ($group:expr, ($sim:expr, $tokio:expr), $work:ident($($arg:expr),*), $expect:expr) => {
+        bench_block_on!($group, "sim", $sim, on_sim::$work($($arg),*), $expect);
+        bench_block_on!($group, "tokio", $tokio, on_tokio::$work($($arg),*), $expect);
+    };
+}
+
 fn w1_mpsc(c: &mut Criterion) {
     let mut g = c.benchmark_group("w1_mpsc");
     g.sample_size(10).measurement_time(Duration::from_secs(4));
     g.throughput(Throughput::Elements(W1_MESSAGES));
     let expect: u64 = (1..=W1_MESSAGES / 2).sum();
-    bench_block_on!(g, "sim", sim_runtime, on_sim::w1_mpsc(W1_MESSAGES), expect);
-    bench_block_on!(
+    bench_both!(
         g,
-        "tokio",
-        tokio_runtime,
-        on_tokio::w1_mpsc(W1_MESSAGES),
+        (sim_runtime, tokio_runtime),
+        w1_mpsc(W1_MESSAGES),
         expect
     );
     g.finish();
@@ -232,18 +239,10 @@ fn w2_spawn_yield(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     g.throughput(Throughput::Elements(W2_TASKS));
     let expect: u64 = (0..W2_TASKS).sum();
-    bench_block_on!(
+    bench_both!(
         g,
-        "sim",
-        sim_runtime,
-        on_sim::w2_spawn_yield(W2_TASKS),
-        expect
-    );
-    bench_block_on!(
-        g,
-        "tokio",
-        tokio_runtime,
-        on_tokio::w2_spawn_yield(W2_TASKS),
+        (sim_runtime, tokio_runtime),
+        w2_spawn_yield(W2_TASKS),
         expect
     );
     g.finish();
@@ -262,18 +261,10 @@ fn w3_sleep(c: &mut Criterion) {
                 .sum::<u64>()
         })
         .sum();
-    bench_block_on!(
+    bench_both!(
         g,
-        "sim",
-        sim_runtime_paused,
-        on_sim::w3_sleep(W3_TASKS, W3_SLEEPS),
-        expect
-    );
-    bench_block_on!(
-        g,
-        "tokio",
-        tokio_runtime_paused,
-        on_tokio::w3_sleep(W3_TASKS, W3_SLEEPS),
+        (sim_runtime_paused, tokio_runtime_paused),
+        w3_sleep(W3_TASKS, W3_SLEEPS),
         expect
     );
     g.finish();

@@ -7,7 +7,7 @@ mod rt_support;
 
 use std::time::Duration;
 
-use rt_support::{file_of_a_stopped_host, sim_on};
+use rt_support::{file_of_a_stopped_host, fresh_real_dir, on_real_tokio, sim_on};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, FsConfig};
@@ -23,13 +23,8 @@ mod sim_side {
 
 #[test]
 fn simulated_disk_behaves_like_the_real_one() {
-    let dir = std::env::temp_dir().join(format!("sim-rt-fs-api-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let real = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(real::scenario(&dir));
+    let dir = fresh_real_dir("sim-rt-fs-api");
+    let real = on_real_tokio(real::scenario(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
 
     let simulated = simulated_scenario();

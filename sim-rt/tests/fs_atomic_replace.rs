@@ -17,6 +17,8 @@
 //!   without the new data, which needs a crash model that keeps some
 //!   unsynced operations (here an ordered journal, `KeepUnsynced::Prefix`).
 
+mod rt_support;
+
 mod fs_support;
 
 use std::io;
@@ -27,9 +29,8 @@ use sim_rt::fs::{self, File};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{CrashModel, KeepUnsynced, TornWrites};
-use sim_rt::sync::Notify;
 
-use fs_support::{disk, every_crash_outcome, reset_db_after_set_up};
+use fs_support::{disk, every_crash_outcome, reset_db_after_set_up, Signals};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Replace {
@@ -53,8 +54,7 @@ struct Shared {
     boots: u32,
     acked: bool,
     recovered: Option<io::Result<Vec<u8>>>,
-    set_up: Arc<Notify>,
-    rebooted: Arc<Notify>,
+    signals: Signals,
 }
 
 async fn db(how: Replace, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
@@ -67,7 +67,7 @@ async fn db(how: Replace, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
         let found = fs::read("/config").await;
         let mut s = shared.lock().unwrap();
         s.recovered = Some(found);
-        s.rebooted.notify_one();
+        s.signals.rebooted.notify_one();
         return Ok(());
     }
     let mut f = File::create("/config").await?;
@@ -75,7 +75,7 @@ async fn db(how: Replace, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
     f.sync_all().await?;
     File::open("/").await?.sync_all().await?;
     drop(f);
-    shared.lock().unwrap().set_up.notify_one();
+    shared.lock().unwrap().signals.set_up.notify_one();
 
     let new = new_config();
     if how == Replace::NoRename {
@@ -104,12 +104,9 @@ async fn db(how: Replace, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
 fn run(builder: &mut Builder, how: Replace, crash_at: Duration) -> Option<String> {
     let shared: Arc<Mutex<Shared>> = Arc::default();
     let s = shared.clone();
-    let (set_up, rebooted) = {
-        let s = shared.lock().unwrap();
-        (s.set_up.clone(), s.rebooted.clone())
-    };
+    let signals = shared.lock().unwrap().signals.clone();
     let entry = move || db(how, s.clone());
-    reset_db_after_set_up(builder, entry, set_up, rebooted, crash_at);
+    reset_db_after_set_up(builder, entry, signals, crash_at);
     let mut s = shared.lock().unwrap();
     let acked = s.acked;
     let found = match s.recovered.take().expect("db recovered") {

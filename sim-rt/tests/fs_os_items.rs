@@ -14,7 +14,7 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use rt_support::file_of_a_stopped_host;
+use rt_support::{file_of_a_stopped_host, fresh_real_dir, on_real_tokio};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{self, FsConfig};
@@ -93,13 +93,8 @@ fn runtime() -> sim_rt::runtime::Runtime {
 
 #[test]
 fn the_simulated_disk_gives_the_real_outcomes() {
-    let dir = std::env::temp_dir().join(format!("sim-rt-fs-os-items-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let real = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(real::scenario(&dir));
+    let dir = fresh_real_dir("sim-rt-fs-os-items");
+    let real = on_real_tokio(real::scenario(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
     let simulated = runtime().block_on(async {
         sim_rt::fs::create_dir_all("/tmp/work").await.unwrap();

@@ -17,6 +17,8 @@
 //! - [`Wal::NoSync`] forgets `sync_all` (it only flushes tokio's buffer):
 //!   the test must find a crash after which an acknowledged record is gone.
 
+mod rt_support;
+
 mod fs_support;
 
 use std::io;
@@ -27,9 +29,8 @@ use sim_rt::fs::{self, File, OpenOptions};
 use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
 use sim_rt::sim::{CrashModel, KeepUnsynced, TornWrites};
-use sim_rt::sync::Notify;
 
-use fs_support::{disk, every_crash_outcome, reset_db_after_set_up};
+use fs_support::{disk, every_crash_outcome, reset_db_after_set_up, Signals};
 
 /// Records the host appends.
 const RECORDS: u32 = 5;
@@ -50,8 +51,7 @@ struct Shared {
     /// Bytes after the last well-formed record at recovery (a torn or
     /// garbage tail the decoder dropped).
     dropped: usize,
-    set_up: Arc<Notify>,
-    rebooted: Arc<Notify>,
+    signals: Signals,
 }
 
 fn checksum(value: u32) -> u32 {
@@ -93,7 +93,7 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
         let mut s = shared.lock().unwrap();
         s.dropped = bytes.len() - recovered.len() * RECORD_LEN;
         s.recovered = Some(recovered);
-        s.rebooted.notify_one();
+        s.signals.rebooted.notify_one();
         return Ok(());
     }
     // Create the log and make its name durable.
@@ -106,7 +106,7 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
     log.sync_all().await?;
     File::open("/db").await?.sync_all().await?;
     File::open("/").await?.sync_all().await?;
-    shared.lock().unwrap().set_up.notify_one();
+    shared.lock().unwrap().signals.set_up.notify_one();
     for value in 0..RECORDS {
         log.write_all(&encode(value)).await?;
         match wal {
@@ -124,12 +124,9 @@ async fn db(wal: Wal, shared: Arc<Mutex<Shared>>) -> io::Result<()> {
 fn run(builder: &mut Builder, wal: Wal, crash_at: Duration) -> (Vec<u32>, Vec<u32>, usize) {
     let shared: Arc<Mutex<Shared>> = Arc::default();
     let s = shared.clone();
-    let (set_up, rebooted) = {
-        let s = shared.lock().unwrap();
-        (s.set_up.clone(), s.rebooted.clone())
-    };
+    let signals = shared.lock().unwrap().signals.clone();
     let entry = move || db(wal, s.clone());
-    reset_db_after_set_up(builder, entry, set_up, rebooted, crash_at);
+    reset_db_after_set_up(builder, entry, signals, crash_at);
     let s = shared.lock().unwrap();
     let recovered = s.recovered.clone().expect("db recovered");
     (s.acked.clone(), recovered, s.dropped)

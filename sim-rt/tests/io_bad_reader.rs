@@ -4,6 +4,8 @@
 //! (`read_buf`, `read_to_end`, `Take`) panic, as tokio's do, instead of
 //! exposing bytes they never wrote.
 
+mod rt_support;
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -26,37 +28,28 @@ impl AsyncRead for Swapper {
     }
 }
 
-fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
-    let err = std::panic::catch_unwind(f).expect_err("expected a panic");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
+/// Runs `read` (a helper reading from a [`Swapper`]) to the end, which
+/// must panic about the replaced `ReadBuf`.
+fn assert_panics_on_the_swap<F: std::future::Future>(read: F) {
+    let read = std::panic::AssertUnwindSafe(read);
+    let err = std::panic::catch_unwind(|| futures::executor::block_on(read))
+        .map(drop)
+        .expect_err("expected a panic");
+    let msg = rt_support::panic_text(&*err).unwrap_or_default();
+    assert!(msg.contains("replaced the ReadBuf"), "{msg}");
 }
 
 #[test]
 fn read_buf_panics_on_a_replaced_read_buf() {
-    let msg = panic_message(|| {
-        let mut v = Vec::with_capacity(10);
-        let _ = futures::executor::block_on(Swapper.read_buf(&mut v));
-    });
-    assert!(msg.contains("replaced the ReadBuf"), "{msg}");
+    assert_panics_on_the_swap(Swapper.read_buf(&mut Vec::with_capacity(10)));
 }
 
 #[test]
 fn read_to_end_panics_on_a_replaced_read_buf() {
-    let msg = panic_message(|| {
-        let mut v = Vec::with_capacity(64);
-        let _ = futures::executor::block_on(Swapper.read_to_end(&mut v));
-    });
-    assert!(msg.contains("replaced the ReadBuf"), "{msg}");
+    assert_panics_on_the_swap(Swapper.read_to_end(&mut Vec::with_capacity(64)));
 }
 
 #[test]
 fn take_panics_on_a_replaced_read_buf() {
-    let msg = panic_message(|| {
-        let mut v = [0u8; 10];
-        let _ = futures::executor::block_on(Swapper.take(10).read(&mut v));
-    });
-    assert!(msg.contains("replaced the ReadBuf"), "{msg}");
+    assert_panics_on_the_swap(Swapper.take(10).read(&mut [0u8; 10]));
 }

@@ -8,6 +8,8 @@
 //! return `Pending` (waking at once) and `Interrupted` on a fixed script,
 //! so the helpers' loops, retries and partial progress are exercised.
 
+mod rt_support;
+
 use std::fmt::Debug;
 
 /// Runs `$body` (an async block's contents returning a `Vec<String>`) with
@@ -88,31 +90,47 @@ macro_rules! script_type {
             }
         }
 
+        impl Script {
+            /// Takes the next step: the data of a data step (`None` once
+            /// the script is done), or the poll's answer for any other.
+            fn step<T>(
+                &mut self,
+                cx: &mut std::task::Context<'_>,
+            ) -> Result<Option<&'static [u8]>, std::task::Poll<std::io::Result<T>>> {
+                use std::task::Poll;
+                match self.steps.pop_front() {
+                    None => Ok(None),
+                    Some(Step::Data(d)) => Ok(Some(d)),
+                    Some(Step::Pending) => {
+                        cx.waker().wake_by_ref();
+                        Err(Poll::Pending)
+                    }
+                    Some(Step::Interrupted) => {
+                        Err(Poll::Ready(Err(std::io::ErrorKind::Interrupted.into())))
+                    }
+                    Some(Step::Fail) => {
+                        Err(Poll::Ready(Err(std::io::Error::other("scripted failure"))))
+                    }
+                }
+            }
+        }
+
         impl $t::io::AsyncRead for Script {
             fn poll_read(
                 mut self: std::pin::Pin<&mut Self>,
                 cx: &mut std::task::Context<'_>,
                 buf: &mut $t::io::ReadBuf<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                use std::task::Poll;
-                let chunk = self.chunk;
-                match self.steps.pop_front() {
-                    None => Poll::Ready(Ok(())),
-                    Some(Step::Pending) => {
-                        cx.waker().wake_by_ref();
-                        Poll::Pending
-                    }
-                    Some(Step::Interrupted) => {
-                        Poll::Ready(Err(std::io::ErrorKind::Interrupted.into()))
-                    }
-                    Some(Step::Fail) => Poll::Ready(Err(std::io::Error::other("scripted failure"))),
-                    Some(Step::Data(d)) => {
-                        let n = d.len().min(chunk).min(buf.remaining());
+                match self.step(cx) {
+                    Err(poll) => poll,
+                    Ok(None) => std::task::Poll::Ready(Ok(())),
+                    Ok(Some(d)) => {
+                        let n = d.len().min(self.chunk).min(buf.remaining());
                         buf.put_slice(&d[..n]);
                         if n < d.len() {
                             self.steps.push_front(Step::Data(&d[n..]));
                         }
-                        Poll::Ready(Ok(()))
+                        std::task::Poll::Ready(Ok(()))
                     }
                 }
             }
@@ -124,22 +142,12 @@ macro_rules! script_type {
                 cx: &mut std::task::Context<'_>,
                 buf: &[u8],
             ) -> std::task::Poll<std::io::Result<usize>> {
-                use std::task::Poll;
-                match self.steps.pop_front() {
-                    None | Some(Step::Data(_)) => {
-                        let n = buf.len().min(self.chunk);
-                        self.written.extend_from_slice(&buf[..n]);
-                        Poll::Ready(Ok(n))
-                    }
-                    Some(Step::Pending) => {
-                        cx.waker().wake_by_ref();
-                        Poll::Pending
-                    }
-                    Some(Step::Interrupted) => {
-                        Poll::Ready(Err(std::io::ErrorKind::Interrupted.into()))
-                    }
-                    Some(Step::Fail) => Poll::Ready(Err(std::io::Error::other("scripted failure"))),
+                if let Err(poll) = self.step(cx) {
+                    return poll;
                 }
+                let n = buf.len().min(self.chunk);
+                self.written.extend_from_slice(&buf[..n]);
+                std::task::Poll::Ready(Ok(n))
             }
 
             fn is_write_vectored(&self) -> bool {
@@ -924,10 +932,7 @@ both!(copy_bidirectional_over_duplex, |t| {
 mod panics {
     fn message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         let err = std::panic::catch_unwind(f).expect_err("should panic");
-        err.downcast_ref::<String>()
-            .cloned()
-            .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap()
+        crate::rt_support::panic_text(&*err).unwrap()
     }
 
     macro_rules! same_panic {

@@ -3,17 +3,20 @@
 //! scheduler chooses it, and the fault injector resets and partitions hosts
 //! as data choices within its budget.
 
+mod rt_support;
+
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rt_support::{sim_scheduled, udp_request_over_lossy_links, RandomWith};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
 use sim_rt::runtime::Builder;
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
-use sim_rt::sim::{self, FaultInjector, LinkConfig};
+use sim_rt::sim::{self, FaultInjector};
 use sim_rt::time::{sleep, timeout};
 
 /// A register server: each connection writes one byte, the last write wins.
@@ -64,37 +67,23 @@ fn reordering_reaches_both_outcomes_across_seeds() {
     }
 }
 
-/// A UDP request with no retry: the client times out only if the request or
-/// the reply is lost.
+/// A UDP request to an echo server with no retry, over links that lose a
+/// datagram with probability `loss`: whether the reply came.
 fn udp_request<S: Scheduler + 'static>(
     seed: u64,
     loss: f64,
     scheduler: impl FnMut(u64) -> S + 'static,
 ) -> bool {
-    Builder::new_current_thread()
-        .seed(seed)
-        .scheduler(scheduler)
-        .build()
-        .unwrap()
-        .block_on(async move {
-            sim::host("server").start(|| async {
-                let s = UdpSocket::bind("0.0.0.0:53").await.unwrap();
-                let mut buf = [0u8; 16];
-                while let Ok((n, from)) = s.recv_from(&mut buf).await {
-                    s.send_to(&buf[..n], from).await.unwrap();
-                }
-            });
-            let link = LinkConfig::default().with_loss(loss);
-            sim::set_link("main", "server", link.clone());
-            sim::set_link("server", "main", link);
-            sleep(Duration::from_millis(1)).await;
-            let s = UdpSocket::bind("0.0.0.0:0").await.unwrap();
-            s.send_to(b"query", "server:53").await.unwrap();
+    sim_scheduled(seed, scheduler, async move {
+        sim::host("server").start(|| async {
+            let s = UdpSocket::bind("0.0.0.0:53").await.unwrap();
             let mut buf = [0u8; 16];
-            timeout(Duration::from_secs(1), s.recv_from(&mut buf))
-                .await
-                .is_ok()
-        })
+            while let Ok((n, from)) = s.recv_from(&mut buf).await {
+                s.send_to(&buf[..n], from).await.unwrap();
+            }
+        });
+        udp_request_over_lossy_links("server", "server:53", loss, b"query").await
+    })
 }
 
 #[test]
@@ -292,24 +281,16 @@ fn the_fault_injector_is_off_by_default_and_stays_within_budget() {
 
 /// Records the number of options of every fault choice, and takes option
 /// 1 (partition the only pair) at the first one.
-struct FaultOptions {
-    inner: RandomScheduler,
+fn fault_options(
     options: Rc<RefCell<Vec<usize>>>,
-}
-
-impl Scheduler for FaultOptions {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.inner.pick(enabled)
-    }
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        match kind {
-            ChoiceKind::Fault { .. } => {
-                let mut options = self.options.borrow_mut();
-                options.push(n);
-                usize::from(options.len() == 1)
-            }
-            _ => self.inner.choose(kind, n),
+) -> impl FnMut(ChoiceKind, usize) -> Option<usize> {
+    move |kind, n| match kind {
+        ChoiceKind::Fault { .. } => {
+            let mut options = options.borrow_mut();
+            options.push(n);
+            Some(usize::from(options.len() == 1))
         }
+        _ => None,
     }
 }
 
@@ -319,10 +300,7 @@ fn a_partition_healed_by_the_program_is_no_longer_the_injectors_to_heal() {
     let o2 = options.clone();
     let after_heal = Builder::new_current_thread()
         .fault_injector(FaultInjector::new().max_resets(0).max_partitions(1))
-        .scheduler(move |seed| FaultOptions {
-            inner: RandomScheduler::new(seed),
-            options: o2.clone(),
-        })
+        .scheduler(move |seed| RandomWith::answering(seed, fault_options(o2.clone())))
         .build()
         .unwrap()
         .block_on(async {
@@ -350,28 +328,20 @@ fn a_partition_healed_by_the_program_is_no_longer_the_injectors_to_heal() {
 
 /// Takes option `take` at the first fault choice (recording how many there
 /// were) and the default at every later one.
-struct FirstFault {
-    inner: RandomScheduler,
+fn first_fault_taking(
     take: usize,
     options: Rc<RefCell<Option<usize>>>,
-}
-
-impl Scheduler for FirstFault {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.inner.pick(enabled)
-    }
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        match kind {
-            ChoiceKind::Fault { .. } => {
-                let mut first = self.options.borrow_mut();
-                if first.is_none() {
-                    *first = Some(n);
-                    return self.take;
-                }
-                0
+) -> impl FnMut(ChoiceKind, usize) -> Option<usize> {
+    move |kind, n| match kind {
+        ChoiceKind::Fault { .. } => {
+            let mut first = options.borrow_mut();
+            if first.is_none() {
+                *first = Some(n);
+                return Some(take);
             }
-            _ => self.inner.choose(kind, n),
+            Some(0)
         }
+        _ => None,
     }
 }
 
@@ -386,11 +356,7 @@ fn first_fault(take: usize) -> (usize, Faults) {
     let starts = Rc::new(RefCell::new(Vec::new()));
     let (restarted, partitioned) = Builder::new_current_thread()
         .fault_injector(FaultInjector::new().max_resets(1).max_partitions(1))
-        .scheduler(move |seed| FirstFault {
-            inner: RandomScheduler::new(seed),
-            take,
-            options: o2.clone(),
-        })
+        .scheduler(move |seed| RandomWith::answering(seed, first_fault_taking(take, o2.clone())))
         .build()
         .unwrap()
         .block_on(async {

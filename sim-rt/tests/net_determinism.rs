@@ -28,6 +28,8 @@
 //! log is an `Arc<Mutex<Vec<_>>>` only because spawned tasks must be `Send`;
 //! there is one thread.
 
+mod rt_support;
+
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::fmt::Display;
@@ -37,6 +39,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rt_support::{panic_text, sim_scheduled, udp_request_over_lossy_links, RandomWith};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
 use sim_rt::runtime::{Builder, Step, Trace};
@@ -563,15 +566,6 @@ fn a_delivery_is_observed_before_what_it_causes() {
     assert!(replies > 0, "no delivery caused a kernel reply");
 }
 
-/// The text of a panic payload.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
-}
-
 #[test]
 fn replaying_a_changed_program_diverges() {
     for seed in 0..5 {
@@ -588,7 +582,7 @@ fn replaying_a_changed_program_diverges() {
         // One extra datagram sent by the UDP client.
         let err = catch_unwind(AssertUnwindSafe(|| run(&mut replay(), true)))
             .expect_err("a replay of a changed program must fail");
-        let msg = panic_text(&*err);
+        let msg = panic_text(&*err).unwrap_or_default();
         let step: usize = msg
             .split("replay diverged at step ")
             .nth(1)
@@ -605,25 +599,14 @@ fn replaying_a_changed_program_diverges() {
 
 // ----- the scheduler decides losses ------------------------------------------
 
-/// Forwards to a [`RandomScheduler`] but loses every datagram, counting the
-/// loss choices it is asked.
-struct LoseEverything {
-    inner: RandomScheduler,
-    asked: Rc<Cell<u32>>,
-}
-
-impl Scheduler for LoseEverything {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.inner.pick(enabled)
-    }
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        match kind {
-            ChoiceKind::Loss { .. } => {
-                self.asked.set(self.asked.get() + 1);
-                1
-            }
-            _ => self.inner.choose(kind, n),
+/// Loses every datagram, counting the loss choices it is asked.
+fn lose_everything(asked: Rc<Cell<u32>>) -> impl FnMut(ChoiceKind, usize) -> Option<usize> {
+    move |kind, _| match kind {
+        ChoiceKind::Loss { .. } => {
+            asked.set(asked.get() + 1);
+            Some(1)
         }
+        _ => None,
     }
 }
 
@@ -633,26 +616,11 @@ fn udp_request_once<S: Scheduler + 'static>(
     seed: u64,
     scheduler: impl FnMut(u64) -> S + 'static,
 ) -> bool {
-    Builder::new_current_thread()
-        .seed(seed)
-        .scheduler(scheduler)
-        .build()
-        .unwrap()
-        .block_on(async {
-            let log = Log::default();
-            sim::host(SERVER).start(move || server(log.clone(), 1));
-            let link = LinkConfig::default().with_loss(1e-9);
-            sim::set_link("main", SERVER, link.clone());
-            sim::set_link(SERVER, "main", link);
-            // Let the server bind first: a datagram to no socket is lost.
-            sleep(Duration::from_millis(1)).await;
-            let socket = UdpSocket::bind("0.0.0.0:0").await.unwrap();
-            socket.send_to(&7u32.to_be_bytes(), UDP_ADDR).await.unwrap();
-            let mut buf = [0u8; 8];
-            timeout(Duration::from_secs(1), socket.recv_from(&mut buf))
-                .await
-                .is_ok()
-        })
+    sim_scheduled(seed, scheduler, async {
+        let log = Log::default();
+        sim::host(SERVER).start(move || server(log.clone(), 1));
+        udp_request_over_lossy_links(SERVER, UDP_ADDR, 1e-9, &7u32.to_be_bytes()).await
+    })
 }
 
 #[test]
@@ -660,9 +628,8 @@ fn a_scheduler_loses_a_datagram_the_link_almost_never_loses() {
     for seed in 0..10 {
         let asked = Rc::new(Cell::new(0));
         let a = asked.clone();
-        let answered = udp_request_once(seed, move |seed| LoseEverything {
-            inner: RandomScheduler::new(seed),
-            asked: a.clone(),
+        let answered = udp_request_once(seed, move |seed| {
+            RandomWith::answering(seed, lose_everything(a.clone()))
         });
         assert!(!answered, "seed {seed}: the request was lost, no reply");
         assert_eq!(asked.get(), 1, "seed {seed}: one datagram, one loss choice");

@@ -7,6 +7,7 @@
 //! but is still one delivery step: a short `sleep` lets everything in
 //! flight arrive.
 
+mod net_support;
 mod rt_support;
 
 use std::cell::Cell;
@@ -17,19 +18,12 @@ use std::pin::pin;
 use std::task::Poll;
 use std::time::Duration;
 
+use net_support::loopback_pair;
 use rt_support::{sim as run, sim_with_network as run_with};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt, Interest, Ready};
-use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
+use sim_rt::net::UdpSocket;
 use sim_rt::sim::NetConfig;
 use sim_rt::time::{sleep, Instant};
-
-/// A connected pair on the main host, over loopback: (client, server).
-async fn loopback_pair(port: u16) -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
-    let client = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
-}
 
 /// Lets every packet in flight on loopback arrive.
 async fn settle() {

@@ -14,20 +14,13 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsFd, AsRawFd};
 use std::time::Duration;
 
+use net_support::{addr, start_echo_server};
 use rt_support::{assert_contains_all, sim as run};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::{TcpListener, TcpSocket, TcpStream, UdpSocket};
 use sim_rt::runtime::Builder;
 use sim_rt::sim;
 use socket2::{Domain, Protocol, SockRef, Socket, TcpKeepalive, Type};
-
-fn addr(s: &str) -> SocketAddr {
-    s.parse().expect("a socket address literal")
-}
-
-fn start_echo_server(port: u16) {
-    sim::host("server").start(move || net_support::echo(port));
-}
 
 /// hyper-util's `HttpConnector`, step for step
 /// (`hyper_util::client::legacy::connect::http::connect`): resolve with

@@ -19,6 +19,7 @@ use std::pin::pin;
 use std::task::Poll;
 use std::time::Duration;
 
+use net_support::{addr, loopback_pair, start_echo_server};
 use rt_support::{sim as run, sim_with_network as run_with};
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt, ReadBuf};
 use sim_rt::net::tcp::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
@@ -27,18 +28,8 @@ use sim_rt::sim::{self, NetConfig};
 use sim_rt::sync::mpsc;
 use sim_rt::time::{sleep, timeout, Instant};
 
-fn addr(s: &str) -> SocketAddr {
-    s.parse().expect("a socket address literal")
-}
-
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
-}
-
-/// "server" (10.0.0.1): listens on `port` and echoes each connection until
-/// end of stream, then closes it.
-fn start_echo_server(port: u16) {
-    sim::host("server").start(move || net_support::echo(port));
 }
 
 /// "server" (10.0.0.1): accepts one connection on port 80 and sends it,
@@ -56,15 +47,6 @@ fn start_accept_one() -> mpsc::UnboundedReceiver<(TcpStream, SocketAddr)> {
         }
     });
     rx
-}
-
-/// A connected pair on the main host, over loopback: (client, server).
-async fn loopback_pair(port: u16) -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
-    let client = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let (server, peer) = listener.accept().await.unwrap();
-    assert_eq!(peer, client.local_addr().unwrap());
-    (client, server)
 }
 
 // ----- connect, accept, addresses --------------------------------------------

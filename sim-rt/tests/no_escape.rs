@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rt_support::{assert_contains_all, child_test};
+use rt_support::{assert_contains_all, child_test, sim_failure};
 use sim_rt::runtime::{Builder, FailureKind};
 use sim_rt::sim::{allow_threads, intercepting, without_interception, WALL_CLOCK_EPOCH};
 
@@ -261,12 +261,9 @@ fn outside_a_simulation_time_and_randomness_are_real() {
 
 #[test]
 fn std_thread_spawn_inside_a_simulation_fails_with_the_documented_message() {
-    let rt = Builder::new_current_thread().build().unwrap();
-    let failure = rt
-        .try_block_on(async {
-            std::thread::spawn(|| 1).join().unwrap();
-        })
-        .unwrap_err();
+    let failure = sim_failure(async {
+        std::thread::spawn(|| 1).join().unwrap();
+    });
     assert_eq!(failure.kind(), FailureKind::MainPanic);
     let msg = failure.message().unwrap();
     assert!(msg.starts_with("failed to spawn thread"), "{msg}");
@@ -286,19 +283,16 @@ fn std_thread_spawn_inside_a_simulation_fails_with_the_documented_message() {
     );
 
     // The same from a spawned task, and Builder::spawn reports the error.
-    let rt = Builder::new_current_thread().build().unwrap();
-    let failure = rt
-        .try_block_on(async {
-            let err = std::thread::Builder::new().spawn(|| ()).unwrap_err();
-            assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
-            // Nobody observes the task's panic (its handle is dropped): it
-            // fails the run.
-            drop(sim_rt::spawn(async {
-                std::thread::spawn(|| ());
-            }));
-            sim_rt::task::yield_now().await;
-        })
-        .unwrap_err();
+    let failure = sim_failure(async {
+        let err = std::thread::Builder::new().spawn(|| ()).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
+        // Nobody observes the task's panic (its handle is dropped): it
+        // fails the run.
+        drop(sim_rt::spawn(async {
+            std::thread::spawn(|| ());
+        }));
+        sim_rt::task::yield_now().await;
+    });
     assert_eq!(failure.kind(), FailureKind::TaskPanic);
     assert!(
         failure.message().unwrap().contains("use sim_rt::spawn"),
@@ -316,14 +310,11 @@ fn std_thread_spawn_inside_a_simulation_fails_with_the_documented_message() {
 
 #[test]
 fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
-    let rt = Builder::new_current_thread().build().unwrap();
-    let failure = rt
-        .try_block_on(async {
-            let err = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_err();
-            assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
-            std::net::TcpStream::connect("127.0.0.1:9").unwrap();
-        })
-        .unwrap_err();
+    let failure = sim_failure(async {
+        let err = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
+        std::net::TcpStream::connect("127.0.0.1:9").unwrap();
+    });
     let msg = failure.message().unwrap();
     assert_contains_all(
         msg,
@@ -333,15 +324,12 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
         ],
     );
 
-    let rt = Builder::new_current_thread().build().unwrap();
-    let failure = rt
-        .try_block_on(async {
-            tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-                .unwrap();
-        })
-        .unwrap_err();
+    let failure = sim_failure(async {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+            .unwrap();
+    });
     let msg = failure.message().unwrap();
     assert_contains_all(msg, &["note: a real I/O reactor was created", "--cfg sim"]);
 

@@ -2,28 +2,20 @@
 //! host that gave it, in program order; outside a simulation it does
 //! nothing.
 
+mod rt_support;
+
 use std::sync::{Arc, Mutex};
 
+use rt_support::RandomWith;
 use sim_rt::runtime::Builder;
-use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::scheduler::Observation;
 use sim_rt::sim;
 
-/// The default scheduler, recording every annotation it observes.
-struct Recording {
-    inner: RandomScheduler,
-    seen: Arc<Mutex<Vec<Observation>>>,
-}
-
-impl Scheduler for Recording {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.inner.pick(enabled)
-    }
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        self.inner.choose(kind, n)
-    }
-    fn observe(&mut self, o: &Observation) {
+/// Records every annotation it observes.
+fn record_annotations(seen: Arc<Mutex<Vec<Observation>>>) -> impl FnMut(&Observation) {
+    move |o| {
         if let Observation::Annotated { .. } = o {
-            self.seen.lock().unwrap().push(*o);
+            seen.lock().unwrap().push(*o);
         }
     }
 }
@@ -33,10 +25,7 @@ fn the_scheduler_sees_each_label_with_its_task_and_host() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     let (main_host, worker_host, worker_task) = Builder::new_current_thread()
-        .scheduler(move |seed| Recording {
-            inner: RandomScheduler::new(seed),
-            seen: s.clone(),
-        })
+        .scheduler(move |seed| RandomWith::watching(seed, record_annotations(s.clone())))
         .build()
         .unwrap()
         .block_on(async {

@@ -301,19 +301,25 @@ fn shutdown_timeout_drops_pending_tasks() {
     assert_eq!(drops.load(Ordering::SeqCst), 2);
 }
 
+/// Spawns on `rt` a task that holds `guard` and never ends, and runs `rt`
+/// for a millisecond, so that the task is polled once.
+fn spawn_pending_holding<G: Send + 'static>(rt: &Runtime, guard: G) {
+    rt.block_on(async move {
+        sim_rt::spawn(async move {
+            let _guard = guard;
+            pending::<()>().await
+        });
+        sleep(Duration::from_millis(1)).await;
+    });
+}
+
 #[test]
 fn shutdown_background_drops_pending_tasks() {
     let drops = Arc::new(AtomicUsize::new(0));
     let rt = Builder::new_current_thread().seed(17).build().unwrap();
     let d = drops.clone();
     let never_polled = rt.spawn(DropProbe(drops.clone()));
-    rt.block_on(async move {
-        sim_rt::spawn(async move {
-            let _probe = DropProbe(d);
-            pending::<()>().await
-        });
-        sleep(Duration::from_millis(1)).await;
-    });
+    spawn_pending_holding(&rt, DropProbe(d));
     drop(never_polled);
     assert_eq!(drops.load(Ordering::SeqCst), 0);
     rt.shutdown_background();
@@ -394,13 +400,7 @@ fn a_task_spawned_while_the_runtime_drops_is_dropped_too() {
     let drops = Arc::new(AtomicUsize::new(0));
     let rt = Builder::new_current_thread().seed(21).build().unwrap();
     let d = drops.clone();
-    rt.block_on(async move {
-        sim_rt::spawn(async move {
-            let _guard = SpawnOnDrop(d);
-            pending::<()>().await
-        });
-        sleep(Duration::from_millis(1)).await;
-    });
+    spawn_pending_holding(&rt, SpawnOnDrop(d));
     drop(rt);
     assert_eq!(drops.load(Ordering::SeqCst), 1, "the late task's future");
 }

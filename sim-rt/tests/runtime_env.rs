@@ -6,14 +6,11 @@ mod rt_support;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rt_support::assert_contains_all;
+use rt_support::{assert_contains_all, panic_text};
 use sim_rt::runtime::{__private::run, Builder};
 
 fn message(err: Box<dyn std::any::Any + Send>) -> String {
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
+    panic_text(&*err).unwrap_or_default()
 }
 
 /// A program that takes a different path on its second run: state kept in a

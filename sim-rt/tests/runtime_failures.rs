@@ -5,7 +5,7 @@ mod rt_support;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use rt_support::assert_contains_all;
+use rt_support::{assert_contains_all, panic_text};
 use sim_rt::runtime::Builder;
 
 fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
@@ -13,10 +13,15 @@ fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(fut)))
         .err()
         .expect("the simulation should fail");
-    err.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
-        .expect("failure reports are strings")
+    panic_text(&*err).expect("failure reports are strings")
+}
+
+/// Checks that the failure report `msg` starts with `headline` and holds
+/// every one of `parts`.
+#[track_caller]
+fn assert_report(msg: &str, headline: &str, parts: &[&str]) {
+    assert!(msg.starts_with(headline), "{msg}");
+    assert_contains_all(msg, parts);
 }
 
 fn assert_reproduce_line(msg: &str, seed: u64, test: &str) {
@@ -36,14 +41,9 @@ fn task_panic_names_message_host_task_time_and_reproduction() {
         });
         std::future::pending::<()>().await
     });
-    assert!(
-        msg.starts_with(
-            "simulation failed: a task panicked: invariant broken: balance went negative"
-        ),
-        "{msg}"
-    );
-    assert_contains_all(
+    assert_report(
         &msg,
+        "simulation failed: a task panicked: invariant broken: balance went negative",
         &[
             "on host \"server\" (host entry point)",
             "in task 2 on host",
@@ -84,11 +84,7 @@ fn an_awaited_task_panic_is_named_in_the_report_of_what_it_caused() {
         let h = sim_rt::spawn(async { panic!("boom") });
         h.await.unwrap();
     });
-    assert!(
-        msg.starts_with("simulation failed: the main future panicked: called `Result::unwrap()`"),
-        "{msg}"
-    );
-    assert_contains_all(&msg, &["note: before this, task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:", "panicked (handed to its JoinHandle): boom"]);
+    assert_report(&msg, "simulation failed: the main future panicked: called `Result::unwrap()`", &["note: before this, task 2 on host \"main\" (spawned at sim-rt/tests/runtime_failures.rs:", "panicked (handed to its JoinHandle): boom"]);
 }
 
 #[test]
@@ -115,15 +111,10 @@ fn deadlock_names_the_blocked_tasks() {
         let _keep = tx; // never sent, never dropped
         waiter.await.unwrap();
     });
-    assert!(
-        msg.starts_with(
-            "simulation failed: deadlock: the main future is unfinished, no task can run and no \
-             timer is pending"
-        ),
-        "{msg}"
-    );
-    assert_contains_all(
+    assert_report(
         &msg,
+        "simulation failed: deadlock: the main future is unfinished, no task can run and no \
+             timer is pending",
         &[
             "blocked tasks:",
             "- task 1 on host \"main\" (the future passed to block_on)",
@@ -146,14 +137,9 @@ fn step_limit_names_the_likely_cause() {
             std::future::pending::<()>().await
         },
     );
-    assert!(
-        msg.starts_with(
-            "simulation failed: step limit of 1000 steps reached with the main future unfinished"
-        ),
-        "{msg}"
-    );
-    assert_contains_all(
+    assert_report(
         &msg,
+        "simulation failed: step limit of 1000 steps reached with the main future unfinished",
         &[
             "busy loop",
             "Builder::max_steps",
@@ -176,11 +162,7 @@ fn time_limit_names_the_likely_cause() {
             }
         },
     );
-    assert!(
-        msg.starts_with("simulation failed: simulated-time limit of 60s reached with the main future unfinished (the next timer is due at 63s)"),
-        "{msg}"
-    );
-    assert_contains_all(&msg, &["at simulated time 56s", "Builder::max_time"]);
+    assert_report(&msg, "simulation failed: simulated-time limit of 60s reached with the main future unfinished (the next timer is due at 63s)", &["at simulated time 56s", "Builder::max_time"]);
     assert_reproduce_line(&msg, 2, "time_limit_names_the_likely_cause");
 }
 

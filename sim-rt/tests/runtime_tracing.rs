@@ -20,9 +20,11 @@ impl Write for Buf {
     }
 }
 
-/// What `f` logs through a `SimTime`-stamped fmt subscriber that also
-/// writes the span events in `spans`.
-fn logged(spans: FmtSpan, f: impl FnOnce()) -> String {
+/// What `f`, given a fresh simulation with the default settings, logs
+/// through a `SimTime`-stamped fmt subscriber that also writes the span
+/// events in `spans`. The simulation is built and dropped under that
+/// subscriber.
+fn logged(spans: FmtSpan, f: impl FnOnce(&sim_rt::runtime::Runtime)) -> String {
     let buf = Buf::default();
     let writer = buf.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -32,17 +34,18 @@ fn logged(spans: FmtSpan, f: impl FnOnce()) -> String {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    tracing::subscriber::with_default(subscriber, f);
+    tracing::subscriber::with_default(subscriber, || {
+        f(&sim_rt::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap())
+    });
     let out = buf.0.lock().unwrap().clone();
     String::from_utf8(out).unwrap()
 }
 
 #[test]
 fn log_lines_show_simulated_time_host_and_task() {
-    let out = logged(FmtSpan::NONE, || {
-        let rt = sim_rt::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+    let out = logged(FmtSpan::NONE, |rt| {
         rt.block_on(async {
             sim_rt::sim::host("server").start(|| async {
                 sim_rt::time::sleep(Duration::from_millis(1250)).await;
@@ -74,10 +77,7 @@ fn log_lines_show_simulated_time_host_and_task() {
 /// creating or removing a task: the timer must not need the runtime then.
 #[test]
 fn span_events_while_tasks_come_and_go_are_stamped_without_panicking() {
-    let out = logged(FmtSpan::FULL, || {
-        let rt = sim_rt::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
+    let out = logged(FmtSpan::FULL, |rt| {
         rt.block_on(async {
             let t = sim_rt::spawn(async { sim_rt::time::sleep(Duration::from_millis(3)).await });
             t.await.unwrap();

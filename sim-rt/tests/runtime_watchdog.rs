@@ -7,84 +7,74 @@
 
 mod rt_support;
 
-use std::process::Output;
+use std::process::ExitStatus;
 use std::time::Duration;
 
 use rt_support::{assert_contains_all, child_test};
 
 /// Runs the ignored test `name` of this binary in a child with
-/// `SIM_POLL_TIMEOUT` at `timeout`.
-fn child(name: &str, timeout: &str) -> Output {
-    child_test(name)
+/// `SIM_POLL_TIMEOUT` at `timeout`; returns its exit status and stderr.
+fn child(name: &str, timeout: &str) -> (ExitStatus, String) {
+    let out = child_test(name)
         .env("SIM_POLL_TIMEOUT", timeout)
         .output()
-        .unwrap()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status, err)
+}
+
+/// Runs the child `name`, which the watchdog (limit 0.5 s) must end with a
+/// report holding every one of `parts`.
+fn assert_watchdog_report(name: &str, parts: &[&str]) {
+    let (status, err) = child(name, "0.5");
+    assert_eq!(status.code(), Some(101), "{err}");
+    assert_contains_all(&err, parts);
 }
 
 #[test]
 fn a_task_that_never_returns_from_a_poll_ends_the_process_with_a_report() {
-    let out = child("child_spins_in_a_task", "0.5");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(101), "{err}");
-    assert!(
-        err.contains("sim_rt: the simulation of child_spins_in_a_task has been inside one poll"),
-        "{err}"
-    );
-    // The spinning task: its id, where it was spawned, its host.
-    assert!(err.contains("in task "), "{err}");
-    assert!(
-        err.contains(&format!("(spawned at {}:", file!())),
-        "the report names where the task was spawned: {err}"
-    );
-    assert!(err.contains("on host \"spinner\""), "{err}");
-    assert!(
-        err.contains("reproduce: SIM_SEED=7 cargo test")
-            && err.contains("child_spins_in_a_task -- --exact"),
-        "{err}"
+    assert_watchdog_report(
+        "child_spins_in_a_task",
+        &[
+            "sim_rt: the simulation of child_spins_in_a_task has been inside one poll",
+            // The spinning task: its id, where it was spawned, its host.
+            "in task ",
+            &format!("(spawned at {}:", file!()),
+            "on host \"spinner\"",
+            "reproduce: SIM_SEED=7 cargo test",
+            "child_spins_in_a_task -- --exact",
+        ],
     );
 }
 
 #[test]
 fn the_main_future_stuck_in_a_real_wait_is_reported_too() {
-    let out = child("child_blocks_on_a_std_channel", "0.5");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(101), "{err}");
-    assert!(
-        err.contains("(the future passed to block_on) on host \"main\""),
-        "{err}"
+    assert_watchdog_report(
+        "child_blocks_on_a_std_channel",
+        &["(the future passed to block_on) on host \"main\""],
     );
 }
 
 #[test]
 fn a_thread_waiting_for_tasks_only_block_on_could_run_is_reported() {
-    let out = child("child_waits_for_a_spawned_task", "0.5");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(101), "{err}");
-    assert!(
-        err.contains(
-            "sim_rt: the thread of child_waits_for_a_spawned_task has been blocked in a real wait"
-        ),
-        "{err}"
-    );
-    assert_contains_all(
-        &err,
+    assert_watchdog_report(
+        "child_waits_for_a_spawned_task",
         &[
+            "sim_rt: the thread of child_waits_for_a_spawned_task has been blocked in a real wait",
             "a simulation runs its tasks only while Runtime::block_on",
             "reproduce: SIM_SEED=7 cargo test",
         ],
     );
     // A wait with nothing left for block_on is not reported, nor is a
     // short one before block_on runs the tasks.
-    let out = child("child_waits_then_drives", "0.5");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (status, err) = child("child_waits_then_drives", "0.5");
+    assert!(status.success(), "{err}");
 }
 
 #[test]
 fn a_malformed_limit_is_a_clear_error() {
-    let out = child("child_spins_in_a_task", "ten");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let (status, err) = child("child_spins_in_a_task", "ten");
+    assert!(!status.success());
     assert!(
         err.contains("SIM_POLL_TIMEOUT=\"ten\" is not understood"),
         "{err}"
@@ -93,9 +83,8 @@ fn a_malformed_limit_is_a_clear_error() {
 
 #[test]
 fn a_real_sleep_inside_a_simulation_is_noted_once() {
-    let out = child("child_sleeps_for_real", "10");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let (status, err) = child("child_sleeps_for_real", "10");
+    assert!(status.success(), "{err}");
     let note = "std::thread::sleep inside a simulation sleeps in real time";
     assert_eq!(err.matches(note).count(), 1, "{err}");
 }

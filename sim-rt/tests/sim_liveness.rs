@@ -19,6 +19,15 @@ fn run<F: std::future::Future>(fut: F) -> Result<F::Output, Failure> {
         .try_block_on(fut)
 }
 
+/// Runs `fut`, which must fail with a liveness failure whose report holds
+/// every one of `parts`; returns that failure.
+fn assert_liveness_failure(fut: impl std::future::Future<Output = ()>, parts: &[&str]) -> Failure {
+    let failure = run(fut).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::Liveness);
+    assert_contains_all(&failure.to_string(), parts);
+    failure
+}
+
 /// A flag that a task sets after `after`, and clears after `clear` if
 /// given.
 fn flag(after: Duration, clear: Option<Duration>) -> Arc<AtomicBool> {
@@ -47,17 +56,13 @@ fn a_property_that_comes_true_passes() {
 
 #[test]
 fn a_property_that_never_holds_is_reported_with_how_long_it_was_pending() {
-    let failure = run(async {
-        sim_rt::time::sleep(Duration::from_millis(10)).await;
-        let never = flag(Duration::from_secs(3600), None);
-        sim::eventually("a leader is elected", move || never.load(Ordering::SeqCst));
-        sim_rt::time::sleep(Duration::from_secs(2)).await;
-    })
-    .unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Liveness);
-    let text = failure.to_string();
-    assert_contains_all(
-        &text,
+    assert_liveness_failure(
+        async {
+            sim_rt::time::sleep(Duration::from_millis(10)).await;
+            let never = flag(Duration::from_secs(3600), None);
+            sim::eventually("a leader is elected", move || never.load(Ordering::SeqCst));
+            sim_rt::time::sleep(Duration::from_secs(2)).await;
+        },
         &[
             "liveness: \"a leader is elected\" has not held by the end of the run, 2s",
             "after it was stated at 10ms",
@@ -68,16 +73,12 @@ fn a_property_that_never_holds_is_reported_with_how_long_it_was_pending() {
 
 #[test]
 fn a_property_that_must_stay_fails_when_it_stops_holding() {
-    let failure = run(async {
-        let up = flag(Duration::from_millis(100), Some(Duration::from_millis(400)));
-        sim::eventually("the service is up", move || up.load(Ordering::SeqCst)).stays();
-        sim_rt::time::sleep(Duration::from_secs(1)).await;
-    })
-    .unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Liveness);
-    let text = failure.to_string();
-    assert_contains_all(
-        &text,
+    assert_liveness_failure(
+        async {
+            let up = flag(Duration::from_millis(100), Some(Duration::from_millis(400)));
+            sim::eventually("the service is up", move || up.load(Ordering::SeqCst)).stays();
+            sim_rt::time::sleep(Duration::from_secs(1)).await;
+        },
         &[
             "has not held and stayed",
             "it last stopped holding at 500ms",
@@ -95,29 +96,25 @@ fn a_property_that_must_stay_fails_when_it_stops_holding() {
 
 #[test]
 fn a_monitor_hot_past_its_limit_fails_at_the_limit() {
-    let failure = run(async {
-        let lock = sim::monitor("the lock is released", Duration::from_secs(5));
-        sim_rt::time::sleep(Duration::from_millis(250)).await;
-        lock.hot();
-        assert!(lock.is_hot());
-        // A ticking task, so that time passes in small steps.
-        loop {
-            sim_rt::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .unwrap_err();
-    assert_eq!(failure.kind(), FailureKind::Liveness);
-    // The first check past 250 ms + 5 s is at the tick at 5.35 s.
-    assert_eq!(failure.elapsed(), Duration::from_millis(5350));
-    let text = failure.to_string();
-    assert_contains_all(
-        &text,
+    let failure = assert_liveness_failure(
+        async {
+            let lock = sim::monitor("the lock is released", Duration::from_secs(5));
+            sim_rt::time::sleep(Duration::from_millis(250)).await;
+            lock.hot();
+            assert!(lock.is_hot());
+            // A ticking task, so that time passes in small steps.
+            loop {
+                sim_rt::time::sleep(Duration::from_millis(100)).await;
+            }
+        },
         &[
             "monitor \"the lock is released\" has been hot for 5.1s",
             "since 250ms",
             "past its limit of 5s",
         ],
     );
+    // The first check past 250 ms + 5 s is at the tick at 5.35 s.
+    assert_eq!(failure.elapsed(), Duration::from_millis(5350));
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! sim-rt's and tokio's semaphore (hand polling), so the outcomes asserted
 //! are tokio's.
 
+mod rt_support;
+
 #[macro_use]
 mod sync_support;
 
@@ -193,12 +195,7 @@ fn blocking_acquire_outside_and_inside() {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async { drop(sem.blocking_acquire()) })
     }));
-    let msg = r.unwrap_err();
-    let msg = msg
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| msg.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let msg = rt_support::panic_text(&*r.unwrap_err()).unwrap_or_default();
     assert!(
         msg.contains("Cannot block the current thread from within a runtime"),
         "{msg}"

@@ -12,7 +12,7 @@
 //! `release_waker_on_rx_drop`).
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::mpsc as std_mpsc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
@@ -37,6 +37,12 @@ impl<F: Fn() + Send + Sync + 'static> Drop for OnDrop<F> {
 
 fn on_drop(f: impl Fn() + Send + Sync + 'static) -> Waker {
     Waker::from(Arc::new(OnDrop(f)))
+}
+
+/// Polls `fut` once with `waker`, which must leave it pending, then drops
+/// this handle to `waker` (the future may still hold a clone).
+fn pending_with<F: Future + ?Sized>(fut: Pin<&mut F>, waker: Waker) {
+    assert!(fut.poll(&mut Context::from_waker(&waker)).is_pending());
 }
 
 fn noop() -> Context<'static> {
@@ -76,11 +82,7 @@ fn broadcast_replaced_and_woken_wakers_may_send() {
         let waker = on_drop(move || {
             let _ = tx.send(());
         });
-        assert!(recv
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(recv.as_mut(), waker);
         let _ = recv.as_mut().poll(&mut noop());
 
         // Taken and woken by a send.
@@ -92,11 +94,7 @@ fn broadcast_replaced_and_woken_wakers_may_send() {
         let waker = on_drop(move || {
             let _ = tx2.send(());
         });
-        assert!(recv
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(recv.as_mut(), waker);
         tx.send(()).unwrap();
 
         // Removed when the pending `recv` is dropped.
@@ -107,10 +105,7 @@ fn broadcast_replaced_and_woken_wakers_may_send() {
             let waker = on_drop(move || {
                 let _ = tx2.send(());
             });
-            assert!(recv
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_pending());
+            pending_with(recv.as_mut(), waker);
         }
         assert_eq!(rx.try_recv(), Ok(()), "the waker's drop sent");
     });
@@ -164,10 +159,7 @@ fn oneshot_replaced_wakers_may_use_the_channel() {
         let waker = on_drop(move || {
             let _ = probe.lock().unwrap().is_closed();
         });
-        assert!(pin!(&mut rx)
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(pin!(&mut rx), waker);
         assert!(pin!(&mut rx).poll(&mut noop()).is_pending());
 
         // The sender's `poll_closed` waker.
@@ -198,11 +190,7 @@ fn semaphore_replaced_and_cancelled_wakers_may_add_permits() {
         let s = sem.clone();
         let waker = on_drop(move || s.add_permits(1));
         let mut acquire = Box::pin(sem.acquire());
-        assert!(acquire
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(acquire.as_mut(), waker);
         // The second poll replaces the waker, whose drop adds the permit
         // this acquire then gets at its next poll.
         assert!(acquire.as_mut().poll(&mut noop()).is_pending());
@@ -217,11 +205,7 @@ fn semaphore_replaced_and_cancelled_wakers_may_add_permits() {
         let waker = on_drop(move || s.add_permits(1));
         {
             let mut acquire = pin!(sem.acquire());
-            assert!(acquire
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_pending());
-            drop(waker);
+            pending_with(acquire.as_mut(), waker);
         }
         assert_eq!(sem.available_permits(), 1);
         // Removed by a close.
@@ -229,11 +213,7 @@ fn semaphore_replaced_and_cancelled_wakers_may_add_permits() {
         let s = sem.clone();
         let waker = on_drop(move || s.add_permits(1));
         let mut acquire = Box::pin(sem.acquire());
-        assert!(acquire
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(acquire.as_mut(), waker);
         sem.close();
         assert!(matches!(
             acquire.as_mut().poll(&mut noop()),
@@ -249,11 +229,7 @@ fn notify_replaced_and_removed_wakers_may_notify() {
         let n = notify.clone();
         let waker = on_drop(move || n.notify_waiters());
         let mut notified = Box::pin(notify.notified());
-        assert!(notified
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(waker);
+        pending_with(notified.as_mut(), waker);
         // The replaced waker's drop notifies this very waiter.
         let _ = notified.as_mut().poll(&mut noop());
         assert!(notified.as_mut().poll(&mut noop()).is_ready());
@@ -262,11 +238,7 @@ fn notify_replaced_and_removed_wakers_may_notify() {
         let waker = on_drop(move || n.notify_one());
         {
             let mut notified = pin!(notify.notified());
-            assert!(notified
-                .as_mut()
-                .poll(&mut Context::from_waker(&waker))
-                .is_pending());
-            drop(waker);
+            pending_with(notified.as_mut(), waker);
         }
         // The permit its drop stored.
         let mut notified = pin!(notify.notified());
@@ -285,30 +257,21 @@ async fn a_sleeps_waker_may_drop_another_sleep() {
     impl Wake for Holder {
         fn wake(self: Arc<Self>) {}
     }
-    let mut secondary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
-    assert!(secondary.as_mut().poll(&mut noop()).is_pending());
-    let waker = Waker::from(Arc::new(Holder {
-        _sleep: std::sync::Mutex::new(secondary),
-    }));
-    let mut primary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
-    assert!(primary
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_pending());
-    drop(waker);
-    drop(primary);
+    /// A pending sleep polled once with a waker, since dropped, that owns
+    /// another pending sleep.
+    fn polled_with_a_waker_owning_a_sleep() -> Pin<Box<sim_rt::time::Sleep>> {
+        let mut secondary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+        assert!(secondary.as_mut().poll(&mut noop()).is_pending());
+        let waker = Waker::from(Arc::new(Holder {
+            _sleep: std::sync::Mutex::new(secondary),
+        }));
+        let mut primary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
+        pending_with(primary.as_mut(), waker);
+        primary
+    }
+    drop(polled_with_a_waker_owning_a_sleep());
     // And replaced by a second poll.
-    let mut secondary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
-    assert!(secondary.as_mut().poll(&mut noop()).is_pending());
-    let waker = Waker::from(Arc::new(Holder {
-        _sleep: std::sync::Mutex::new(secondary),
-    }));
-    let mut primary = Box::pin(sim_rt::time::sleep(Duration::from_secs(3600)));
-    assert!(primary
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_pending());
-    drop(waker);
+    let mut primary = polled_with_a_waker_owning_a_sleep();
     assert!(primary.as_mut().poll(&mut noop()).is_pending());
 }
 

@@ -45,6 +45,14 @@ fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
 }
 
+/// Runs `future` on a fresh simulation with the default settings.
+fn run<F: Future>(future: F) -> F::Output {
+    Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
 /// Tasks each count spawns.
 const N: u64 = 1_000;
 
@@ -212,16 +220,13 @@ fn wakes_polls_and_drops_are_counted_exactly() {
 fn an_unclaimed_output_drops_with_its_handle() {
     both(|send| {
         let (f, counts, _keep) = counted(0);
-        Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(async {
-                let h = spawn_counted(send, f);
-                until(|| snapshot(&counts).1 == 1).await;
-                assert_eq!(snapshot(&counts), (1, 1, 0), "done, output kept");
-                drop(h);
-                assert_eq!(snapshot(&counts), (1, 1, 1), "send: {send}");
-            });
+        run(async {
+            let h = spawn_counted(send, f);
+            until(|| snapshot(&counts).1 == 1).await;
+            assert_eq!(snapshot(&counts), (1, 1, 0), "done, output kept");
+            drop(h);
+            assert_eq!(snapshot(&counts), (1, 1, 1), "send: {send}");
+        });
     });
 }
 
@@ -233,20 +238,17 @@ fn abort_and_detach_drop_once() {
     both(|send| {
         let (f, counts, _keep) = counted(usize::MAX);
         let (g, gcounts, _gkeep) = counted(0);
-        Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(async {
-                let h = spawn_counted(send, f);
-                until(|| snapshot(&counts).0 == 1).await;
-                h.abort();
-                let err = h.await.err().expect("aborted");
-                assert!(err.is_cancelled());
-                assert_eq!(snapshot(&counts), (1, 1, 0), "send: {send}");
-                drop(spawn_counted(send, g));
-                until(|| snapshot(&gcounts).2 == 1).await;
-                assert_eq!(snapshot(&gcounts), (1, 1, 1), "send: {send}");
-            });
+        run(async {
+            let h = spawn_counted(send, f);
+            until(|| snapshot(&counts).0 == 1).await;
+            h.abort();
+            let err = h.await.err().expect("aborted");
+            assert!(err.is_cancelled());
+            assert_eq!(snapshot(&counts), (1, 1, 0), "send: {send}");
+            drop(spawn_counted(send, g));
+            until(|| snapshot(&gcounts).2 == 1).await;
+            assert_eq!(snapshot(&gcounts), (1, 1, 1), "send: {send}");
+        });
     });
 }
 

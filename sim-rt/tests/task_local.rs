@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rt_support::sim as run;
+use rt_support::{panic_text, sim as run};
 use sim_rt::task::{self, JoinSet};
 use sim_rt::time::sleep;
 
@@ -27,10 +27,7 @@ sim_rt::task_local! {
 
 fn panic_message(f: impl FnOnce()) -> String {
     let err = catch_unwind(AssertUnwindSafe(f)).unwrap_err();
-    err.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| err.downcast_ref::<String>().cloned())
-        .unwrap()
+    panic_text(&*err).unwrap()
 }
 
 #[test]

@@ -42,6 +42,19 @@ impl Log {
     }
 }
 
+/// What `program`, given a fresh log and a fresh set, logs on a simulation
+/// seeded with `seed`.
+fn logged_events<Fut: Future<Output = ()>>(
+    seed: u64,
+    program: impl FnOnce(Log, LocalSet) -> Fut,
+) -> Vec<(&'static str, u64)> {
+    run(seed, async {
+        let log = Log::new();
+        program(log.clone(), LocalSet::new()).await;
+        log.take()
+    })
+}
+
 /// Counts drops.
 struct OnDrop(Rc<Cell<u32>>);
 
@@ -54,9 +67,7 @@ impl Drop for OnDrop {
 #[test]
 fn run_until_returns_the_output_and_runs_set_tasks() {
     for seed in 0..10 {
-        let events = run(seed, async {
-            let log = Log::new();
-            let local = LocalSet::new();
+        let events = logged_events(seed, |log, local| async move {
             let l = log.clone();
             let h = local.spawn_local(async move {
                 sleep(Duration::from_millis(10)).await;
@@ -71,7 +82,6 @@ fn run_until_returns_the_output_and_runs_set_tasks() {
                 })
                 .await;
             assert_eq!(out, 6);
-            log.take()
         });
         assert_eq!(events, vec![("task", 10), ("run_until", 10)], "seed {seed}");
     }
@@ -112,9 +122,7 @@ fn an_empty_set_completes_at_once() {
 #[test]
 fn a_task_spawned_before_the_set_runs_waits_for_it() {
     for seed in 0..10 {
-        let events = run(seed, async {
-            let log = Log::new();
-            let local = LocalSet::new();
+        let events = logged_events(seed, |log, local| async move {
             let l = log.clone();
             let h = local.spawn_local(async move { l.push("started") });
             sleep(Duration::from_secs(1)).await;
@@ -122,7 +130,6 @@ fn a_task_spawned_before_the_set_runs_waits_for_it() {
             log.push("driving");
             local.await;
             assert!(h.is_finished());
-            log.take()
         });
         assert_eq!(
             events,
@@ -137,9 +144,7 @@ fn a_task_spawned_before_the_set_runs_waits_for_it() {
 /// finishes only when the set is awaited at 500 ms.
 #[test]
 fn tasks_only_progress_while_the_set_is_driven() {
-    let events = run(3, async {
-        let log = Log::new();
-        let local = LocalSet::new();
+    let events = logged_events(3, |log, local| async move {
         let l = log.clone();
         local.spawn_local(async move {
             l.push("started");
@@ -151,7 +156,6 @@ fn tasks_only_progress_while_the_set_is_driven() {
         sleep(Duration::from_millis(500)).await;
         log.push("awaiting set");
         local.await;
-        log.take()
     });
     assert_eq!(
         events,
@@ -288,9 +292,7 @@ fn spawn_outside_a_simulation_panics() {
 /// dropping the set cancels it.
 #[test]
 fn spawn_local_in_the_set_context_joins_the_set() {
-    let events = run(9, async {
-        let log = Log::new();
-        let local = LocalSet::new();
+    let events = logged_events(9, |log, local| async move {
         let l = log.clone();
         local
             .run_until(async move {
@@ -318,7 +320,6 @@ fn spawn_local_in_the_set_context_joins_the_set() {
         };
         drop(local);
         assert!(h.await.unwrap_err().is_cancelled());
-        log.take()
     });
     assert_eq!(
         events,

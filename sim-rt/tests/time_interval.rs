@@ -80,83 +80,73 @@ fn interval_at_starts_at_start() {
     assert_eq!(out, vec![ms(50), ms(60), ms(70)]);
 }
 
+/// A case of [`assert_ticks`]: the behavior, how long the consumer is
+/// busy after the first tick, and the ticks expected after it.
+type TickCase<'a> = (MissedTickBehavior, u64, &'a [(u64, u64)]);
+
+/// Checks [`ticks_after_busy`] for every case, naming the case that fails.
+fn assert_ticks(cases: &[TickCase<'_>]) {
+    for &(behavior, busy, expected) in cases {
+        assert_eq!(
+            ticks_after_busy(behavior, busy, expected.len()),
+            expected,
+            "{behavior:?}, busy {busy} ms"
+        );
+    }
+}
+
 /// tokio's `Burst` docs: period 50, busy 200 after the first tick: the
 /// missed ticks 50, 100, 150 and the tick due at 200 all complete at once at
 /// 200, then on schedule.
 #[test]
 fn burst_catches_up_at_once() {
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Burst, 200, 6),
-        vec![
-            (50, 200),
-            (100, 200),
-            (150, 200),
-            (200, 200),
-            (250, 250),
-            (300, 300)
-        ]
-    );
+    let burst = [
+        (50, 200),
+        (100, 200),
+        (150, 200),
+        (200, 200),
+        (250, 250),
+        (300, 300),
+    ];
+    assert_ticks(&[(MissedTickBehavior::Burst, 200, &burst)]);
 }
 
 /// tokio's `Delay` docs: the late tick completes at once, later ticks a full
 /// period after it, off the original grid.
 #[test]
 fn delay_restarts_from_the_late_tick() {
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Delay, 200, 3),
-        vec![(50, 200), (250, 250), (300, 300)]
-    );
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Delay, 225, 3),
-        vec![(50, 225), (275, 275), (325, 325)]
-    );
+    use MissedTickBehavior::Delay;
+    assert_ticks(&[
+        (Delay, 200, &[(50, 200), (250, 250), (300, 300)]),
+        (Delay, 225, &[(50, 225), (275, 275), (325, 325)]),
+    ]);
 }
 
 /// tokio's `Skip` docs: busy 75, the late tick completes at once at 75 and
 /// the next is the next multiple of the period, 100.
 #[test]
 fn skip_stays_on_the_grid() {
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Skip, 75, 3),
-        vec![(50, 75), (100, 100), (150, 150)]
-    );
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Skip, 200, 3),
-        vec![(50, 200), (250, 250), (300, 300)]
-    );
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Skip, 225, 3),
-        vec![(50, 225), (250, 250), (300, 300)]
-    );
+    use MissedTickBehavior::Skip;
+    assert_ticks(&[
+        (Skip, 75, &[(50, 75), (100, 100), (150, 150)]),
+        (Skip, 200, &[(50, 200), (250, 250), (300, 300)]),
+        (Skip, 225, &[(50, 225), (250, 250), (300, 300)]),
+    ]);
 }
 
 /// A tick at most 5 ms late counts as on time (tokio's grace): the next tick
 /// stays on schedule whatever the behavior; at 6 ms late it is missed.
 #[test]
 fn five_millisecond_grace() {
-    for behavior in [
-        MissedTickBehavior::Burst,
-        MissedTickBehavior::Delay,
-        MissedTickBehavior::Skip,
-    ] {
-        assert_eq!(
-            ticks_after_busy(behavior, 55, 2),
-            vec![(50, 55), (100, 100)],
-            "{behavior:?}"
-        );
-    }
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Delay, 56, 2),
-        vec![(50, 56), (106, 106)]
-    );
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Skip, 56, 2),
-        vec![(50, 56), (100, 100)]
-    );
-    assert_eq!(
-        ticks_after_busy(MissedTickBehavior::Burst, 56, 2),
-        vec![(50, 56), (100, 100)]
-    );
+    use MissedTickBehavior::{Burst, Delay, Skip};
+    assert_ticks(&[
+        (Burst, 55, &[(50, 55), (100, 100)]),
+        (Delay, 55, &[(50, 55), (100, 100)]),
+        (Skip, 55, &[(50, 55), (100, 100)]),
+        (Delay, 56, &[(50, 56), (106, 106)]),
+        (Skip, 56, &[(50, 56), (100, 100)]),
+        (Burst, 56, &[(50, 56), (100, 100)]),
+    ]);
 }
 
 /// The same catch-up driven by `time::advance` on a paused clock instead of
@@ -198,12 +188,19 @@ fn catch_up_after_advance() {
     }
 }
 
+/// A new interval of `period` after its first, immediate tick, and its
+/// start.
+async fn ticked_once(period: Duration) -> (Instant, time::Interval) {
+    let start = Instant::now();
+    let mut i = interval(period);
+    i.tick().await;
+    (start, i)
+}
+
 #[test]
 fn changing_the_behavior_between_ticks() {
     let out = run(4, async {
-        let start = Instant::now();
-        let mut i = interval(ms(50));
-        i.tick().await;
+        let (start, mut i) = ticked_once(ms(50)).await;
         sleep(ms(120)).await;
         // Burst: the tick due at 50 completes late, the next is due at 100.
         let a = i.tick().await - start;
@@ -216,59 +213,46 @@ fn changing_the_behavior_between_ticks() {
     assert_eq!(out, (ms(50), ms(100), ms(150), ms(150)));
 }
 
+/// An interval of 100 ms with `behavior`, ticked once, reset by `reset`
+/// 50 ms later (given the interval and its start), then ticked twice:
+/// returns the start, the instant the first of those ticks yielded and how
+/// long after the start the second completed.
+async fn ticks_after_reset(
+    behavior: MissedTickBehavior,
+    reset: fn(&mut time::Interval, Instant),
+) -> (Instant, Instant, Duration) {
+    let start = Instant::now();
+    let mut i = interval(ms(100));
+    i.set_missed_tick_behavior(behavior);
+    i.tick().await;
+    sleep(ms(50)).await;
+    reset(&mut i, start);
+    let due = i.tick().await;
+    i.tick().await;
+    (start, due, start.elapsed())
+}
+
 /// tokio's reset examples, with the exact instants.
 #[test]
 fn resets() {
     let out = run(5, async {
         let mut out = Vec::new();
-
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.tick().await;
-        sleep(ms(50)).await;
-        i.reset();
-        i.tick().await;
-        i.tick().await;
-        out.push(start.elapsed());
-
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.tick().await;
-        sleep(ms(50)).await;
-        i.reset_immediately();
-        i.tick().await;
-        i.tick().await;
-        out.push(start.elapsed());
-
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.tick().await;
-        sleep(ms(50)).await;
-        i.reset_after(ms(20));
-        i.tick().await;
-        i.tick().await;
-        out.push(start.elapsed());
-
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.tick().await;
-        sleep(ms(50)).await;
-        i.reset_at(Instant::now() + ms(30));
-        i.tick().await;
-        i.tick().await;
-        out.push(start.elapsed());
+        let resets: [fn(&mut time::Interval, Instant); 4] = [
+            |i, _| i.reset(),
+            |i, _| i.reset_immediately(),
+            |i, _| i.reset_after(ms(20)),
+            |i, _| i.reset_at(Instant::now() + ms(30)),
+        ];
+        for reset in resets {
+            let (_, _, elapsed) = ticks_after_reset(MissedTickBehavior::Burst, reset).await;
+            out.push(elapsed);
+        }
 
         // Resetting into the past applies the missed-tick behavior.
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        i.tick().await;
-        sleep(ms(50)).await;
-        i.reset_at(start);
-        let due = i.tick().await;
+        let (start, due, elapsed) =
+            ticks_after_reset(MissedTickBehavior::Delay, |i, start| i.reset_at(start)).await;
         assert_eq!(due, start);
-        i.tick().await;
-        out.push(start.elapsed());
+        out.push(elapsed);
         out
     });
     assert_eq!(out, vec![ms(250), ms(150), ms(170), ms(180), ms(150)]);
@@ -278,9 +262,7 @@ fn resets() {
 #[test]
 fn tick_is_cancel_safe() {
     let out = run(6, async {
-        let start = Instant::now();
-        let mut i = interval(ms(100));
-        i.tick().await;
+        let (start, mut i) = ticked_once(ms(100)).await;
         sim_rt::select! {
             _ = i.tick() => panic!("the sleep is shorter"),
             _ = sleep(ms(30)) => {}

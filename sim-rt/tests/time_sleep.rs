@@ -101,40 +101,36 @@ fn sleep_deadline_and_is_elapsed() {
     });
 }
 
+/// A sleep of `first`, polled once (registering its timer) when
+/// `poll_first`, then reset to `reset` after the start: its deadline is the
+/// new one and it completes exactly then.
+fn assert_reset(seed: u64, first: Duration, poll_first: bool, reset: Duration) {
+    sim(seed, async {
+        let start = Instant::now();
+        let mut s = pin!(sleep(first));
+        if poll_first {
+            assert_eq!(poll!(s.as_mut()), Poll::Pending, "timer now registered");
+        }
+        s.as_mut().reset(start + reset);
+        assert_eq!(s.deadline(), start + reset);
+        (&mut s).await;
+        assert_eq!(start.elapsed(), reset);
+    });
+}
+
 #[test]
 fn reset_to_a_later_deadline_after_registering() {
-    sim(9, async {
-        let start = Instant::now();
-        let mut s = pin!(sleep(ms(10)));
-        assert_eq!(poll!(s.as_mut()), Poll::Pending, "timer now registered");
-        s.as_mut().reset(start + ms(30));
-        assert_eq!(s.deadline(), start + ms(30));
-        (&mut s).await;
-        assert_eq!(start.elapsed(), ms(30));
-    });
+    assert_reset(9, ms(10), true, ms(30));
 }
 
 #[test]
 fn reset_to_an_earlier_deadline_after_registering() {
-    sim(10, async {
-        let start = Instant::now();
-        let mut s = pin!(sleep(Duration::from_secs(1)));
-        assert_eq!(poll!(s.as_mut()), Poll::Pending, "timer now registered");
-        s.as_mut().reset(start + ms(10));
-        (&mut s).await;
-        assert_eq!(start.elapsed(), ms(10));
-    });
+    assert_reset(10, Duration::from_secs(1), true, ms(10));
 }
 
 #[test]
 fn reset_before_the_first_poll() {
-    sim(11, async {
-        let start = Instant::now();
-        let mut s = pin!(sleep(Duration::from_secs(1)));
-        s.as_mut().reset(start + ms(20));
-        (&mut s).await;
-        assert_eq!(start.elapsed(), ms(20));
-    });
+    assert_reset(11, Duration::from_secs(1), false, ms(20));
 }
 
 #[test]
@@ -191,29 +187,35 @@ fn a_reset_sleep_in_a_select_loop_keeps_time_exact() {
 
 // ----- ordering --------------------------------------------------------------
 
+/// Spawns a task for every `(label, ms)` that sleeps `ms` and logs its label
+/// with the time since the start; returns the log once every task is done.
+async fn wake_log<T: Send + 'static>(
+    sleepers: impl IntoIterator<Item = (T, u64)>,
+) -> Vec<(T, Duration)> {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let start = Instant::now();
+    let handles: Vec<_> = sleepers
+        .into_iter()
+        .map(|(label, d)| {
+            let log = log.clone();
+            sim_rt::spawn(async move {
+                sleep(ms(d)).await;
+                log.lock().unwrap().push((label, start.elapsed()));
+            })
+        })
+        .collect();
+    for h in handles {
+        h.await.unwrap();
+    }
+    let log = std::mem::take(&mut *log.lock().unwrap());
+    log
+}
+
 #[test]
 fn concurrent_sleeps_complete_in_deadline_order_for_every_seed() {
     const DURATIONS: [u64; 6] = [50, 10, 40, 60, 20, 30];
     for seed in 0..20 {
-        let log = sim(seed, async {
-            let log = Arc::new(Mutex::new(Vec::new()));
-            let start = Instant::now();
-            let handles: Vec<_> = DURATIONS
-                .iter()
-                .map(|&d| {
-                    let log = log.clone();
-                    sim_rt::spawn(async move {
-                        sleep(ms(d)).await;
-                        log.lock().unwrap().push((d, start.elapsed()));
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.await.unwrap();
-            }
-            let log = log.lock().unwrap().clone();
-            log
-        });
+        let log = sim(seed, wake_log(DURATIONS.map(|d| (d, d))));
         let expected: Vec<_> = [10, 20, 30, 40, 50, 60].map(|d| (d, ms(d))).to_vec();
         assert_eq!(log, expected, "seed {seed}");
     }
@@ -224,25 +226,7 @@ fn sleeps_with_the_same_deadline_wake_together() {
     let mut orders = HashSet::new();
     for seed in 0..30 {
         let rt = random_order(seed);
-        let log = rt.block_on(async {
-            let log = Arc::new(Mutex::new(Vec::new()));
-            let start = Instant::now();
-            let handles: Vec<_> = ['a', 'b', 'c']
-                .into_iter()
-                .map(|name| {
-                    let log = log.clone();
-                    sim_rt::spawn(async move {
-                        sleep(ms(5)).await;
-                        log.lock().unwrap().push((name, start.elapsed()));
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.await.unwrap();
-            }
-            let log = log.lock().unwrap().clone();
-            log
-        });
+        let log = rt.block_on(wake_log(['a', 'b', 'c'].map(|name| (name, 5))));
         assert!(log.iter().all(|&(_, t)| t == ms(5)), "seed {seed}: {log:?}");
         let mut names: Vec<char> = log.iter().map(|&(n, _)| n).collect();
         orders.insert(names.iter().collect::<String>());
@@ -590,6 +574,21 @@ fn advance_moves_the_clock_by_exactly_the_duration() {
     });
 }
 
+/// Spawns a task that sleeps `d` and then sends the time since `t0`;
+/// returns once that sleep exists, with the receiver of that time.
+async fn armed_sleeper(d: Duration, t0: Instant) -> oneshot::Receiver<Duration> {
+    let (armed_tx, armed_rx) = oneshot::channel();
+    let (done_tx, done_rx) = oneshot::channel();
+    sim_rt::spawn(async move {
+        let s = sleep(d);
+        armed_tx.send(()).unwrap();
+        s.await;
+        done_tx.send(t0.elapsed()).unwrap();
+    });
+    armed_rx.await.unwrap();
+    done_rx
+}
+
 #[test]
 fn advance_fires_the_sleeps_due_by_then() {
     sim(31, async {
@@ -598,15 +597,7 @@ fn advance_fires_the_sleeps_due_by_then() {
         let mut local = pin!(sleep(ms(1000)));
         assert_eq!(poll!(local.as_mut()), Poll::Pending);
 
-        let (armed_tx, armed_rx) = oneshot::channel();
-        let (done_tx, mut done_rx) = oneshot::channel();
-        sim_rt::spawn(async move {
-            let s = sleep(ms(1000));
-            armed_tx.send(()).unwrap();
-            s.await;
-            done_tx.send(t0.elapsed()).unwrap();
-        });
-        armed_rx.await.unwrap();
+        let mut done_rx = armed_sleeper(ms(1000), t0).await;
 
         time::advance(ms(999)).await;
         assert_eq!(poll!(local.as_mut()), Poll::Pending);
@@ -624,15 +615,7 @@ fn advance_past_a_deadline_wakes_the_sleeper_at_the_new_time() {
     sim(32, async {
         time::pause();
         let t0 = Instant::now();
-        let (tx, rx) = oneshot::channel();
-        let (armed_tx, armed_rx) = oneshot::channel();
-        sim_rt::spawn(async move {
-            let s = sleep(ms(10));
-            armed_tx.send(()).unwrap();
-            s.await;
-            tx.send(t0.elapsed()).unwrap();
-        });
-        armed_rx.await.unwrap();
+        let rx = armed_sleeper(ms(10), t0).await;
         time::advance(ms(50)).await;
         assert_eq!(rx.await.unwrap(), ms(50));
     });

@@ -7,9 +7,10 @@
 //! default crash); each next run keeps the answers of the previous one up to
 //! the last question that still has an untried option, takes that option,
 //! and answers 0 after it. Every other pick and choice comes from the
-//! seeded [`RandomScheduler`], so with a fixed seed the questions asked up to
-//! a given point are the same in every run, and the search visits each
-//! combination of crash answers exactly once.
+//! seeded [`RandomScheduler`](sim_rt::scheduler::RandomScheduler), so with
+//! a fixed seed the questions asked up to a given point are the same in
+//! every run, and the search visits each combination of crash answers
+//! exactly once.
 
 #![allow(dead_code)]
 
@@ -20,10 +21,19 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::rt_support::RandomWith;
 use sim_rt::runtime::Builder;
-use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::scheduler::ChoiceKind;
 use sim_rt::sim::{self, CrashModel, FsConfig, HostOutput};
 use sim_rt::sync::Notify;
+
+/// What the program of a crash run tells the run: that it has set up, and
+/// that it has recovered after its reset.
+#[derive(Clone, Default)]
+pub struct Signals {
+    pub set_up: Arc<Notify>,
+    pub rebooted: Arc<Notify>,
+}
 
 /// One crash run: starts host `db` with `entry`, waits until it signals
 /// `set_up`, resets it `crash_at` later, and waits until the restarted
@@ -31,8 +41,7 @@ use sim_rt::sync::Notify;
 pub fn reset_db_after_set_up<F, Fut>(
     builder: &mut Builder,
     entry: F,
-    set_up: Arc<Notify>,
-    rebooted: Arc<Notify>,
+    Signals { set_up, rebooted }: Signals,
     crash_at: Duration,
 ) where
     F: Fn() -> Fut + 'static,
@@ -63,35 +72,21 @@ pub fn disk(crash: CrashModel) -> FsConfig {
     disk
 }
 
-/// Answers the disk-crash questions from a script (then 0), records how
-/// many options each had, and leaves everything else to a seeded
-/// [`RandomScheduler`].
-struct CrashScript {
-    random: RandomScheduler,
+/// Answers the disk-crash questions from a script (then 0) and records how
+/// many options each had; leaves everything else to the random scheduler.
+fn crash_script(
     script: Vec<usize>,
     asked: Rc<RefCell<Vec<usize>>>,
-}
-
-impl Scheduler for CrashScript {
-    fn pick(&mut self, enabled: &[Event]) -> usize {
-        self.random.pick(enabled)
-    }
-
-    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        match kind {
-            ChoiceKind::DiskCrashPrefix | ChoiceKind::DiskCrashKeep | ChoiceKind::DiskTornWrite => {
-                let mut asked = self.asked.borrow_mut();
-                let answer = self.script.get(asked.len()).copied().unwrap_or(0);
-                assert!(answer < n, "the crash questions changed between runs");
-                asked.push(n);
-                answer
-            }
-            _ => self.random.choose(kind, n),
+) -> impl FnMut(ChoiceKind, usize) -> Option<usize> {
+    move |kind, n| match kind {
+        ChoiceKind::DiskCrashPrefix | ChoiceKind::DiskCrashKeep | ChoiceKind::DiskTornWrite => {
+            let mut asked = asked.borrow_mut();
+            let answer = script.get(asked.len()).copied().unwrap_or(0);
+            assert!(answer < n, "the crash questions changed between runs");
+            asked.push(n);
+            Some(answer)
         }
-    }
-
-    fn observe(&mut self, observation: &Observation) {
-        self.random.observe(observation)
+        _ => None,
     }
 }
 
@@ -110,11 +105,9 @@ pub fn every_crash_outcome(seed: u64, limit: usize, mut run: impl FnMut(&mut Bui
         let asked = Rc::new(RefCell::new(Vec::new()));
         let mut builder = Builder::new_current_thread();
         let (s, a) = (script.clone(), asked.clone());
-        builder.exact_seed(seed).scheduler(move |seed| CrashScript {
-            random: RandomScheduler::new(seed),
-            script: s.clone(),
-            asked: a.clone(),
-        });
+        builder
+            .exact_seed(seed)
+            .scheduler(move |seed| RandomWith::answering(seed, crash_script(s.clone(), a.clone())));
         run(&mut builder);
         runs += 1;
         assert!(

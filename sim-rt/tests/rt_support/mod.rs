@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use sim_rt::runtime::{Builder, Runtime, UnhandledPanic};
-use sim_rt::sim::NetConfig;
+use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
+use sim_rt::sim::{LinkConfig, NetConfig};
 
 /// Runs `future` on a fresh simulation with the given seed.
 pub fn sim<F: Future>(seed: u64, future: F) -> F::Output {
@@ -34,6 +35,78 @@ pub fn sim_with_network<F: Future>(config: NetConfig, future: F) -> F::Output {
         Builder::new_current_thread().seed(0).network(config),
         future,
     )
+}
+
+/// Runs `future` on a fresh simulation with the given seed and the
+/// scheduler `scheduler` makes from it.
+pub fn sim_scheduled<S: Scheduler + 'static, F: Future>(
+    seed: u64,
+    scheduler: impl FnMut(u64) -> S + 'static,
+    future: F,
+) -> F::Output {
+    sim_on(
+        Builder::new_current_thread()
+            .seed(seed)
+            .scheduler(scheduler),
+        future,
+    )
+}
+
+/// Inside a simulation: makes the links between "main" and `host` lose a
+/// datagram with probability `loss` both ways, lets `host` bind first (a
+/// datagram to no socket is lost), sends `request` to `addr` once from a
+/// fresh socket and says whether a reply came within a second. With no
+/// retry, the client times out only if the request or the reply is lost.
+pub async fn udp_request_over_lossy_links(
+    host: &str,
+    addr: &str,
+    loss: f64,
+    request: &[u8],
+) -> bool {
+    let link = LinkConfig::default().with_loss(loss);
+    sim_rt::sim::set_link("main", host, link.clone());
+    sim_rt::sim::set_link(host, "main", link);
+    sim_rt::time::sleep(std::time::Duration::from_millis(1)).await;
+    let socket = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
+    socket.send_to(request, addr).await.unwrap();
+    let mut buf = [0u8; 16];
+    sim_rt::time::timeout(
+        std::time::Duration::from_secs(1),
+        socket.recv_from(&mut buf),
+    )
+    .await
+    .is_ok()
+}
+
+/// Runs `future` on real tokio's current-thread runtime, for a test that
+/// compares the simulation with the real thing.
+pub fn on_real_tokio<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("building a real tokio runtime")
+        .block_on(future)
+}
+
+/// A fresh, empty directory on the real disk, under the temporary
+/// directory, named `name` and this process's id; the caller removes it.
+pub fn fresh_real_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `future` on a fresh simulation with the default settings, which
+/// must fail; returns the failure.
+pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
+    match Builder::new_current_thread()
+        .build()
+        .expect("building a simulation cannot fail")
+        .try_block_on(future)
+    {
+        Ok(_) => panic!("the simulation should fail"),
+        Err(failure) => failure,
+    }
 }
 
 /// Runs `future` on a fresh simulation that `builder` builds.
@@ -92,6 +165,15 @@ pub fn assert_contains_all(text: &str, parts: &[&str]) {
     }
 }
 
+/// The text of a panic payload: its `String` or `&str`, `None` for any
+/// other payload.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+}
+
 /// Counts how many times a value was dropped.
 pub struct DropCount(pub Arc<AtomicUsize>);
 
@@ -106,9 +188,70 @@ impl Drop for DropCount {
 pub fn random_order(seed: u64) -> Runtime {
     Builder::new_current_thread()
         .seed(seed)
-        .scheduler(sim_rt::scheduler::RandomScheduler::new)
+        .scheduler(RandomScheduler::new)
         .build()
         .expect("building a simulation cannot fail")
+}
+
+/// A seeded [`RandomScheduler`] with two hooks, for a test that takes
+/// some data choices itself or watches the run: `answer(kind, n)` returns
+/// the option to take, or `None` to leave the choice to the random
+/// scheduler; `watch` sees every observation. Picks are the random
+/// scheduler's.
+pub struct RandomWith<A, W> {
+    random: RandomScheduler,
+    answer: A,
+    watch: W,
+}
+
+/// The hook of a [`RandomWith`] that takes no choice.
+pub type NoAnswer = fn(ChoiceKind, usize) -> Option<usize>;
+
+/// The hook of a [`RandomWith`] that watches nothing.
+pub type NoWatch = fn(&Observation);
+
+impl<A: FnMut(ChoiceKind, usize) -> Option<usize>> RandomWith<A, NoWatch> {
+    /// Random but for the choices `answer` takes.
+    pub fn answering(seed: u64, answer: A) -> Self {
+        RandomWith {
+            random: RandomScheduler::new(seed),
+            answer,
+            watch: |_| {},
+        }
+    }
+}
+
+impl<W: FnMut(&Observation)> RandomWith<NoAnswer, W> {
+    /// Random, with `watch` seeing every observation.
+    pub fn watching(seed: u64, watch: W) -> Self {
+        RandomWith {
+            random: RandomScheduler::new(seed),
+            answer: |_, _| None,
+            watch,
+        }
+    }
+}
+
+impl<A, W> Scheduler for RandomWith<A, W>
+where
+    A: FnMut(ChoiceKind, usize) -> Option<usize>,
+    W: FnMut(&Observation),
+{
+    fn pick(&mut self, enabled: &[Event]) -> usize {
+        self.random.pick(enabled)
+    }
+
+    fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        match (self.answer)(kind, n) {
+            Some(option) => option,
+            None => self.random.choose(kind, n),
+        }
+    }
+
+    fn observe(&mut self, observation: &Observation) {
+        self.random.observe(observation);
+        (self.watch)(observation);
+    }
 }
 
 /// Inside a simulation: starts host "db", which creates `/f` and hands the
