@@ -66,6 +66,21 @@
 #[allow(unsafe_code)] // the real libc calls and `DIR` streams behind the interposed functions
 pub(crate) mod posix;
 
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+mod slot;
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+pub(crate) use self::slot::DiskSlot;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io;
@@ -491,45 +506,4 @@ pub(crate) fn real_list(abs: &Path) -> Vec<(OsString, u64)> {
         names.sort();
         names
     })
-}
-
-/// A simulation's place among those alive in the process at once, which
-/// its disks' device number includes. Files of two simulations running
-/// side by side (tests on parallel threads, `SIM_JOBS`) then never share
-/// a `(st_dev, st_ino)` pair: a library with process-wide state keyed by
-/// it (SQLite keeps one lock record and its spare descriptors per inode)
-/// would otherwise take one simulation's file for the other's. The
-/// lowest free slot is taken and freed when the simulation ends, so runs
-/// one after another, and a run alone, see the same numbers.
-#[derive(Debug)]
-pub(crate) struct DiskSlot(u32);
-
-/// The slots taken.
-static SLOTS: std::sync::Mutex<Vec<bool>> = std::sync::Mutex::new(Vec::new());
-
-impl DiskSlot {
-    pub(crate) fn take() -> DiskSlot {
-        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-        let free = slots.iter().position(|taken| !taken).unwrap_or(slots.len());
-        if free == slots.len() {
-            slots.push(true);
-        } else {
-            slots[free] = true;
-        }
-        DiskSlot(free as u32)
-    }
-}
-
-impl DiskSlot {
-    /// The slot's index: 0 for the first simulation alive.
-    pub(crate) fn index(&self) -> u32 {
-        self.0
-    }
-}
-
-impl Drop for DiskSlot {
-    fn drop(&mut self) {
-        let mut slots = SLOTS.lock().unwrap_or_else(|e| e.into_inner());
-        slots[self.0 as usize] = false;
-    }
 }

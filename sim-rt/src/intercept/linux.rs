@@ -30,10 +30,8 @@ use libc::{
     ssize_t, time_t, timespec, timeval,
 };
 
-use super::{
-    in_simulation, refuse, sim_fill, sim_now, sim_resolve, threads_allowed, Escape,
-    WALL_CLOCK_EPOCH,
-};
+use super::{refuse, sim_fill, sim_now, sim_resolve, WALL_CLOCK_EPOCH};
+use crate::switches::{in_simulation, threads_allowed, Escape};
 
 /// Finds libc's definition of `name` (the next one after ours) once.
 fn next(slot: &AtomicPtr<c_void>, name: &CStr) -> *mut c_void {

@@ -73,7 +73,7 @@ use std::time::Duration;
 
 use crate::runtime::context;
 pub use crate::switches::{allow_threads, intercepting, without_interception, SUPPORTED};
-pub(crate) use crate::switches::{in_simulation, note_refusal, threads_allowed, Escape};
+use crate::switches::{note_refusal, Escape};
 
 #[cfg(all(
     feature = "intercept",

@@ -30,7 +30,8 @@ use libc::{dirent64, iovec, loff_t, mode_t, off64_t, off_t, size_t, ssize_t, DIR
 
 use super::{next, set_errno};
 use crate::disk::posix::{self, dir, Route, Stat};
-use crate::intercept::{in_simulation, refuse, Escape};
+use crate::intercept::refuse;
+use crate::switches::{in_simulation, Escape};
 
 /// Runs the simulated side of a call, turning a panic into `EIO`.
 fn guarded<T>(f: impl FnOnce() -> Route<T>) -> Route<T> {
