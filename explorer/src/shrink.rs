@@ -102,7 +102,8 @@ fn is_fault(kind: ChoiceTag) -> bool {
         | ChoiceTag::Late
         | ChoiceTag::DiskCrashPrefix
         | ChoiceTag::DiskCrashKeep
-        | ChoiceTag::DiskTornWrite => false,
+        | ChoiceTag::DiskTornWrite
+        | ChoiceTag::Thread => false,
     }
 }
 

@@ -111,7 +111,8 @@ impl Rates {
             | ChoiceTag::User
             | ChoiceTag::DiskCrashPrefix
             | ChoiceTag::DiskCrashKeep
-            | ChoiceTag::DiskTornWrite => return kind,
+            | ChoiceTag::DiskTornWrite
+            | ChoiceTag::Thread => return kind,
         };
         let scaled = |p: f64| (p * m).min(MAX_RATE.max(p));
         match kind {

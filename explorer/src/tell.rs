@@ -256,6 +256,10 @@ pub(crate) fn choice_words(kind: ChoiceTag, index: u32, of: u32) -> String {
     match kind {
         ChoiceTag::Select => format!("a select! took branch {index} of {of}"),
         ChoiceTag::User => format!("sim::choose picked {index} of {of}"),
+        ChoiceTag::Thread => format!(
+            "while a task blocked the runtime's thread, runnable std thread {} of {of} ran",
+            index + 1
+        ),
         ChoiceTag::Buggify if index == 0 => "a sim::buggify point did not fire".to_string(),
         ChoiceTag::Buggify => "a sim::buggify point fired".to_string(),
         ChoiceTag::Late if index == 0 => {
@@ -304,7 +308,8 @@ pub(crate) fn told_by_effects(kind: ChoiceTag) -> bool {
         | ChoiceTag::DiskEio
         | ChoiceTag::DiskCrashPrefix
         | ChoiceTag::DiskCrashKeep
-        | ChoiceTag::DiskTornWrite => false,
+        | ChoiceTag::DiskTornWrite
+        | ChoiceTag::Thread => false,
     }
 }
 

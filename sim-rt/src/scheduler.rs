@@ -149,6 +149,11 @@ pub enum ChoiceKind {
         /// [`sim::BUGGIFY_PROBABILITY`](crate::sim::BUGGIFY_PROBABILITY).
         probability: f64,
     },
+    /// Which simulated std thread runs next while a task blocks the
+    /// runtime's thread (a std lock, channel or join it shares with
+    /// threads): one of the runnable threads, in run-queue order (option 0,
+    /// the default, is the first). Uniform under the [`RandomScheduler`].
+    Thread,
 }
 
 impl ChoiceKind {
@@ -166,6 +171,7 @@ impl ChoiceKind {
             ChoiceKind::DiskTornWrite => ChoiceTag::DiskTornWrite,
             ChoiceKind::Buggify { .. } => ChoiceTag::Buggify,
             ChoiceKind::Late { .. } => ChoiceTag::Late,
+            ChoiceKind::Thread => ChoiceTag::Thread,
         }
     }
 
@@ -182,7 +188,8 @@ impl ChoiceKind {
             | ChoiceKind::User
             | ChoiceKind::DiskCrashPrefix
             | ChoiceKind::DiskCrashKeep
-            | ChoiceKind::DiskTornWrite => None,
+            | ChoiceKind::DiskTornWrite
+            | ChoiceKind::Thread => None,
             ChoiceKind::Loss { probability }
             | ChoiceKind::Duplicate { probability }
             | ChoiceKind::Fault { probability }

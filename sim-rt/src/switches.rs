@@ -62,11 +62,11 @@ impl Escape {
     pub(crate) fn note(self) -> &'static str {
         match self {
             Escape::Thread => {
-                "a std thread was spawned inside a simulation (std::thread::spawn / \
-                 pthread_create was refused). A thread runs outside the simulation's control, \
-                 so the run could not be reproduced: use sim_rt::spawn (tokio::spawn) for \
-                 concurrent work and sim_rt::task::spawn_blocking for blocking work; code that \
-                 really needs a real thread can run inside sim_rt::sim::allow_threads(|| ...)"
+                "a std thread could not be started as a simulated thread (pthread_create \
+                 failed: the simulation was not reachable from the calling code, as in a \
+                 destructor the runtime runs). Start it from a task or a simulated thread; code \
+                 that really needs a real thread can run inside \
+                 sim_rt::sim::allow_threads(|| ...)"
             }
             Escape::Socket => {
                 "a real socket was used inside a simulation (bind/connect/listen/send on a real \

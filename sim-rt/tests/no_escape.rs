@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rt_support::{assert_contains_all, child_test, sim_failure};
+use rt_support::{assert_contains_all, child_test, sim, sim_failure};
 use sim_rt::runtime::{Builder, FailureKind};
 use sim_rt::sim::{allow_threads, intercepting, without_interception, WALL_CLOCK_EPOCH};
 
@@ -260,51 +260,40 @@ fn outside_a_simulation_time_and_randomness_are_real() {
 }
 
 #[test]
-fn std_thread_spawn_inside_a_simulation_fails_with_the_documented_message() {
-    let failure = sim_failure(async {
-        std::thread::spawn(|| 1).join().unwrap();
+fn std_thread_spawn_inside_a_simulation_runs_a_simulated_thread() {
+    // The thread reads simulated time and the simulation's randomness: it
+    // runs inside the simulation, as a task of the calling host.
+    let (wall, inside) = sim(7, async {
+        std::thread::spawn(|| (SystemTime::now(), intercepting()))
+            .join()
+            .unwrap()
     });
-    assert_eq!(failure.kind(), FailureKind::MainPanic);
-    let msg = failure.message().unwrap();
-    assert!(msg.starts_with("failed to spawn thread"), "{msg}");
-    assert!(
-        msg.contains(
-            "note: a std thread was spawned inside a simulation (std::thread::spawn / \
-             pthread_create was refused)"
-        ),
-        "{msg}"
-    );
-    assert_contains_all(
-        msg,
-        &[
-            "use sim_rt::spawn (tokio::spawn)",
-            "sim_rt::sim::allow_threads(|| ...)",
-        ],
-    );
-
-    // The same from a spawned task, and Builder::spawn reports the error.
-    let failure = sim_failure(async {
-        let err = std::thread::Builder::new().spawn(|| ()).unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
-        // Nobody observes the task's panic (its handle is dropped): it
-        // fails the run.
-        drop(sim_rt::spawn(async {
-            std::thread::spawn(|| ());
-        }));
-        sim_rt::task::yield_now().await;
+    assert!(inside);
+    assert!(wall < UNIX_EPOCH + WALL_CLOCK_EPOCH + Duration::from_secs(400 * 86_400));
+    // Builder::spawn too, from a spawned task.
+    let n = sim(8, async {
+        sim_rt::spawn(async {
+            std::thread::Builder::new()
+                .spawn(|| 3)
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+        .await
+        .unwrap()
     });
-    assert_eq!(failure.kind(), FailureKind::TaskPanic);
-    assert!(
-        failure.message().unwrap().contains("use sim_rt::spawn"),
-        "{failure}"
-    );
+    assert_eq!(n, 3);
 
-    // The opt-out.
+    // The opt-out: a real thread, outside the simulation.
     let rt = Builder::new_current_thread().build().unwrap();
-    let n = rt.block_on(async { allow_threads(|| std::thread::spawn(|| 42).join().unwrap()) });
+    let (n, real) = rt.block_on(async {
+        allow_threads(|| std::thread::spawn(|| (42, !intercepting())).join().unwrap())
+    });
     assert_eq!(n, 42);
+    assert!(real);
     // A panic unrelated to a refused call gets no note.
     let failure = rt.try_block_on(async { panic!("plain") }).unwrap_err();
+    assert_eq!(failure.kind(), FailureKind::MainPanic);
     assert_eq!(failure.message(), Some("plain"));
 }
 

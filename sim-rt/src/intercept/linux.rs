@@ -26,12 +26,12 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::time::Duration;
 
 use libc::{
-    addrinfo, clockid_t, mmsghdr, msghdr, pthread_attr_t, pthread_t, size_t, sockaddr, socklen_t,
-    ssize_t, time_t, timespec, timeval,
+    addrinfo, clockid_t, mmsghdr, msghdr, size_t, sockaddr, socklen_t, ssize_t, time_t, timespec,
+    timeval,
 };
 
 use super::{refuse, sim_fill, sim_now, sim_resolve, WALL_CLOCK_EPOCH};
-use crate::switches::{in_simulation, threads_allowed, Escape};
+use crate::switches::{in_simulation, Escape};
 
 /// Finds libc's definition of `name` (the next one after ours) once.
 fn next(slot: &AtomicPtr<c_void>, name: &CStr) -> *mut c_void {
@@ -133,13 +133,13 @@ fn set_errno(e: c_int) {
 /// Every interposed function's address, in a static that [`keep_linked`]
 /// names (for the linker only: nothing reads it).
 #[allow(dead_code)]
-struct Kept([&'static [*const ()]; 2]);
+struct Kept([&'static [*const ()]; 3]);
 
 // SAFETY: the pointers are only addresses, never dereferenced or called
 // through; a static of them is shared by nothing but the linker.
 unsafe impl Sync for Kept {}
 
-static ALL_KEPT: Kept = Kept([KEPT, fs::KEPT]);
+static ALL_KEPT: Kept = Kept([KEPT, fs::KEPT, threads::KEPT]);
 
 /// References every interposed function, so the object file holding them
 /// is linked (and kept) whenever the runtime is: an unreferenced member of
@@ -152,7 +152,7 @@ pub(super) fn keep_linked() {
 
 // ----- time ------------------------------------------------------------------
 
-fn is_wall_clock(clock: clockid_t) -> bool {
+pub(super) fn is_wall_clock(clock: clockid_t) -> bool {
     matches!(
         clock,
         libc::CLOCK_REALTIME
@@ -241,7 +241,7 @@ fn is_futex_wait(op: c_long) -> bool {
 
 // ----- threads and real I/O --------------------------------------------------
 
-type StartRoutine = extern "C" fn(*mut c_void) -> *mut c_void;
+pub(super) type StartRoutine = extern "C" fn(*mut c_void) -> *mut c_void;
 
 /// Refuses to make a real reactor (a real tokio runtime's epoll) inside a
 /// simulation: remembers it for the failure report, says so, `EPERM`.
@@ -515,7 +515,12 @@ interpose! {
     ///
     /// As libc's.
     fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
-        if in_simulation() {
+        if in_simulation() && !req.is_null() {
+            // SAFETY: the caller's request.
+            let end = || unsafe { threads::sleep_end(libc::CLOCK_MONOTONIC, 0, req) };
+            if threads::sleep_until(end).is_some() {
+                return 0;
+            }
             note_real_sleep();
         }
         crate::runtime::watchdog::real_wait(real)
@@ -533,7 +538,12 @@ interpose! {
         req: *const timespec,
         rem: *mut timespec,
     ) -> c_int {
-        if in_simulation() {
+        if in_simulation() && !req.is_null() {
+            // SAFETY: the caller's request.
+            let end = || unsafe { threads::sleep_end(clock, flags, req) };
+            if threads::sleep_until(end).is_some() {
+                return 0;
+            }
             note_real_sleep();
         }
         crate::runtime::watchdog::real_wait(real)
@@ -576,8 +586,9 @@ interpose! {
     }
 
     /// Interposed `syscall`: the `getrandom` crate 0.2 (used by `rand` 0.8 and
-    /// many others) calls `syscall(SYS_getrandom, ..)`; std's futexes and
-    /// everything else pass through.
+    /// many others) calls `syscall(SYS_getrandom, ..)`; std's futexes are
+    /// the simulated threads' waits and wakes (`threads`); everything else
+    /// passes through.
     ///
     /// # Safety
     ///
@@ -626,6 +637,11 @@ interpose! {
                     set_errno(libc::ENOSYS);
                     return -1;
                 }
+                libc::SYS_futex => {
+                    if let Some(r) = unsafe { threads::futex(a1, a2, a3, a4, a6, real) } {
+                        return r;
+                    }
+                }
                 _ => {}
             }
         }
@@ -640,26 +656,6 @@ interpose! {
     }
 
     // ----- threads and real I/O --------------------------------------------------
-
-    /// Interposed `pthread_create`: `std::thread::spawn` and `Builder::spawn`.
-    /// Refused inside a simulation unless [`allow_threads`](super::allow_threads)
-    /// is open on this thread.
-    ///
-    /// # Safety
-    ///
-    /// As libc's.
-    fn pthread_create(
-        thread: *mut pthread_t,
-        attr: *const pthread_attr_t,
-        start: StartRoutine,
-        arg: *mut c_void,
-    ) -> c_int {
-        if in_simulation() && !threads_allowed() {
-            refuse(Escape::Thread);
-            return libc::EPERM;
-        }
-        real()
-    }
 
     /// Interposed `socket`: allowed inside a simulation too (see the module
     /// docs of `intercept`): the calls that would make the socket reach the
@@ -853,3 +849,4 @@ interpose! {
 }
 
 mod fs;
+mod threads;

@@ -16,7 +16,7 @@
 //! |---|---|
 //! | `clock_gettime` (every clock id), `gettimeofday`, `time`, `syscall(SYS_clock_gettime / SYS_gettimeofday / SYS_time)` | simulated time: realtime clocks read [`WALL_CLOCK_EPOCH`] plus the simulation's clock, monotonic, boot and CPU-time clocks the simulation's clock |
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
-//! | `pthread_create` (`std::thread::spawn`) | refused (`EPERM`) with a message, unless inside [`allow_threads`] |
+//! | `pthread_create` (`std::thread::spawn`), `pthread_join`, `sched_yield`, `nanosleep`, `syscall(SYS_futex)` | a simulated thread, run one at a time under the scheduler; its blocking calls give the turn back (`runtime::world::threads`); a real thread inside [`allow_threads`] |
 //! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |

@@ -67,6 +67,7 @@ pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod coverage;
 pub(crate) mod entropy;
+pub(crate) mod exact;
 pub(crate) mod failure;
 pub(crate) mod fault;
 pub(crate) mod fs;
@@ -744,6 +745,9 @@ impl Runtime {
     /// determinism check does not apply: for `__private::run`, which checks.
     #[track_caller]
     fn block_on_unchecked<F: Future>(&self, future: F) -> F::Output {
+        if world::threads::on_turn() {
+            return world::threads::block_on(future);
+        }
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
@@ -1053,6 +1057,9 @@ impl Handle {
     /// Inside a simulation, as tokio does.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        if world::threads::on_turn() {
+            return world::threads::block_on(future);
+        }
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }

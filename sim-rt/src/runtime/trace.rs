@@ -104,11 +104,13 @@ pub enum ChoiceTag {
     Buggify,
     /// [`ChoiceKind::Late`](crate::scheduler::ChoiceKind::Late).
     Late,
+    /// [`ChoiceKind::Thread`](crate::scheduler::ChoiceKind::Thread).
+    Thread,
 }
 
 impl ChoiceTag {
     /// Every tag, in the order of their codes.
-    pub const ALL: [ChoiceTag; 11] = [
+    pub const ALL: [ChoiceTag; 12] = [
         ChoiceTag::Select,
         ChoiceTag::User,
         ChoiceTag::Loss,
@@ -120,6 +122,7 @@ impl ChoiceTag {
         ChoiceTag::DiskTornWrite,
         ChoiceTag::Buggify,
         ChoiceTag::Late,
+        ChoiceTag::Thread,
     ];
 
     /// The tag whose [`code`](ChoiceTag::code) is `code`, if any.
@@ -142,6 +145,7 @@ impl ChoiceTag {
             ChoiceTag::DiskTornWrite => 9,
             ChoiceTag::Buggify => 10,
             ChoiceTag::Late => 11,
+            ChoiceTag::Thread => 12,
         }
     }
 }
@@ -397,7 +401,7 @@ mod tests {
             assert_eq!(ChoiceTag::from_code(tag.code()), Some(tag));
         }
         assert_eq!(ChoiceTag::from_code(0), None);
-        assert_eq!(ChoiceTag::from_code(12), None);
+        assert_eq!(ChoiceTag::from_code(13), None);
     }
 
     fn compact(steps: &[Step]) -> Trace {

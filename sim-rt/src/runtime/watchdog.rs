@@ -62,6 +62,8 @@ pub(crate) enum Kind {
     Spawn = 1,
     Blocking = 2,
     HostEntry = 3,
+    /// A simulated std thread's turn.
+    Thread = 4,
 }
 
 impl PollWatch {
@@ -122,6 +124,7 @@ impl PollWatch {
         let what = match (self.kind.load(Ordering::Relaxed), at) {
             (0, _) => "the future passed to block_on".to_string(),
             (3, _) => "the host's entry point".to_string(),
+            (4, _) => "a std thread, which runs without blocking".to_string(),
             (2, Some(l)) => format!("spawn_blocking at {l}"),
             (_, Some(l)) => format!("spawned at {l}"),
             (_, None) => "spawned".to_string(),

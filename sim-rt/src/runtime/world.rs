@@ -35,6 +35,7 @@
 mod hosts;
 mod spawn;
 mod step;
+pub(crate) mod threads;
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -128,6 +129,8 @@ pub(crate) enum Origin {
     Spawn(&'static Location<'static>),
     Blocking(&'static Location<'static>),
     HostEntry,
+    /// A simulated std thread, by its number (`threads`).
+    Thread(u32),
 }
 
 /// What a step reads of a task: 48 bytes, so that a poll of a task picked
@@ -332,6 +335,8 @@ pub(crate) struct World {
     pub(crate) story: Option<RefCell<Vec<crate::story::Told>>>,
     /// The coverage points evaluated so far (see `coverage.rs`).
     pub(crate) coverage: RefCell<super::coverage::Coverage>,
+    /// The simulated std threads (see `threads`).
+    pub(crate) threads: RefCell<threads::Threads>,
 }
 
 impl std::fmt::Debug for World {
@@ -411,6 +416,7 @@ impl World {
             liveness,
             story,
             coverage: RefCell::default(),
+            threads: RefCell::default(),
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -599,6 +605,7 @@ impl World {
                 Origin::Spawn(l) => format!("spawned at {l}"),
                 Origin::Blocking(l) => format!("spawn_blocking at {l}"),
                 Origin::HostEntry => "host entry point".to_string(),
+                Origin::Thread(n) => format!("std thread {n}"),
             },
             // In the enabled set, or woken and not yet drained into it.
             runnable: slot.queued || self.wakes.holds(key, slot.id),

@@ -80,7 +80,8 @@ impl Wake for ThreadWaker {
 /// runs every task on this one thread, so blocking it would block them all
 /// and the awaited event could never happen.
 pub(crate) fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
-    if crate::runtime::Handle::try_current().is_ok() {
+    // A simulated std thread may block: its park is a simulated wait.
+    if !crate::runtime::world::threads::on_turn() && crate::runtime::Handle::try_current().is_ok() {
         panic!(
             "Cannot block the current thread from within a runtime ({what} was called inside a \
              simulation). This happens because a function attempted to block the current \

@@ -10,7 +10,7 @@
 use std::time::Duration as StdDuration;
 
 pub mod error;
-pub(crate) mod exact;
+pub(crate) use crate::runtime::exact;
 mod instant;
 mod interval;
 #[cfg(feature = "tracing-subscriber")]

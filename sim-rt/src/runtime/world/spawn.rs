@@ -83,6 +83,9 @@ impl World {
                 Origin::HostEntry => {
                     tracing::trace_span!(parent: host_span, "task", id = id.as_u64(), entry = true)
                 }
+                Origin::Thread(n) => {
+                    tracing::trace_span!(parent: host_span, "task", id = id.as_u64(), thread = n)
+                }
             }
         };
         Self::insert_task(
@@ -110,7 +113,7 @@ impl World {
             host,
             spawned_at: match origin {
                 Origin::Spawn(l) | Origin::Blocking(l) => Some(l),
-                Origin::HostEntry => None,
+                Origin::HostEntry | Origin::Thread(_) => None,
             },
         });
         (key, id)

@@ -616,6 +616,7 @@ impl World {
             Origin::Spawn(l) => (watchdog::Kind::Spawn, Some(l)),
             Origin::Blocking(l) => (watchdog::Kind::Blocking, Some(l)),
             Origin::HostEntry => (watchdog::Kind::HostEntry, None),
+            Origin::Thread(_) => (watchdog::Kind::Thread, None),
         };
         self.watch.begin(id.as_u64(), host.index() as u32, kind, at);
         self.set_running(Some(Current { id, host }));

@@ -1,0 +1,282 @@
+//! The thread calls inside a simulation: `pthread_create` starts a
+//! simulated thread (`runtime::world::threads`), and the calls where a
+//! thread blocks give its turn back: futex waits (std's locks, condition
+//! variables, channels and `park`), sleeps, `sched_yield`, `pthread_join`.
+//! A futex wake wakes the simulation's waiters (and the real ones: a thread
+//! outside the simulation may wait on the same word).
+//!
+//! On the owner thread (the one that runs the simulation's tasks), a futex
+//! wait or a join runs the simulated threads until it may go on
+//! (`World::block_owner`); when none can, it waits for real, as before.
+//!
+//! glibc's own locks (`pthread_mutex_lock`, `pthread_cond_wait`, `sem_wait`)
+//! make their futex calls inside libc, where no interposition reaches: a C
+//! library's thread that waits on one holds the turn, and the poll watchdog
+//! reports the thread as running without blocking.
+
+use std::ffi::{c_int, c_long, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use libc::{clockid_t, pthread_attr_t, pthread_t, timespec};
+
+use super::{is_wall_clock, next, set_errno, StartRoutine};
+use crate::intercept::{refuse, sim_now, WALL_CLOCK_EPOCH};
+use crate::runtime::context;
+use crate::runtime::world::threads::{self, Op, SimThread};
+use crate::switches::{in_simulation, threads_allowed, Escape};
+
+/// What the start routine of a simulated thread receives.
+struct Start {
+    thread: Arc<SimThread>,
+    start: StartRoutine,
+    arg: *mut c_void,
+}
+
+/// The start routine of every simulated thread: waits for the first turn,
+/// runs the program's start routine, gives the turn back at its end.
+extern "C" fn start_simulated(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: `arg` is the `Box<Start>` that `pthread_create` leaked for
+    // this thread, taken once.
+    let Start { thread, start, arg } = *unsafe { Box::from_raw(arg.cast::<Start>()) };
+    let simulated = threads::begin(&thread);
+    let ret = start(arg);
+    if simulated {
+        threads::end();
+    }
+    drop(thread);
+    ret
+}
+
+/// A thread's handle as the simulation keeps it.
+#[allow(clippy::unnecessary_cast)] // `pthread_t` is narrower on 32-bit targets
+fn handle(thread: pthread_t) -> u64 {
+    thread as u64
+}
+
+/// `timespec` as a duration (negative fields count as zero).
+fn duration(ts: &timespec) -> Duration {
+    Duration::new(
+        ts.tv_sec.max(0) as u64,
+        ts.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
+}
+
+/// The simulated instant an absolute `timespec` on `clock` names.
+fn sim_instant(clock: clockid_t, ts: &timespec) -> Duration {
+    let at = duration(ts);
+    if is_wall_clock(clock) {
+        at.saturating_sub(WALL_CLOCK_EPOCH)
+    } else {
+        at
+    }
+}
+
+/// A `syscall(SYS_futex, ..)` inside a simulation, when it is a wait or a
+/// wake: its result (`-1` with `errno`, or the count), or `None` to
+/// forward it to the kernel.
+///
+/// # Safety
+///
+/// As the futex system call's: `addr` is a valid, aligned `u32`, and
+/// `timeout` null or a valid `timespec`.
+pub(super) unsafe fn futex(
+    addr: c_long,
+    op: c_long,
+    val: c_long,
+    timeout: c_long,
+    val3: c_long,
+    forward: impl FnOnce() -> c_long,
+) -> Option<c_long> {
+    let realtime = op as c_int & libc::FUTEX_CLOCK_REALTIME != 0;
+    let cmd = op as c_int & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
+    let bitset = match cmd {
+        libc::FUTEX_WAIT | libc::FUTEX_WAKE => u32::MAX,
+        libc::FUTEX_WAIT_BITSET | libc::FUTEX_WAKE_BITSET => val3 as u32,
+        _ => return None,
+    };
+    if bitset == 0 {
+        set_errno(libc::EINVAL);
+        return Some(-1);
+    }
+    let world = context::try_current_quiet()?;
+    let addr_usize = addr as usize;
+    if cmd == libc::FUTEX_WAKE || cmd == libc::FUTEX_WAKE_BITSET {
+        let n = (val as c_int).max(0) as usize;
+        let woken =
+            catch_unwind(AssertUnwindSafe(|| world.futex_wake(addr_usize, n, bitset))).unwrap_or(0);
+        // Threads outside the simulation may wait on the word too.
+        let real = if woken < n { forward().max(0) } else { 0 };
+        return Some(woken as c_long + real);
+    }
+    // SAFETY: the caller's futex word.
+    let word = unsafe { &*(addr as *const AtomicU32) };
+    if word.load(Ordering::SeqCst) != val as u32 {
+        set_errno(libc::EAGAIN);
+        return Some(-1);
+    }
+    // SAFETY: null or the caller's timespec.
+    let deadline = unsafe { (timeout as *const timespec).as_ref() }.map(|ts| {
+        if cmd == libc::FUTEX_WAIT {
+            sim_now() + duration(ts)
+        } else {
+            let clock = if realtime {
+                libc::CLOCK_REALTIME
+            } else {
+                libc::CLOCK_MONOTONIC
+            };
+            sim_instant(clock, ts)
+        }
+    });
+    let result = if threads::on_turn() {
+        // A simulated thread holds the world only during its turn.
+        drop(world);
+        // Let go (the simulation ended): a spurious wake-up.
+        threads::block(Op::FutexWait {
+            addr: addr_usize,
+            bitset,
+            deadline,
+        })
+        .unwrap_or(0)
+    } else {
+        let changed = || word.load(Ordering::SeqCst) != val as u32;
+        catch_unwind(AssertUnwindSafe(|| {
+            world.futex_wait_owner(addr_usize, bitset, deadline, &changed)
+        }))
+        .ok()
+        .flatten()?
+    };
+    Some(if result < 0 {
+        set_errno(-result as c_int);
+        -1
+    } else {
+        result as c_long
+    })
+}
+
+/// A sleep of a simulated thread until the simulated instant `until`:
+/// `Some` when this is one (it slept), `None` on other threads.
+pub(super) fn sleep_until(until: impl FnOnce() -> Duration) -> Option<()> {
+    if !threads::on_turn() {
+        return None;
+    }
+    threads::block(Op::Sleep(until()));
+    Some(())
+}
+
+/// The simulated instant a `nanosleep`/`clock_nanosleep` request ends.
+///
+/// # Safety
+///
+/// `req` is a valid `timespec`.
+pub(super) unsafe fn sleep_end(clock: clockid_t, flags: c_int, req: *const timespec) -> Duration {
+    // SAFETY: the caller's request.
+    let ts = unsafe { &*req };
+    if flags & libc::TIMER_ABSTIME != 0 {
+        sim_instant(clock, ts)
+    } else {
+        sim_now() + duration(ts)
+    }
+}
+
+interpose! {
+    forward: real;
+
+    /// Interposed `pthread_create`: `std::thread::spawn` and
+    /// `Builder::spawn`. Inside a simulation the new thread is a simulated
+    /// thread of the calling task's host (see the module docs); inside
+    /// [`allow_threads`](crate::sim::allow_threads) a real one.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pthread_create(
+        thread: *mut pthread_t,
+        attr: *const pthread_attr_t,
+        start: StartRoutine,
+        arg: *mut c_void,
+    ) -> c_int {
+        if !in_simulation() || threads_allowed() {
+            return real();
+        }
+        let Some(world) = context::try_current_quiet() else {
+            refuse(Escape::Thread);
+            return libc::EPERM;
+        };
+        let Ok(sim) = catch_unwind(AssertUnwindSafe(|| world.start_thread())) else {
+            refuse(Escape::Thread);
+            return libc::EAGAIN;
+        };
+        let number = sim.number;
+        let boxed = Box::into_raw(Box::new(Start {
+            thread: sim,
+            start,
+            arg,
+        }));
+        let create = real!(
+            NAME: unsafe extern "C" fn(
+                *mut pthread_t,
+                *const pthread_attr_t,
+                StartRoutine,
+                *mut c_void,
+            ) -> c_int
+        );
+        // SAFETY: the caller's arguments, with our start routine and its
+        // argument.
+        let rc = unsafe { create(thread, attr, start_simulated, boxed.cast()) };
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            if rc == 0 {
+                // SAFETY: libc wrote the new thread's handle.
+                world.thread_started(number, handle(unsafe { *thread }));
+            } else {
+                // SAFETY: not handed to any thread.
+                drop(unsafe { Box::from_raw(boxed) });
+                world.thread_failed(number);
+            }
+        }));
+        rc
+    }
+
+    /// Interposed `pthread_join` (`JoinHandle::join`): inside a simulation,
+    /// a join of a simulated thread waits for its exit in the simulation
+    /// (a simulated thread gives the turn back; the owner thread runs the
+    /// threads), then reaps the OS thread.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pthread_join(thread: pthread_t, retval: *mut *mut c_void) -> c_int {
+        if in_simulation() {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                let world = context::try_current_quiet()?;
+                let number = world.threads.try_borrow().ok()?.by_handle(handle(thread))?;
+                if threads::on_turn() {
+                    // A simulated thread holds the world only during its
+                    // turn.
+                    drop(world);
+                    threads::block(Op::Join(number));
+                } else {
+                    world.join_owner(number);
+                }
+                Some(())
+            }));
+        }
+        crate::runtime::watchdog::real_wait(real)
+    }
+
+    /// Interposed `sched_yield` (`std::thread::yield_now`): a simulated
+    /// thread goes behind every runnable task and thread.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn sched_yield() -> c_int {
+        if in_simulation() && threads::on_turn() {
+            threads::block(Op::Yield);
+            return 0;
+        }
+        real()
+    }
+}

@@ -1,0 +1,761 @@
+//! Simulated threads: real OS threads that run one at a time, when the
+//! scheduler gives them the turn.
+//!
+//! Inside a simulation, `pthread_create` (`std::thread::spawn`) starts a
+//! real OS thread that belongs to the calling task's host and is driven by
+//! a task of that host, its *thread task* (this module's [`ThreadTask`]).
+//! Polling the thread task hands the OS thread the turn and waits until it
+//! gives the turn back; meanwhile the thread runs the program's code with
+//! the simulation current on it, as a task's poll would. It gives the turn
+//! back wherever it would block ([`Op`]): a futex wait (std's `Mutex`,
+//! `Condvar`, channels, `park`, crossbeam and parking_lot through them), a
+//! sleep, `sched_yield`, a join, a `block_on`, and its exit. The thread
+//! task then waits for that, as a future: a futex wake, a simulated timer,
+//! another thread's exit, a waker. So which thread or task runs next is the
+//! scheduler's pick among runnable tasks, a choice point like any other,
+//! and replay, the story and the failure report see threads as tasks (of
+//! origin "std thread N").
+//!
+//! The turn passes through a [`Baton`] (a std `Mutex` and `Condvar`, used
+//! with interception off): the owner thread (the one polling the thread
+//! task) and the simulated thread never run at the same time, and each
+//! hand-over is a happens-before edge, so the world's state (`Rc`s,
+//! `RefCell`s) is touched by one thread at a time.
+//!
+//! When a task on the owner thread itself blocks (a std lock or channel
+//! shared with a thread, a join), [`World::block_owner`] runs the
+//! runnable threads, and moves the clock, until it may go on: what a
+//! current-thread tokio runtime's worker sees while it blocks and the
+//! other threads run.
+//!
+//! # The end of a thread
+//!
+//! A host reset, an abort or the end of the simulation drops the thread
+//! task: the thread then never gets the turn again in the simulation (it is
+//! stopped, with its host's tasks). When the simulation itself is dropped,
+//! every thread still blocked in it is let go: its blocking call returns as
+//! a spurious wake-up would, and it continues outside the simulation, with
+//! interception off, as a real thread that outlives a tokio runtime does. A
+//! thread that then waits forever stays, as it would under tokio.
+//!
+//! # Invariants
+//!
+//! - At most one of the owner thread and a simulated thread runs program
+//!   code of a simulation at a time; the other waits on the baton.
+//! - A simulated thread holds an `Rc<World>` only during its turn.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+
+use super::World;
+use crate::runtime::context;
+
+/// Where a simulated thread blocked: what its thread task waits for before
+/// giving it the turn again.
+#[derive(Debug)]
+pub(crate) enum Op {
+    /// `futex(FUTEX_WAIT..)` on `addr`, the value checked: until a wake of
+    /// `addr` matching `bitset`, or the simulated clock reaching `deadline`
+    /// (then `-ETIMEDOUT`).
+    FutexWait {
+        addr: usize,
+        bitset: u32,
+        deadline: Option<Duration>,
+    },
+    /// A sleep, until the simulated clock reaches the instant.
+    Sleep(Duration),
+    /// `sched_yield`: behind every runnable task, as `yield_now`.
+    Yield,
+    /// A join of thread number `thread`: until it exits.
+    Join(u32),
+    /// A `block_on`'s future is pending: until a waker of the turn wakes
+    /// the thread task.
+    Park,
+    /// The thread's start routine returned.
+    Exit,
+}
+
+/// What the owner thread hands a simulated thread with the turn.
+pub(crate) enum Resume {
+    /// Go on: the result of the blocking call, the simulation to make
+    /// current, and the waker of the thread task.
+    Go {
+        result: i64,
+        world: OnTurn<Rc<World>>,
+        waker: Waker,
+    },
+    /// The simulation is gone: go on outside it.
+    Release,
+}
+
+/// A value passed with the turn between threads: `Rc<World>` is not
+/// `Send`, and needs not be, since the two threads never run at once.
+pub(crate) struct OnTurn<T>(T);
+
+// SAFETY: an `OnTurn` is created by the thread that has the turn and
+// handed over the baton, whose mutex orders every use of the value on the
+// giving thread before every use on the receiving one; the giver never
+// touches the world again until it gets the turn back (the module's
+// invariants).
+#[allow(unsafe_code)]
+unsafe impl<T> Send for OnTurn<T> {}
+
+enum Turn {
+    /// The owner thread runs (and, when `Some`, the thread said why it
+    /// gave the turn back).
+    Owner(Option<Op>),
+    /// The simulated thread runs.
+    Thread(Resume),
+}
+
+/// The turn between the owner thread and one simulated thread.
+pub(crate) struct Baton {
+    turn: Mutex<Turn>,
+    changed: Condvar,
+}
+
+impl Baton {
+    pub(crate) fn new() -> Baton {
+        Baton {
+            turn: Mutex::new(Turn::Owner(None)),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// Owner side: gives the thread the turn with `resume`, and waits until
+    /// it gives it back.
+    fn run(&self, resume: Resume) -> Op {
+        crate::switches::without_interception(|| {
+            let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+            *turn = Turn::Thread(resume);
+            self.changed.notify_all();
+            loop {
+                if let Turn::Owner(op) = &mut *turn {
+                    if let Some(op) = op.take() {
+                        return op;
+                    }
+                }
+                turn = self.changed.wait(turn).unwrap_or_else(|e| e.into_inner());
+            }
+        })
+    }
+
+    /// Owner side: lets the thread go (the simulation is gone), without
+    /// waiting for it.
+    fn release(&self) {
+        crate::switches::without_interception(|| {
+            let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+            if let Turn::Owner(_) = &*turn {
+                *turn = Turn::Thread(Resume::Release);
+                self.changed.notify_all();
+            }
+        })
+    }
+
+    /// Thread side: gives the turn back (`op` says why; `None` before the
+    /// first turn) and waits for the next one.
+    pub(crate) fn give_back(&self, op: Option<Op>) -> Resume {
+        crate::switches::without_interception(|| {
+            let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(op) = op {
+                *turn = Turn::Owner(Some(op));
+                self.changed.notify_all();
+            }
+            loop {
+                if let Turn::Thread(_) = &*turn {
+                    let Turn::Thread(resume) = std::mem::replace(&mut *turn, Turn::Owner(None))
+                    else {
+                        unreachable!("just matched")
+                    };
+                    return resume;
+                }
+                turn = self.changed.wait(turn).unwrap_or_else(|e| e.into_inner());
+            }
+        })
+    }
+}
+
+/// One simulated thread, shared by its OS thread and the simulation.
+pub(crate) struct SimThread {
+    /// Its number in its simulation, from 1 in the order threads were
+    /// started.
+    pub(crate) number: u32,
+    pub(crate) baton: Baton,
+}
+
+/// What a simulation knows of its threads (a field of the world).
+#[derive(Default)]
+pub(crate) struct Threads {
+    /// Every thread started, by number - 1.
+    list: Vec<Entry>,
+    /// The threads (and owner-thread waits) waiting on each futex address,
+    /// in the order they began waiting. Looked up, never iterated.
+    futexes: FxHashMap<usize, Vec<Rc<Waiter>>>,
+}
+
+struct Entry {
+    thread: Arc<SimThread>,
+    /// The OS thread's handle (`pthread_t` as an integer), once known.
+    handle: u64,
+    exited: bool,
+    /// Wakers of joins waiting for the exit.
+    joiners: Vec<Waker>,
+}
+
+/// One futex wait.
+struct Waiter {
+    bitset: u32,
+    woken: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Drop for Threads {
+    fn drop(&mut self) {
+        for entry in &self.list {
+            if !entry.exited {
+                entry.thread.baton.release();
+            }
+        }
+    }
+}
+
+impl Threads {
+    /// The number of the thread whose OS handle is `handle`, if it is one
+    /// of this simulation's.
+    pub(crate) fn by_handle(&self, handle: u64) -> Option<u32> {
+        self.list
+            .iter()
+            .position(|e| e.handle == handle && e.handle != 0)
+            .map(|i| i as u32 + 1)
+    }
+
+    /// Whether thread `number` has exited.
+    pub(crate) fn exited(&self, number: u32) -> bool {
+        self.list.get(number as usize - 1).is_some_and(|e| e.exited)
+    }
+
+    /// How many threads were started and have not exited.
+    pub(crate) fn live(&self) -> usize {
+        self.list.iter().filter(|e| !e.exited).count()
+    }
+}
+
+impl World {
+    /// Registers a new simulated thread and spawns its thread task on the
+    /// current task's host. The OS thread is started by the caller, which
+    /// then tells its handle ([`World::thread_started`]).
+    pub(crate) fn start_thread(&self) -> Arc<SimThread> {
+        let thread = {
+            let mut threads = self.threads.borrow_mut();
+            let thread = Arc::new(SimThread {
+                number: threads.list.len() as u32 + 1,
+                baton: Baton::new(),
+            });
+            threads.list.push(Entry {
+                thread: thread.clone(),
+                handle: 0,
+                exited: false,
+                joiners: Vec::new(),
+            });
+            thread
+        };
+        let task = ThreadTask {
+            thread: thread.clone(),
+            wait: None,
+        };
+        let origin = super::Origin::Thread(thread.number);
+        let (key, id) = self.spawn(task, None, origin);
+        // Nobody joins the task: the thread's join waits for its exit.
+        self.release_handle(key, id);
+        thread
+    }
+
+    /// The OS thread of thread `number` was created with handle `handle`.
+    pub(crate) fn thread_started(&self, number: u32, handle: u64) {
+        if let Some(e) = self.threads.borrow_mut().list.get_mut(number as usize - 1) {
+            e.handle = handle;
+        }
+    }
+
+    /// Thread `number` could not be started: it never runs.
+    pub(crate) fn thread_failed(&self, number: u32) {
+        self.thread_exited(number);
+    }
+
+    fn thread_exited(&self, number: u32) {
+        let joiners = {
+            let mut threads = self.threads.borrow_mut();
+            match threads.list.get_mut(number as usize - 1) {
+                Some(e) => {
+                    e.exited = true;
+                    std::mem::take(&mut e.joiners)
+                }
+                None => Vec::new(),
+            }
+        };
+        joiners.into_iter().for_each(Waker::wake);
+    }
+
+    /// `futex(FUTEX_WAKE..)` in the simulation: wakes up to `n` waiters of
+    /// `addr` whose bitset meets `bitset`, in the order they began
+    /// waiting. Returns how many it woke.
+    pub(crate) fn futex_wake(&self, addr: usize, n: usize, bitset: u32) -> usize {
+        let woken: Vec<Rc<Waiter>> = {
+            let mut threads = match self.threads.try_borrow_mut() {
+                Ok(t) => t,
+                Err(_) => return 0,
+            };
+            let Some(waiters) = threads.futexes.get_mut(&addr) else {
+                return 0;
+            };
+            let mut woken = Vec::new();
+            waiters.retain(|w| {
+                if woken.len() < n && w.bitset & bitset != 0 {
+                    w.woken.set(true);
+                    woken.push(w.clone());
+                    false
+                } else {
+                    true
+                }
+            });
+            if waiters.is_empty() {
+                threads.futexes.remove(&addr);
+            }
+            woken
+        };
+        for w in &woken {
+            if let Some(waker) = w.waker.borrow_mut().take() {
+                waker.wake();
+            }
+        }
+        woken.len()
+    }
+
+    fn futex_enqueue(&self, addr: usize, bitset: u32) -> Rc<Waiter> {
+        let waiter = Rc::new(Waiter {
+            bitset,
+            woken: Cell::new(false),
+            waker: RefCell::new(None),
+        });
+        self.threads
+            .borrow_mut()
+            .futexes
+            .entry(addr)
+            .or_default()
+            .push(waiter.clone());
+        waiter
+    }
+
+    fn futex_dequeue(&self, addr: usize, waiter: &Rc<Waiter>) {
+        if let Ok(mut threads) = self.threads.try_borrow_mut() {
+            if let Some(waiters) = threads.futexes.get_mut(&addr) {
+                waiters.retain(|w| !Rc::ptr_eq(w, waiter));
+                if waiters.is_empty() {
+                    threads.futexes.remove(&addr);
+                }
+            }
+        }
+    }
+
+    /// A futex wait of the owner thread (a task or the main future blocking
+    /// on a std lock or channel): runs the simulated threads until a wake
+    /// of `addr` matching `bitset`. Returns `None` when no thread can run
+    /// and nothing is due (the caller waits for real), else the wait's
+    /// result (0, or `-ETIMEDOUT` at `deadline`).
+    pub(crate) fn futex_wait_owner(
+        &self,
+        addr: usize,
+        bitset: u32,
+        deadline: Option<Duration>,
+        changed: &dyn Fn() -> bool,
+    ) -> Option<i64> {
+        if !self.can_block_owner() {
+            return None;
+        }
+        let waiter = self.futex_enqueue(addr, bitset);
+        let ran = self.block_owner(&|w| {
+            waiter.woken.get() || changed() || deadline.is_some_and(|d| w.now() >= d)
+        });
+        if waiter.woken.get() {
+            return Some(0);
+        }
+        self.futex_dequeue(addr, &waiter);
+        match deadline {
+            Some(d) if ran && self.now() >= d => Some(-(libc_etimedout() as i64)),
+            // The value changed (a thread outside the simulation): a
+            // spurious wake-up, std checks again.
+            _ if ran => Some(0),
+            _ => None,
+        }
+    }
+
+    /// Whether the owner thread may run simulated threads while it blocks:
+    /// some thread lives, and the world is not in use (a wait inside the
+    /// runtime's own code waits for real).
+    fn can_block_owner(&self) -> bool {
+        self.core.try_borrow_mut().is_ok() && self.threads.try_borrow().is_ok_and(|t| t.live() > 0)
+    }
+
+    /// A join of thread `number` by the owner thread: runs the simulated
+    /// threads until it exits. Returns false when it cannot.
+    pub(crate) fn join_owner(&self, number: u32) -> bool {
+        self.can_block_owner() && self.block_owner(&|w| w.threads.borrow().exited(number))
+    }
+
+    /// Runs the simulated threads (the first runnable in run-queue order,
+    /// one turn at a time) and moves the clock to the next timer when none
+    /// can run, until `done`: the owner thread is blocked, inside a poll
+    /// whose task is current. Tasks woken meanwhile run after that poll, as
+    /// on a current-thread runtime whose only worker blocks. Returns
+    /// whether `done` holds (false: nothing could run, nothing was due).
+    pub(crate) fn block_owner(&self, done: &dyn Fn(&World) -> bool) -> bool {
+        let outer = self.core.borrow().current;
+        loop {
+            if done(self) {
+                return true;
+            }
+            match self.take_runnable_thread() {
+                Some(key) => {
+                    self.run_task(key);
+                    self.set_running(outer);
+                    if let Some(c) = outer {
+                        self.watch.begin(
+                            c.id.as_u64(),
+                            c.host.index() as u32,
+                            crate::runtime::watchdog::Kind::Spawn,
+                            None,
+                        );
+                    }
+                }
+                None if self.threads.borrow().live() > 0 => {
+                    // A thread may sleep: time passes while the worker
+                    // blocks.
+                    let next = {
+                        let mut core = self.core.borrow_mut();
+                        core.timers.next_deadline()
+                    };
+                    match next {
+                        Some(at) if at <= self.core.borrow().time_limit => self.move_clock_to(at),
+                        _ => return false,
+                    }
+                }
+                None => return false,
+            }
+        }
+    }
+}
+
+impl World {
+    /// A runnable thread task, taken out of the enabled set to be polled:
+    /// the scheduler's choice ([`ChoiceKind::Thread`]) among them, in
+    /// run-queue order.
+    fn take_runnable_thread(&self) -> Option<usize> {
+        let runnable: Vec<usize> = {
+            let mut guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            self.drain_wakes(core);
+            core.enabled
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| {
+                    let key = r.key();
+                    key != super::MAIN_KEY
+                        && matches!(core.cold[key].origin, super::Origin::Thread(_))
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let first = *runnable.first()?;
+        let pick = self.choose(crate::scheduler::ChoiceKind::Thread, runnable.len());
+        let index = runnable.get(pick).copied().unwrap_or(first);
+        Some(self.core.borrow_mut().enabled.take(index).key())
+    }
+}
+
+/// `ETIMEDOUT`, without naming libc here (it is not a dependency on every
+/// platform this module builds on).
+fn libc_etimedout() -> i32 {
+    std::io::Error::from(std::io::ErrorKind::TimedOut)
+        .raw_os_error()
+        .unwrap_or(110)
+}
+
+/// The future of a thread's task: gives the thread the turn, then waits for
+/// what it blocked on.
+struct ThreadTask {
+    thread: Arc<SimThread>,
+    /// What the thread blocked on, as a future whose output is the blocking
+    /// call's result.
+    wait: Option<Pin<Box<dyn Future<Output = i64>>>>,
+}
+
+impl Future for ThreadTask {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let world = context::current();
+        if self.wait.is_none() && world.threads.borrow().exited(self.thread.number) {
+            // Its OS thread could not be started.
+            return Poll::Ready(());
+        }
+        loop {
+            let result = match &mut self.wait {
+                Some(wait) => match wait.as_mut().poll(cx) {
+                    Poll::Ready(r) => r,
+                    Poll::Pending => return Poll::Pending,
+                },
+                None => 0,
+            };
+            self.wait = None;
+            let op = self.thread.baton.run(Resume::Go {
+                result,
+                world: OnTurn(world.clone()),
+                waker: cx.waker().clone(),
+            });
+            let number = self.thread.number;
+            self.wait = Some(match op {
+                Op::Exit => {
+                    world.thread_exited(number);
+                    return Poll::Ready(());
+                }
+                Op::FutexWait {
+                    addr,
+                    bitset,
+                    deadline,
+                } => Box::pin(FutexWait {
+                    addr,
+                    waiter: world.futex_enqueue(addr, bitset),
+                    timer: deadline.map(|d| crate::runtime::exact::sleep_exact(d - world.now())),
+                }),
+                Op::Sleep(until) => {
+                    let sleep =
+                        crate::runtime::exact::sleep_exact(until.saturating_sub(world.now()));
+                    Box::pin(async move {
+                        sleep.await;
+                        0
+                    })
+                }
+                Op::Yield => Box::pin(Park {
+                    parked: false,
+                    yielding: true,
+                }),
+                Op::Join(target) => Box::pin(Join { target }),
+                Op::Park => Box::pin(Park {
+                    parked: false,
+                    yielding: false,
+                }),
+            });
+        }
+    }
+}
+
+/// A simulated thread's futex wait.
+struct FutexWait {
+    addr: usize,
+    waiter: Rc<Waiter>,
+    timer: Option<crate::runtime::exact::SleepExact>,
+}
+
+impl Future for FutexWait {
+    type Output = i64;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
+        if self.waiter.woken.get() {
+            return Poll::Ready(0);
+        }
+        if let Some(timer) = &mut self.timer {
+            if Pin::new(timer).poll(cx).is_ready() {
+                let world = context::current();
+                world.futex_dequeue(self.addr, &self.waiter);
+                return Poll::Ready(-(libc_etimedout() as i64));
+            }
+        }
+        *self.waiter.waker.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+
+impl Drop for FutexWait {
+    fn drop(&mut self) {
+        if !self.waiter.woken.get() {
+            if let Some(world) = context::try_current_quiet() {
+                world.futex_dequeue(self.addr, &self.waiter);
+            }
+        }
+    }
+}
+
+/// A simulated thread's join of another.
+struct Join {
+    target: u32,
+}
+
+impl Future for Join {
+    type Output = i64;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
+        let world = context::current();
+        let mut threads = world.threads.borrow_mut();
+        match threads.list.get_mut(self.target as usize - 1) {
+            Some(e) if !e.exited => {
+                e.joiners.push(cx.waker().clone());
+                Poll::Pending
+            }
+            _ => Poll::Ready(0),
+        }
+    }
+}
+
+/// A `block_on` on a simulated thread whose future is pending, or a
+/// `sched_yield`: the first poll parks (a yield wakes the thread task at
+/// once, behind the runnable tasks, as `yield_now`); the next goes on.
+struct Park {
+    parked: bool,
+    yielding: bool,
+}
+
+impl Future for Park {
+    type Output = i64;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
+        if self.parked {
+            return Poll::Ready(0);
+        }
+        self.parked = true;
+        if self.yielding {
+            match context::try_current_quiet() {
+                Some(world) => world.wake_yielding(cx.waker()),
+                None => cx.waker().wake_by_ref(),
+            }
+        }
+        Poll::Pending
+    }
+}
+
+// ----- the simulated thread's side ---------------------------------------------
+
+thread_local! {
+    /// The simulated thread this OS thread is (null on others). Set by
+    /// the start routine for the thread's whole life.
+    static SELF: Cell<*const SimThread> = const { Cell::new(std::ptr::null()) };
+    /// The turn this thread holds now: the simulation made current, and the
+    /// thread task's waker.
+    static TURN: RefCell<Option<Held>> = const { RefCell::new(None) };
+}
+
+/// A turn held by this simulated thread.
+struct Held {
+    _enter: context::EnterGuard,
+    waker: Waker,
+}
+
+/// Whether this OS thread is a simulated thread holding its turn.
+#[inline]
+pub(crate) fn on_turn() -> bool {
+    !SELF.with(|s| s.get()).is_null()
+        && TURN
+            .try_with(|t| t.try_borrow().is_ok_and(|t| t.is_some()))
+            .unwrap_or(false)
+}
+
+/// Marks this OS thread as simulated thread `thread` (its start routine
+/// keeps the `Arc` for the thread's life), and waits for its first turn.
+/// Returns false when the simulation is gone before it ran: the thread
+/// then runs outside it.
+pub(crate) fn begin(thread: &Arc<SimThread>) -> bool {
+    SELF.with(|s| s.set(Arc::as_ptr(thread)));
+    let resume = thread.baton.give_back(None);
+    take_turn(resume).is_some()
+}
+
+/// Gives the turn back at the thread's end.
+pub(crate) fn end() {
+    let me = SELF.with(|s| s.replace(std::ptr::null()));
+    if me.is_null() || !holding() {
+        return;
+    }
+    drop(TURN.with(|t| t.borrow_mut().take()));
+    // SAFETY: `me` was set from an `Arc` the start routine still holds.
+    #[allow(unsafe_code)]
+    let thread = unsafe { &*me };
+    crate::switches::without_interception(|| {
+        let mut turn = thread.baton.turn.lock().unwrap_or_else(|e| e.into_inner());
+        *turn = Turn::Owner(Some(Op::Exit));
+        thread.baton.changed.notify_all();
+    });
+}
+
+fn holding() -> bool {
+    TURN.with(|t| t.borrow().is_some())
+}
+
+/// Blocks this simulated thread (it holds its turn) on `op`: gives the turn
+/// back and waits for the next. Returns the blocking call's result, or
+/// `None` when the simulation let the thread go (it now runs outside it).
+pub(crate) fn block(op: Op) -> Option<i64> {
+    let me = SELF.with(|s| s.get());
+    if me.is_null() || !holding() {
+        return None;
+    }
+    drop(TURN.with(|t| t.borrow_mut().take()));
+    // SAFETY: `me` was set from an `Arc` the start routine holds for the
+    // thread's whole life, and this runs on that thread.
+    #[allow(unsafe_code)]
+    let thread = unsafe { &*me };
+    let resume = thread.baton.give_back(Some(op));
+    take_turn(resume)
+}
+
+fn take_turn(resume: Resume) -> Option<i64> {
+    match resume {
+        Resume::Go {
+            result,
+            world,
+            waker,
+        } => {
+            let enter = context::enter(world.0);
+            TURN.with(|t| {
+                *t.borrow_mut() = Some(Held {
+                    _enter: enter,
+                    waker,
+                })
+            });
+            Some(result)
+        }
+        Resume::Release => {
+            SELF.with(|s| s.set(std::ptr::null()));
+            None
+        }
+    }
+}
+
+/// Runs `fut` to completion on this simulated thread (`Handle::block_on`
+/// from a thread): polls it during the thread's turns, parking the thread
+/// while it is pending.
+///
+/// # Panics
+///
+/// When the simulation ends while the future is pending.
+pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    loop {
+        let waker = TURN.with(|t| t.borrow().as_ref().map(|h| h.waker.clone()));
+        let Some(waker) = waker else {
+            panic!(
+                "the simulation ended while a simulated thread waited in block_on: the thread \
+                 was let go, and its future can no longer run"
+            );
+        };
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut Context::from_waker(&waker)) {
+            return out;
+        }
+        block(Op::Park);
+    }
+}

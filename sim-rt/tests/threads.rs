@@ -1,0 +1,145 @@
+//! Simulated threads: std threads started inside a simulation run one at a
+//! time under its scheduler, blocking where they would block.
+
+mod rt_support;
+
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use rt_support::{random_order, sim};
+
+#[test]
+fn a_std_thread_runs_and_is_joined() {
+    let out = sim(1, async {
+        let t = std::thread::spawn(|| 6 * 7);
+        t.join().unwrap()
+    });
+    assert_eq!(out, 42);
+}
+
+#[test]
+fn a_task_waits_on_a_std_channel_for_a_thread() {
+    let got = sim(2, async {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for i in 0..3 {
+                tx.send(i).unwrap();
+            }
+        });
+        // The owner thread blocks: the thread runs meanwhile.
+        rx.iter().collect::<Vec<u32>>()
+    });
+    assert_eq!(got, vec![0, 1, 2]);
+}
+
+#[test]
+fn a_thread_sleeps_in_simulated_time() {
+    let (elapsed, real) = sim(3, async {
+        let real = sim_rt::sim::without_interception(Instant::now);
+        let start = Instant::now();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(3600));
+            start.elapsed()
+        });
+        let elapsed = t.join().unwrap();
+        let real = sim_rt::sim::without_interception(|| real.elapsed());
+        (elapsed, real)
+    });
+    assert_eq!(elapsed, Duration::from_secs(3600));
+    assert!(real < Duration::from_secs(600), "{real:?}");
+}
+
+#[test]
+fn threads_meet_at_a_mutex_and_condvar() {
+    let total = sim(4, async {
+        let pair = Arc::new((Mutex::new(0u32), Condvar::new()));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let pair = pair.clone();
+                std::thread::spawn(move || {
+                    let (lock, cv) = &*pair;
+                    let mut n = lock.lock().unwrap();
+                    *n += 1;
+                    cv.notify_all();
+                    while *n < 4 {
+                        n = cv.wait(n).unwrap();
+                    }
+                    *n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum::<u32>()
+    });
+    assert_eq!(total, 16);
+}
+
+#[test]
+fn scoped_threads_borrow_from_the_task() {
+    let sum = sim(5, async {
+        let data: Vec<u64> = (1..=100).collect();
+        std::thread::scope(|s| {
+            let (a, b) = data.split_at(50);
+            let x = s.spawn(move || a.iter().sum::<u64>());
+            let y = s.spawn(move || b.iter().sum::<u64>());
+            x.join().unwrap() + y.join().unwrap()
+        })
+    });
+    assert_eq!(sum, 5050);
+}
+
+#[test]
+fn a_thread_blocks_on_the_runtime_with_handle_block_on() {
+    let out = sim(6, async {
+        let handle = sim_rt::runtime::Handle::current();
+        let start = sim_rt::time::Instant::now();
+        let t = std::thread::spawn(move || {
+            handle.block_on(async {
+                sim_rt::time::sleep(Duration::from_millis(250)).await;
+                7
+            })
+        });
+        let (tx, rx) = sim_rt::sync::oneshot::channel();
+        // A task of the runtime, which the thread's block_on waits beside.
+        sim_rt::spawn(async move {
+            tx.send(start.elapsed()).unwrap();
+        });
+        let at = rx.await.unwrap();
+        (t.join().unwrap(), at, start.elapsed())
+    });
+    assert_eq!(out.0, 7);
+    assert_eq!(out.1, Duration::ZERO);
+    assert_eq!(out.2, Duration::from_millis(250));
+}
+
+/// Three threads take turns at a log, yielding after each entry: a seed
+/// gives the same order twice, and the seeds give more than one order.
+#[test]
+fn the_interleaving_of_threads_follows_the_seed() {
+    fn run(seed: u64) -> Vec<u32> {
+        random_order(seed).block_on(async {
+            let log = Arc::new(Mutex::new(Vec::new()));
+            let handles: Vec<_> = (0..3)
+                .map(|i| {
+                    let log = log.clone();
+                    std::thread::spawn(move || {
+                        for _ in 0..3 {
+                            log.lock().unwrap().push(i);
+                            std::thread::yield_now();
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap();
+            }
+            let log = log.lock().unwrap().clone();
+            log
+        })
+    }
+    let orders: Vec<Vec<u32>> = (0..8).map(run).collect();
+    for (seed, order) in orders.iter().enumerate() {
+        assert_eq!(order, &run(seed as u64), "seed {seed}");
+        assert_eq!(order.len(), 9);
+    }
+    assert!(orders.iter().any(|o| o != &orders[0]), "{orders:?}");
+}
