@@ -143,3 +143,78 @@ fn the_interleaving_of_threads_follows_the_seed() {
     }
     assert!(orders.iter().any(|o| o != &orders[0]), "{orders:?}");
 }
+
+#[test]
+fn a_blocking_closure_waits_for_a_tasks_message() {
+    let got = sim(9, async {
+        let (tx, mut rx) = sim_rt::sync::mpsc::channel::<u32>(1);
+        let blocking = sim_rt::task::spawn_blocking(move || rx.blocking_recv());
+        sim_rt::time::sleep(Duration::from_millis(5)).await;
+        tx.send(11).await.unwrap();
+        blocking.await.unwrap()
+    });
+    assert_eq!(got, Some(11));
+}
+
+#[test]
+fn blocking_closures_sleep_in_simulated_time_while_tasks_run() {
+    let (done_at, ticks) = sim(10, async {
+        let start = sim_rt::time::Instant::now();
+        let blocking = sim_rt::task::spawn_blocking(|| {
+            std::thread::sleep(Duration::from_secs(2));
+            std::thread::current().name().map(str::to_string)
+        });
+        let mut ticks = 0;
+        while !blocking.is_finished() {
+            sim_rt::time::sleep(Duration::from_millis(500)).await;
+            ticks += 1;
+        }
+        let name = blocking.await.unwrap();
+        assert_eq!(name.as_deref(), Some("tokio-runtime-worker"));
+        (start.elapsed(), ticks)
+    });
+    assert_eq!(done_at, Duration::from_secs(2));
+    assert_eq!(ticks, 4);
+}
+
+/// tokio's pool: at most `max_blocking_threads` threads, the rest queue;
+/// an idle thread takes the next closure until its keep-alive runs out.
+#[test]
+fn the_blocking_pool_limits_and_reuses_its_threads() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .max_blocking_threads(1)
+        .thread_keep_alive(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let start = sim_rt::time::Instant::now();
+        let nap = || {
+            std::thread::sleep(Duration::from_secs(1));
+            std::thread::current().id()
+        };
+        let a = sim_rt::task::spawn_blocking(nap);
+        let b = sim_rt::task::spawn_blocking(nap);
+        let (a, b) = (a.await.unwrap(), b.await.unwrap());
+        // One thread: one after the other.
+        assert_eq!(start.elapsed(), Duration::from_secs(2));
+        assert_eq!(a, b);
+        // Idle for less than the keep-alive: the same thread.
+        sim_rt::time::sleep(Duration::from_secs(4)).await;
+        assert_eq!(sim_rt::task::spawn_blocking(nap).await.unwrap(), a);
+        // Idle for longer: it exited, a new one runs the closure.
+        sim_rt::time::sleep(Duration::from_secs(6)).await;
+        assert_ne!(sim_rt::task::spawn_blocking(nap).await.unwrap(), a);
+    });
+}
+
+#[test]
+fn a_panic_in_a_blocking_closure_reaches_its_join_handle() {
+    let err = sim(11, async {
+        sim_rt::task::spawn_blocking(|| panic!("blocking boom"))
+            .await
+            .unwrap_err()
+    });
+    assert!(err.is_panic());
+    let payload = err.into_panic();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"blocking boom"));
+}

@@ -174,6 +174,8 @@ pub struct Builder {
     name: Option<Arc<str>>,
     /// [`Builder::on_thread_park`] and [`Builder::on_thread_unpark`].
     park_hooks: world::ParkHooks,
+    max_blocking_threads: usize,
+    keep_alive: Duration,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -222,6 +224,8 @@ impl Builder {
             record_story: false,
             name: None,
             park_hooks: world::ParkHooks::default(),
+            max_blocking_threads: world::blocking::MAX_BLOCKING_THREADS,
+            keep_alive: world::blocking::KEEP_ALIVE,
         }
     }
 
@@ -267,15 +271,30 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::max_blocking_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_blocking_threads): accepted
-    /// and ignored (`spawn_blocking` runs on the simulated host).
+    /// Simulated [`tokio::runtime::Builder::max_blocking_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_blocking_threads):
+    /// how many simulated threads each host's blocking pool may start (512
+    /// by default); more `spawn_blocking` closures wait in its queue.
     ///
     /// # Panics
     ///
     /// When `val` is 0, as tokio does.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The limit is per simulated host (each host has its pool), not per
+    /// runtime.
     #[track_caller]
     pub fn max_blocking_threads(&mut self, val: usize) -> &mut Self {
         assert!(val > 0, "Max blocking threads cannot be set to 0");
+        self.max_blocking_threads = val;
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::thread_keep_alive`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_keep_alive):
+    /// how long an idle thread of a blocking pool waits for work before it
+    /// exits (10 s by default), in simulated time.
+    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
+        self.keep_alive = duration;
         self
     }
 
@@ -284,8 +303,6 @@ impl Builder {
         fn thread_name(val: impl Into<String>);
         /// Simulated [`tokio::runtime::Builder::thread_stack_size`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_stack_size): ignored.
         fn thread_stack_size(val: usize);
-        /// Simulated [`tokio::runtime::Builder::thread_keep_alive`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_keep_alive): ignored.
-        fn thread_keep_alive(duration: Duration);
         /// Simulated [`tokio::runtime::Builder::event_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.event_interval): ignored.
         fn event_interval(val: u32);
         /// Simulated [`tokio::runtime::Builder::global_queue_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.global_queue_interval): ignored.
@@ -614,6 +631,8 @@ impl Builder {
                 heal_at: self.heal_at,
                 record_story: self.record_story,
                 park_hooks: self.park_hooks.clone(),
+                max_blocking_threads: self.max_blocking_threads,
+                keep_alive: self.keep_alive,
             },
             scheduler,
         );
@@ -805,7 +824,7 @@ impl Runtime {
         R: Send + 'static,
     {
         let origin = Origin::Blocking(Location::caller());
-        JoinHandle::spawn_on(self.world(), async move { func() }, None, origin)
+        crate::task::blocking_on(self.world(), func, origin)
     }
 
     /// Simulated [`tokio::runtime::Runtime::handle`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.handle).
@@ -1047,7 +1066,7 @@ impl Handle {
         R: Send + 'static,
     {
         let origin = Origin::Blocking(Location::caller());
-        JoinHandle::spawn_on(&self.world(), async move { func() }, None, origin)
+        crate::task::blocking_on(&self.world(), func, origin)
     }
 
     /// Simulated [`tokio::runtime::Handle::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.block_on).

@@ -32,6 +32,7 @@
 //! collection. The world's own generator (for the start instant) and the
 //! default scheduler's generator are separate streams derived from the seed.
 
+pub(crate) mod blocking;
 mod hosts;
 mod spawn;
 mod step;
@@ -96,6 +97,10 @@ pub(crate) struct Config {
     /// [`Builder::on_thread_park`](super::Builder::on_thread_park) and
     /// [`on_thread_unpark`](super::Builder::on_thread_unpark).
     pub(crate) park_hooks: ParkHooks,
+    /// [`Builder::max_blocking_threads`](super::Builder::max_blocking_threads).
+    pub(crate) max_blocking_threads: usize,
+    /// [`Builder::thread_keep_alive`](super::Builder::thread_keep_alive).
+    pub(crate) keep_alive: Duration,
 }
 
 /// The builder's `on_thread_park` and `on_thread_unpark`.

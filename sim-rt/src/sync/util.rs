@@ -81,7 +81,9 @@ impl Wake for ThreadWaker {
 /// and the awaited event could never happen.
 pub(crate) fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
     // A simulated std thread may block: its park is a simulated wait.
-    if !crate::runtime::world::threads::on_turn() && crate::runtime::Handle::try_current().is_ok() {
+    if !crate::runtime::world::threads::on_turn()
+        && crate::runtime::context::try_current().is_some()
+    {
         panic!(
             "Cannot block the current thread from within a runtime ({what} was called inside a \
              simulation). This happens because a function attempted to block the current \

@@ -279,8 +279,8 @@ impl<T: 'static> JoinSet<T> {
     ///
     /// # Differences from tokio
     ///
-    /// See [`spawn_blocking`](crate::task::spawn_blocking): `f` runs as a
-    /// simulated task, in one step, taking no simulated time.
+    /// See [`spawn_blocking`](crate::task::spawn_blocking): `f` runs on a
+    /// simulated thread of the host's blocking pool.
     #[track_caller]
     pub fn spawn_blocking<F>(&mut self, f: F) -> AbortHandle
     where

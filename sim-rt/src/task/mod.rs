@@ -30,7 +30,7 @@ pub mod futures {
     pub use super::task_local::TaskLocalFuture;
 }
 use crate::runtime::context;
-use crate::runtime::world::Origin;
+use crate::runtime::world::{Origin, World};
 
 /// Simulated [`tokio::task::id`](https://docs.rs/tokio/1/tokio/task/fn.id.html): the id of the running task.
 ///
@@ -99,14 +99,24 @@ where
     context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 
-/// Simulated [`tokio::task::spawn_blocking`](https://docs.rs/tokio/1/tokio/task/fn.spawn_blocking.html).
+/// Simulated [`tokio::task::spawn_blocking`](https://docs.rs/tokio/1/tokio/task/fn.spawn_blocking.html): runs `f` on a thread of the
+/// calling task's host's blocking pool.
+///
+/// The pool's threads are simulated threads (see the guide's "No escape"
+/// chapter, *Threads*): `f` may block on std's locks, channels and sleeps,
+/// on `blocking_recv` and the other `blocking_*` calls of `sim_rt::sync`,
+/// or on `Handle::block_on`, and the tasks run meanwhile. The pool follows
+/// tokio's: an idle thread takes the closure, else a new one while fewer
+/// than [`max_blocking_threads`](crate::runtime::Builder::max_blocking_threads)
+/// run, else it waits in a queue; an idle thread exits after
+/// [`thread_keep_alive`](crate::runtime::Builder::thread_keep_alive) of
+/// simulated time.
 ///
 /// # Differences from tokio
 ///
-/// There is no blocking thread pool: `f` runs as a task of the calling
-/// host, to completion within one step, and takes no simulated time. A
-/// closure that really blocks the thread (waits on a std channel, sleeps with
-/// `std::thread::sleep`) blocks the whole simulation.
+/// Each simulated host has its own pool. Where threads are not intercepted
+/// (see [`sim::INTERCEPTION_SUPPORTED`](crate::sim::INTERCEPTION_SUPPORTED))
+/// `f` runs as a task of the host, to completion within one step.
 #[track_caller]
 pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
 where
@@ -114,7 +124,36 @@ where
     R: Send + 'static,
 {
     let origin = Origin::Blocking(Location::caller());
-    context::with(|w| JoinHandle::spawn_on(w, async move { f() }, None, origin))
+    context::with(|w| blocking_on(w, f, origin))
+}
+
+/// A `spawn_blocking` on `world`, from its current task (or the main host).
+pub(crate) fn blocking_on<F, R>(world: &World, f: F, origin: Origin) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    if !crate::switches::SUPPORTED {
+        return JoinHandle::spawn_on(world, async move { f() }, None, origin);
+    }
+    let (tx, rx) = crate::sync::oneshot::channel();
+    let job: Box<dyn FnOnce() + Send> = Box::new(move || {
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(out);
+    });
+    // No thread could be started: it runs in the task.
+    let inline = world.run_blocking(world.current_host(), job).err();
+    let fut = async move {
+        if let Some(job) = inline {
+            job();
+        }
+        match rx.await {
+            Ok(Ok(out)) => out,
+            Ok(Err(payload)) => std::panic::resume_unwind(payload),
+            Err(_) => panic!("the spawn_blocking closure never ran: its pool was shut down"),
+        }
+    };
+    JoinHandle::spawn_on(world, fut, None, origin)
 }
 
 /// Simulated [`tokio::task::block_in_place`](https://docs.rs/tokio/1/tokio/task/fn.block_in_place.html): runs blocking code on the

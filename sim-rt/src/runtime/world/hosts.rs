@@ -144,6 +144,8 @@ impl World {
         self.net_op(|net, now| net.stop_host(net_id, now));
         // Before the tasks drop: their in-flight disk writes die with the host.
         self.fs_crash(host);
+        // Its blocking pool's threads stop with its tasks.
+        self.forget_pool(host);
         self.tell(|| crate::story::Happening::Stopped { host });
         self.observe(Observation::HostStopped { host });
         for (key, id, mut cell, join_waker) in cells {

@@ -56,6 +56,7 @@ use rustc_hash::FxHashMap;
 
 use super::World;
 use crate::runtime::context;
+use crate::scheduler::HostId;
 
 /// Where a simulated thread blocked: what its thread task waits for before
 /// giving it the turn again.
@@ -198,6 +199,8 @@ pub(crate) struct Threads {
     /// The threads (and owner-thread waits) waiting on each futex address,
     /// in the order they began waiting. Looked up, never iterated.
     futexes: FxHashMap<usize, Vec<Rc<Waiter>>>,
+    /// The hosts' blocking pools (`blocking`), made on first use.
+    pub(super) pools: Vec<super::blocking::Pool>,
 }
 
 struct Entry {
@@ -218,6 +221,10 @@ struct Waiter {
 
 impl Drop for Threads {
     fn drop(&mut self) {
+        // Idle pool threads exit when let go.
+        for pool in &self.pools {
+            pool.shut_down();
+        }
         for entry in &self.list {
             if !entry.exited {
                 entry.thread.baton.release();
@@ -248,10 +255,67 @@ impl Threads {
 }
 
 impl World {
+    /// Starts a simulated thread of `host` that runs `f` (a blocking pool's
+    /// thread): a real OS thread, started outside the interposed
+    /// `pthread_create`, that waits for its first turn.
+    pub(crate) fn spawn_thread(
+        &self,
+        host: HostId,
+        f: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<()> {
+        let sim = self.start_thread_on(Some(host));
+        let number = sim.number;
+        let started = crate::switches::allow_threads(|| {
+            std::thread::Builder::new()
+                .name("tokio-runtime-worker".to_string())
+                .spawn(move || {
+                    if begin(&sim) {
+                        f();
+                        end();
+                    } else {
+                        // The simulation ended first: outside it.
+                        f();
+                    }
+                })
+        });
+        match started {
+            // Detached: the pool knows when its threads end.
+            Ok(_) => Ok(()),
+            Err(e) => {
+                self.thread_failed(number);
+                Err(e)
+            }
+        }
+    }
+
+    /// The host of the current task or thread (the main host outside any).
+    pub(crate) fn current_host(&self) -> HostId {
+        self.core
+            .borrow()
+            .current
+            .map_or(super::MAIN_HOST, |c| c.host)
+    }
+
+    /// The host's blocking pool is gone with its threads (a reset).
+    pub(crate) fn forget_pool(&self, host: HostId) {
+        let pool = {
+            let mut threads = self.threads.borrow_mut();
+            let i = threads.pools.iter().position(|p| p.host() == host);
+            i.map(|i| threads.pools.remove(i))
+        };
+        if let Some(pool) = pool {
+            pool.shut_down();
+        }
+    }
+
     /// Registers a new simulated thread and spawns its thread task on the
     /// current task's host. The OS thread is started by the caller, which
     /// then tells its handle ([`World::thread_started`]).
     pub(crate) fn start_thread(&self) -> Arc<SimThread> {
+        self.start_thread_on(None)
+    }
+
+    fn start_thread_on(&self, host: Option<HostId>) -> Arc<SimThread> {
         let thread = {
             let mut threads = self.threads.borrow_mut();
             let thread = Arc::new(SimThread {
@@ -271,7 +335,7 @@ impl World {
             wait: None,
         };
         let origin = super::Origin::Thread(thread.number);
-        let (key, id) = self.spawn(task, None, origin);
+        let (key, id) = self.spawn(task, host, origin);
         // Nobody joins the task: the thread's join waits for its exit.
         self.release_handle(key, id);
         thread
