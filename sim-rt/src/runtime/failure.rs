@@ -104,6 +104,10 @@ pub struct Failure {
     /// before the failure: often its cause (a poisoned lock, an `unwrap` of
     /// the `JoinError`).
     pub(crate) earlier_panic: Option<(String, String)>,
+    /// The simulated std threads the execution started, in words ("std
+    /// thread 1 (task 3) on host \"main\""), so that a report's task
+    /// numbers name them.
+    pub(crate) threads: Box<[String]>,
 }
 
 impl Failure {
@@ -373,6 +377,9 @@ impl fmt::Display for Failure {
                 f,
                 "  note: before this, {task} panicked (handed to its JoinHandle): {message}"
             )?;
+        }
+        if !self.threads.is_empty() {
+            writeln!(f, "  std threads: {}", self.threads.join(", "))?;
         }
         if let Some(step) = self.unlike_tokio {
             writeln!(

@@ -591,6 +591,11 @@ impl World {
             seed: core.config.seed,
             unlike_tokio: core.unlike_tokio,
             earlier_panic: core.earlier_panic.clone(),
+            threads: self
+                .threads
+                .try_borrow()
+                .map(|t| t.describe(&core.hosts).into_boxed_slice())
+                .unwrap_or_default(),
         }
     }
 

@@ -504,7 +504,12 @@ impl World {
         };
         drop(net);
         let key = if index < polls {
-            if index != 0 && core.unlike_tokio.is_none() {
+            // A simulated thread runs whenever the OS lets it: taking one
+            // out of queue order is not unlike tokio.
+            let thread = |r: super::super::run_queue::Runnable| {
+                r.key() != MAIN_KEY && matches!(core.cold[r.key()].origin, Origin::Thread(_))
+            };
+            if index != 0 && core.unlike_tokio.is_none() && !thread(core.enabled.get(index)) {
                 core.unlike_tokio = Some(core.step);
             }
             core.enabled.take(index).key()

@@ -205,6 +205,9 @@ pub(crate) struct Threads {
 
 struct Entry {
     thread: Arc<SimThread>,
+    /// Its thread task's id and host.
+    task: u64,
+    host: HostId,
     /// The OS thread's handle (`pthread_t` as an integer), once known.
     handle: u64,
     exited: bool,
@@ -246,6 +249,21 @@ impl Threads {
     /// Whether thread `number` has exited.
     pub(crate) fn exited(&self, number: u32) -> bool {
         self.list.get(number as usize - 1).is_some_and(|e| e.exited)
+    }
+
+    /// Each thread started, in words: "std thread 1 (task 3) on host
+    /// \"main\"".
+    pub(crate) fn describe(&self, hosts: &[super::Host]) -> Vec<String> {
+        self.list
+            .iter()
+            .map(|e| {
+                let host = hosts.get(e.host.index()).map_or("?", |h| &*h.name);
+                format!(
+                    "std thread {} (task {}) on host \"{host}\"",
+                    e.thread.number, e.task
+                )
+            })
+            .collect()
     }
 
     /// How many threads were started and have not exited.
@@ -324,6 +342,8 @@ impl World {
             });
             threads.list.push(Entry {
                 thread: thread.clone(),
+                task: 0,
+                host: super::MAIN_HOST,
                 handle: 0,
                 exited: false,
                 joiners: Vec::new(),
@@ -336,6 +356,11 @@ impl World {
         };
         let origin = super::Origin::Thread(thread.number);
         let (key, id) = self.spawn(task, host, origin);
+        let host = self.core.borrow().tasks[key].host;
+        if let Some(e) = self.threads.borrow_mut().list.last_mut() {
+            e.task = id.as_u64();
+            e.host = host;
+        }
         // Nobody joins the task: the thread's join waits for its exit.
         self.release_handle(key, id);
         thread
