@@ -83,3 +83,114 @@ fn the_default_search_finds_the_overdraw_and_it_replays() {
     );
     assert!(!again.contains("is not the recorded one"), "{again}");
 }
+
+/// Four std threads per execution: two joined, one that ends when a
+/// task's channel closes, one still blocked when the execution ends (let
+/// go with its simulation).
+async fn four_threads() {
+    let (tx, rx) = mpsc::channel::<u32>();
+    let summer = std::thread::spawn(move || rx.iter().sum::<u32>());
+    let doubler = std::thread::spawn(|| 21 * 2);
+    let (stay_tx, stay_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || stay_rx.recv().is_ok());
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || done_rx.recv().is_err());
+    let keeper = sim_rt::spawn(async move {
+        let _keep = stay_tx;
+        std::future::pending::<()>().await
+    });
+    for i in 0..3 {
+        tx.send(i).unwrap();
+        sim_rt::task::yield_now().await;
+    }
+    drop(tx);
+    drop(done_tx);
+    assert_eq!(summer.join().unwrap(), 3);
+    assert_eq!(doubler.join().unwrap(), 42);
+    drop(keeper);
+}
+
+/// A field of `/proc/self/status`, as a number (`Threads`, `VmHWM` in kB).
+fn status(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/self/status"))
+}
+
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn many_executions_child() {
+    let n: u64 = std::env::var("THREADS_EXECUTIONS")
+        .unwrap()
+        .parse()
+        .unwrap();
+    // One execution first: the explorer's and the runtime's own threads
+    // (the poll watchdog) start with it.
+    Explorer::new()
+        .executions(1)
+        .progress(false)
+        .check(four_threads);
+    let mut before = status("Threads");
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let now = status("Threads");
+        if now == before {
+            break;
+        }
+        before = now;
+    }
+    Explorer::new()
+        .executions(n)
+        .progress(false)
+        .check(four_threads);
+    // Let-go threads exit in real time, soon after their simulation.
+    for _ in 0..500 {
+        if status("Threads") <= before {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    println!(
+        "threads {before} -> {}; peak {} kB",
+        status("Threads"),
+        status("VmHWM")
+    );
+}
+
+/// What `many_executions_child` printed: threads before and after, and
+/// the peak resident memory in kB.
+fn many(executions: &str) -> (u64, u64, u64) {
+    let (ok, out) = run_child(
+        "many_executions_child",
+        &[("THREADS_EXECUTIONS", executions)],
+    );
+    assert!(ok, "{out}");
+    let line = out
+        .lines()
+        .find_map(|l| Some(&l[l.find("threads ")? + "threads ".len()..]))
+        .unwrap_or_else(|| panic!("{out}"));
+    let nums: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.parse().unwrap())
+        .collect();
+    (nums[0], nums[1], nums[2])
+}
+
+/// 10,000 explored executions that start four threads each leave the
+/// process's thread count where it was, and use at most twice the memory
+/// of 1,000.
+#[test]
+fn ten_thousand_executions_leave_no_thread_and_keep_memory_flat() {
+    let (before, after, small) = many("1000");
+    assert_eq!(after, before, "1,000 executions");
+    let (before, after, large) = many("10000");
+    assert_eq!(after, before, "10,000 executions");
+    assert!(
+        large < 2 * small,
+        "peak {large} kB after 10,000, {small} kB after 1,000"
+    );
+}

@@ -218,3 +218,26 @@ fn a_panic_in_a_blocking_closure_reaches_its_join_handle() {
     let payload = err.into_panic();
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"blocking boom"));
 }
+
+/// As tokio: a paused clock does not move while a blocking closure sleeps
+/// (real time passes, the paused clock stands), so a short timeout around
+/// it does not fire.
+#[test]
+fn a_paused_clock_stands_while_a_blocking_closure_sleeps() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let elapsed = rt.block_on(async {
+        let start = sim_rt::time::Instant::now();
+        sim_rt::time::timeout(
+            Duration::from_millis(1),
+            sim_rt::task::spawn_blocking(|| std::thread::sleep(Duration::from_millis(50))),
+        )
+        .await
+        .expect("the timeout does not fire")
+        .unwrap();
+        start.elapsed()
+    });
+    assert_eq!(elapsed, Duration::ZERO);
+}

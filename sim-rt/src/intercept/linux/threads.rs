@@ -9,6 +9,11 @@
 //! wait or a join runs the simulated threads until it may go on
 //! (`World::block_owner`); when none can, it waits for real, as before.
 //!
+//! A futex word in the executable's statics is the process's, not the
+//! simulation's (other simulations running at the same time and the
+//! harness lock it too, with real wakes): a simulated thread waits for it
+//! for real, holding its turn.
+//!
 //! glibc's own locks (`pthread_mutex_lock`, `pthread_cond_wait`, `sem_wait`)
 //! make their futex calls inside libc, where no interposition reaches: a C
 //! library's thread that waits on one holds the turn, and the poll watchdog
@@ -130,7 +135,19 @@ pub(super) unsafe fn futex(
             sim_instant(clock, ts)
         }
     });
-    let result = if threads::on_turn() {
+    let result = if threads::on_turn() && in_the_image(addr_usize) {
+        // A word in a static is the process's: other simulations running
+        // at the same time, and the harness, lock it too, and their wakes
+        // are real. Wait for real (holding the turn), a millisecond at a
+        // time: a spurious wake-up, after which the caller checks again.
+        drop(world);
+        let ms = timespec {
+            tv_sec: 0,
+            tv_nsec: 1_000_000,
+        };
+        let _ = forward_wait(addr, val, &ms);
+        0
+    } else if threads::on_turn() {
         // A simulated thread holds the world only during its turn.
         drop(world);
         // Let go (the simulation ended): a spurious wake-up.
@@ -154,6 +171,39 @@ pub(super) unsafe fn futex(
     } else {
         result as c_long
     })
+}
+
+/// A real `FUTEX_WAIT` of at most `timeout` on `addr` (private).
+fn forward_wait(addr: c_long, val: c_long, timeout: &timespec) -> c_long {
+    // libc's `syscall`: `libc::syscall` would be ours.
+    let syscall = real!(
+        c"syscall": unsafe extern "C" fn(c_long, c_long, c_long, c_long, c_long) -> c_long
+    );
+    // SAFETY: the caller's futex word; a valid relative timeout.
+    unsafe {
+        syscall(
+            libc::SYS_futex,
+            addr,
+            (libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG) as c_long,
+            val,
+            timeout as *const timespec as c_long,
+        )
+    }
+}
+
+/// Whether `addr` lies in the executable's own image (its statics), from
+/// `__executable_start` to `_end`, as the linker marks them.
+fn in_the_image(addr: usize) -> bool {
+    extern "C" {
+        static __executable_start: u8;
+        static _end: u8;
+    }
+    // Linker-defined symbols: only their addresses are taken.
+    let (start, end) = (
+        std::ptr::addr_of!(__executable_start) as usize,
+        std::ptr::addr_of!(_end) as usize,
+    );
+    (start..end).contains(&addr)
 }
 
 /// A sleep of a simulated thread until the simulated instant `until`:

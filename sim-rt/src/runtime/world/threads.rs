@@ -623,6 +623,13 @@ impl Future for ThreadTask {
                     waiter: world.futex_enqueue(addr, bitset),
                     timer: deadline.map(|d| crate::runtime::exact::sleep_exact(d - world.now())),
                 }),
+                // A paused clock does not move while a thread sleeps (as
+                // tokio's: real time passes, the paused clock stands): the
+                // sleep only gives the turn away.
+                Op::Sleep(_) if world.core.borrow().paused => Box::pin(Park {
+                    parked: false,
+                    yielding: true,
+                }),
                 Op::Sleep(until) => {
                     let sleep =
                         crate::runtime::exact::sleep_exact(until.saturating_sub(world.now()));
