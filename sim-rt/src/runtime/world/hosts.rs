@@ -95,8 +95,16 @@ impl World {
         }
     }
 
-    /// Applies the host changes a task asked for on its own host.
+    /// Applies the host changes a task asked for on its own host. Inlined
+    /// at every poll: almost always there are none.
+    #[inline(always)]
     pub(super) fn apply_host_ops(&self) {
+        if !self.core.borrow().host_ops.is_empty() {
+            self.apply_host_ops_now();
+        }
+    }
+
+    fn apply_host_ops_now(&self) {
         loop {
             let ops = std::mem::take(&mut self.core.borrow_mut().host_ops);
             if ops.is_empty() {

@@ -532,6 +532,9 @@ impl World {
 
     /// Moves queued wakes into the enabled set, dropping stale ones and
     /// holding back those of paused hosts.
+    // Always inlined: the step loop's own copy is what its speed rests on
+    // (the simulated threads' loop calls it too).
+    #[inline(always)]
     pub(super) fn drain_wakes(&self, core: &mut Core) {
         if !self.wakes.take_into(&mut core.wake_buf) {
             return;
@@ -596,6 +599,8 @@ impl World {
         }
     }
 
+    // Always inlined, as `drain_wakes`.
+    #[inline(always)]
     pub(super) fn run_task(&self, key: usize) {
         let (mut cell, span, id, host, abort, origin) = {
             let mut guard = self.core.borrow_mut();
