@@ -475,3 +475,34 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
     assert_eq!(rt.block_on(async { 2 }), 2);
     std::thread::spawn(move || drop(rt)).join().unwrap();
 }
+
+/// As tokio's, a `Builder` is `Send` and `Sync`; one holding a custom
+/// scheduler builds only on the thread that set it (the scheduler need
+/// not be `Send`), and says so elsewhere.
+#[test]
+fn a_builder_is_send_and_sync() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    let mut plain = Builder::new_current_thread();
+    send_sync(&plain);
+    let built = std::thread::spawn(move || plain.build().is_ok())
+        .join()
+        .unwrap();
+    assert!(built);
+    let mut custom = Builder::new_current_thread();
+    let rc = std::rc::Rc::new(());
+    custom.scheduler(move |seed| {
+        let _ = &rc;
+        sim_rt::scheduler::RandomScheduler::new(seed)
+    });
+    let err = std::thread::spawn(move || custom.build().map(drop))
+        .join()
+        .unwrap_err();
+    let message = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or(err.downcast_ref::<&str>().copied());
+    assert!(
+        message.is_some_and(|m| m.contains("builds runtimes only on the thread that set")),
+        "{message:?}"
+    );
+}

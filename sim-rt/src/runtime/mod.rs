@@ -150,7 +150,7 @@ pub struct Builder {
     /// `None`: the simulation's default (see [`UnhandledPanic`]).
     unhandled_panic: Option<UnhandledPanic>,
     start_paused: bool,
-    scheduler: Option<SchedulerFactory>,
+    scheduler: Option<OwnerThread<SchedulerFactory>>,
     net: sim_net::NetConfig,
     disk: sim_fs::FsConfig,
     /// [`Builder::real_files`].
@@ -180,6 +180,54 @@ pub struct Builder {
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
 type SchedulerFactory = Box<dyn FnMut(u64) -> Box<dyn Scheduler>>;
+
+/// A value used and dropped only on the thread that made it: so a
+/// [`Builder`] is `Send` and `Sync`, as tokio's is, while the scheduler
+/// factory it may hold (a closure over the explorer's `Rc`s) need not be.
+/// Used from another thread it panics; dropped there, it is leaked.
+struct OwnerThread<T> {
+    value: std::mem::ManuallyDrop<T>,
+    owner: std::thread::ThreadId,
+}
+
+impl<T> OwnerThread<T> {
+    fn new(value: T) -> Self {
+        OwnerThread {
+            value: std::mem::ManuallyDrop::new(value),
+            owner: std::thread::current().id(),
+        }
+    }
+
+    #[track_caller]
+    fn get_mut(&mut self) -> &mut T {
+        assert!(
+            std::thread::current().id() == self.owner,
+            "a Builder with a custom scheduler (Builder::scheduler) builds runtimes only on the \
+             thread that set the scheduler: the scheduler need not be Send"
+        );
+        &mut self.value
+    }
+}
+
+impl<T> Drop for OwnerThread<T> {
+    fn drop(&mut self) {
+        if std::thread::current().id() == self.owner {
+            // SAFETY: dropped once, here, on the thread that made it.
+            #[allow(unsafe_code)]
+            unsafe {
+                std::mem::ManuallyDrop::drop(&mut self.value)
+            }
+        }
+    }
+}
+
+// SAFETY: the value is touched (used or dropped) only on its owner thread
+// (`get_mut` checks; `drop` leaks it elsewhere), and a shared reference
+// gives no access to it.
+#[allow(unsafe_code)]
+unsafe impl<T> Send for OwnerThread<T> {}
+#[allow(unsafe_code)]
+unsafe impl<T> Sync for OwnerThread<T> {}
 
 impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -421,12 +469,18 @@ impl Builder {
     /// each runtime built from the seed (default:
     /// [`CurrentThreadScheduler`]:
     /// tokio's current-thread order).
+    ///
+    /// The factory need not be `Send`: the builder stays `Send` and `Sync`
+    /// (as tokio's), but one holding a factory builds runtimes only on the
+    /// thread that set it, and panics elsewhere.
     pub fn scheduler<S, F>(&mut self, mut make: F) -> &mut Self
     where
         F: FnMut(u64) -> S + 'static,
         S: Scheduler + 'static,
     {
-        self.scheduler = Some(Box::new(move |seed| Box::new(make(seed))));
+        self.scheduler = Some(OwnerThread::new(Box::new(move |seed| {
+            Box::new(make(seed)) as Box<dyn Scheduler>
+        })));
         self
     }
 
@@ -603,7 +657,8 @@ impl Builder {
             Some(seed) => seed,
             None => self.seed.unwrap_or(DEFAULT_SEED),
         };
-        let scheduler: Box<dyn Scheduler> = match &mut self.scheduler {
+        let scheduler: Box<dyn Scheduler> = match self.scheduler.as_mut().map(OwnerThread::get_mut)
+        {
             Some(make) => make(seed),
             None => Box::new(CurrentThreadScheduler::new(seed)),
         };
