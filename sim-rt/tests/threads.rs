@@ -241,3 +241,35 @@ fn a_paused_clock_stands_while_a_blocking_closure_sleeps() {
     });
     assert_eq!(elapsed, Duration::ZERO);
 }
+
+/// Inside `block_in_place` (multi-thread flavor), a `block_on` of the same
+/// runtime runs nested: other tasks run and the clock moves while its
+/// future waits; a `block_on` of another runtime runs too.
+#[test]
+fn block_on_inside_block_in_place() {
+    let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .build()
+        .unwrap();
+    let (value, elapsed, other) = rt.block_on(async {
+        sim_rt::spawn(async {
+            let start = sim_rt::time::Instant::now();
+            sim_rt::task::block_in_place(|| {
+                let handle = sim_rt::runtime::Handle::current();
+                let value = handle.block_on(async {
+                    sim_rt::task::yield_now().await;
+                    sim_rt::time::sleep(Duration::from_millis(10)).await;
+                    sim_rt::spawn(async { 5 }).await.unwrap()
+                });
+                let other = sim_rt::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap()
+                    .block_on(async { 6 });
+                (value, start.elapsed(), other)
+            })
+        })
+        .await
+        .unwrap()
+    });
+    assert_eq!((value, other), (5, 6));
+    assert_eq!(elapsed, Duration::from_millis(10));
+}

@@ -78,6 +78,13 @@ pub(crate) fn drive() -> DriveGuard {
     DriveGuard { prev }
 }
 
+/// Marks this thread as not driving until the guard drops: inside
+/// `block_in_place`, where a `block_on` may run.
+pub(crate) fn undrive() -> DriveGuard {
+    let prev = DRIVING.with(|d| d.replace(false));
+    DriveGuard { prev }
+}
+
 /// Restores the previous driving state when dropped.
 #[derive(Debug)]
 pub(crate) struct DriveGuard {

@@ -825,7 +825,12 @@ impl Runtime {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        self.world().block_on(future)
+        let world = self.world();
+        if world.is_driven() {
+            // Inside `block_in_place`, in a poll of this simulation.
+            return world.block_on_in_place(future);
+        }
+        world.block_on(future)
     }
 
     /// Like [`block_on`](Self::block_on), but a failed simulation is
@@ -1137,7 +1142,12 @@ impl Handle {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        self.world().block_on(future)
+        let world = self.world();
+        if world.is_driven() {
+            // Inside `block_in_place`, in a poll of this simulation.
+            return world.block_on_in_place(future);
+        }
+        world.block_on(future)
     }
 
     /// Simulated [`tokio::runtime::Handle::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.enter).

@@ -164,12 +164,17 @@ where
 /// Inside a runtime built with `new_current_thread` (or a `LocalRuntime`),
 /// as tokio does.
 ///
+/// `f` runs out of the runtime's context, as tokio's does: it may call
+/// `Handle::block_on` (of this runtime, nested in the current poll: while
+/// its future is pending the other tasks and the simulated threads run and
+/// the clock moves, as other workers would) or `block_on` of another
+/// runtime, and may block on std locks and channels that simulated threads
+/// release.
+///
 /// # Differences from tokio
 ///
-/// A simulation has no other worker to hand its tasks to: `f` runs at once,
-/// within the current step, and takes no simulated time. The other tasks
-/// wait for it, as they would for any poll. Outside a simulation `f` just
-/// runs.
+/// `f` runs at once, within the current step: the other tasks run only
+/// while a `block_on` inside it waits. Outside a simulation `f` just runs.
 #[track_caller]
 pub fn block_in_place<F, R>(f: F) -> R
 where
@@ -179,6 +184,8 @@ where
     if flavor == Some(crate::runtime::config::RuntimeFlavor::CurrentThread) && context::driving() {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
+    // Out of the runtime's context, as tokio's: a block_on may run in `f`.
+    let _out = context::undrive();
     f()
 }
 

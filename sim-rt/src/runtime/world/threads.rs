@@ -498,19 +498,65 @@ impl World {
         self.can_block_owner() && self.block_owner(&|w| w.threads.borrow().exited(number))
     }
 
-    /// Runs the simulated threads (the first runnable in run-queue order,
-    /// one turn at a time) and moves the clock to the next timer when none
-    /// can run, until `done`: the owner thread is blocked, inside a poll
-    /// whose task is current. Tasks woken meanwhile run after that poll, as
-    /// on a current-thread runtime whose only worker blocks. Returns
-    /// whether `done` holds (false: nothing could run, nothing was due).
+    /// Runs the simulated threads (the scheduler's pick among the runnable
+    /// ones, one turn at a time) and moves the clock to the next timer when
+    /// none can run, until `done`: the owner thread is blocked, inside a
+    /// poll whose task is current. Tasks woken meanwhile run after that
+    /// poll, as on a current-thread runtime whose only worker blocks.
+    /// Returns whether `done` holds (false: nothing could run, nothing was
+    /// due).
     pub(crate) fn block_owner(&self, done: &dyn Fn(&World) -> bool) -> bool {
+        self.run_blocked(done, false)
+    }
+
+    /// Runs `fut` to completion inside the current poll: a `block_on` of
+    /// this runtime inside `block_in_place`. While it is pending the other
+    /// tasks (not the blocked one, nor the main future) and the threads
+    /// run and the clock moves, as other workers of a multi-thread runtime
+    /// would while this one blocks in place.
+    ///
+    /// # Panics
+    ///
+    /// When nothing can run and nothing is due while `fut` is pending.
+    pub(crate) fn block_on_in_place<F: Future>(&self, fut: F) -> F::Output {
+        struct Flag(std::sync::atomic::AtomicBool);
+        impl std::task::Wake for Flag {
+            fn wake(self: Arc<Self>) {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let flag = Arc::new(Flag(std::sync::atomic::AtomicBool::new(true)));
+        let waker = Waker::from(flag.clone());
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if flag.0.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                crate::runtime::budget::start_poll(true);
+                if let Poll::Ready(out) = fut.as_mut().poll(&mut Context::from_waker(&waker)) {
+                    return out;
+                }
+                continue;
+            }
+            let woken = |_: &World| flag.0.load(std::sync::atomic::Ordering::SeqCst);
+            if !self.run_blocked(&woken, true) {
+                panic!(
+                    "a block_on inside block_in_place waits for something nothing in the \
+                     simulation will do: no task or thread can run and no timer is pending \
+                     (a deadlock)"
+                );
+            }
+        }
+    }
+
+    /// [`block_owner`](Self::block_owner); with `tasks`, the runnable
+    /// tasks run too (all but the main future and the tasks being polled),
+    /// and the clock moves whether or not a thread lives.
+    fn run_blocked(&self, done: &dyn Fn(&World) -> bool, tasks: bool) -> bool {
         let outer = self.core.borrow().current;
         loop {
             if done(self) {
                 return true;
             }
-            match self.take_runnable_thread() {
+            match self.take_runnable(tasks) {
                 Some(key) => {
                     self.run_task(key);
                     self.set_running(outer);
@@ -523,7 +569,7 @@ impl World {
                         );
                     }
                 }
-                None if self.threads.borrow().live() > 0 => {
+                None if tasks || self.threads.borrow().live() > 0 => {
                     // A thread may sleep: time passes while the worker
                     // blocks.
                     let next = {
@@ -542,10 +588,11 @@ impl World {
 }
 
 impl World {
-    /// A runnable thread task, taken out of the enabled set to be polled:
-    /// the scheduler's choice ([`ChoiceKind::Thread`]) among them, in
-    /// run-queue order.
-    fn take_runnable_thread(&self) -> Option<usize> {
+    /// A runnable thread task (or, with `tasks`, any task that can be
+    /// polled now), taken out of the enabled set to be polled: the
+    /// scheduler's choice ([`ChoiceKind::Thread`]) among them, in run-queue
+    /// order.
+    fn take_runnable(&self, tasks: bool) -> Option<usize> {
         let runnable: Vec<usize> = {
             let mut guard = self.core.borrow_mut();
             let core = &mut *guard;
@@ -556,7 +603,8 @@ impl World {
                 .filter(|(_, r)| {
                     let key = r.key();
                     key != super::MAIN_KEY
-                        && matches!(core.cold[key].origin, super::Origin::Thread(_))
+                        && core.tasks[key].cell.is_some()
+                        && (tasks || matches!(core.cold[key].origin, super::Origin::Thread(_)))
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -565,6 +613,11 @@ impl World {
         let pick = self.choose(crate::scheduler::ChoiceKind::Thread, runnable.len());
         let index = runnable.get(pick).copied().unwrap_or(first);
         Some(self.core.borrow_mut().enabled.take(index).key())
+    }
+
+    /// Whether a `block_on` drives this simulation now.
+    pub(crate) fn is_driven(&self) -> bool {
+        self.driven.get()
     }
 }
 
