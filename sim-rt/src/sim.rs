@@ -179,10 +179,7 @@ pub fn step() -> u64 {
 /// The host of the running task (the main host outside any task).
 #[track_caller]
 pub fn current_host() -> HostId {
-    context::with(|w| {
-        w.current()
-            .map_or(crate::runtime::world::MAIN_HOST, |c| c.host)
-    })
+    context::with(|w| w.current_host())
 }
 
 /// Reports the state of the current host, for searches that cache visited

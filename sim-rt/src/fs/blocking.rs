@@ -27,7 +27,7 @@ use sim_fs::{Chooser, Fd, Fs, IoOp};
 use crate::disk::HostDisk;
 
 use crate::runtime::context;
-use crate::runtime::world::{Origin, World, MAIN_HOST};
+use crate::runtime::world::{Origin, World};
 use crate::scheduler::HostId;
 use crate::task::JoinHandle;
 
@@ -67,7 +67,7 @@ impl Disk {
                  `#[sim_rt::test]` or `#[sim_rt::main]` (use std::fs or tokio::fs for real files)"
             )
         });
-        let host = world.current().map_or(MAIN_HOST, |c| c.host);
+        let host = world.current_host();
         Disk {
             runtime: world.id,
             host,

@@ -165,8 +165,8 @@ pub(super) unsafe fn futex(
         .ok()
         .flatten()?
     };
-    Some(if result < 0 {
-        set_errno(-result as c_int);
+    Some(if result == threads::TIMED_OUT {
+        set_errno(libc::ETIMEDOUT);
         -1
     } else {
         result as c_long

@@ -78,8 +78,8 @@ fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 }
 
 impl World {
-    /// Runs `job` on the blocking pool of `host`. Returns false (and drops
-    /// nothing: `job` is handed back) when no thread can be started.
+    /// Runs `job` on the blocking pool of `host`; hands `job` back when no
+    /// thread can be started to run it.
     pub(crate) fn run_blocking(&self, host: HostId, job: Job) -> Result<(), Job> {
         let shared = {
             let mut threads = self.threads.borrow_mut();

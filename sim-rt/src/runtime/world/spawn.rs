@@ -289,6 +289,11 @@ impl World {
         self.core.borrow().current
     }
 
+    /// The host of the current task or thread (the main host outside any).
+    pub(crate) fn current_host(&self) -> HostId {
+        self.current().map_or(MAIN_HOST, |c| c.host)
+    }
+
     /// The task in `key` completed; its output is in `cell`.
     pub(super) fn finish(&self, key: usize, cell: Pin<Box<dyn TaskCell>>) {
         let (id, join_waker, unclaimed) = {

@@ -506,10 +506,9 @@ impl World {
         let key = if index < polls {
             // A simulated thread runs whenever the OS lets it: taking one
             // out of queue order is not unlike tokio.
-            let thread = |r: super::super::run_queue::Runnable| {
-                r.key() != MAIN_KEY && matches!(core.cold[r.key()].origin, Origin::Thread(_))
-            };
-            if index != 0 && core.unlike_tokio.is_none() && !thread(core.enabled.get(index)) {
+            let thread =
+                |key: usize| key != MAIN_KEY && matches!(core.cold[key].origin, Origin::Thread(_));
+            if index != 0 && core.unlike_tokio.is_none() && !thread(core.enabled.get(index).key()) {
                 core.unlike_tokio = Some(core.step);
             }
             core.enabled.take(index).key()

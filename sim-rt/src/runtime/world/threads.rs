@@ -64,7 +64,7 @@ use crate::scheduler::HostId;
 pub(crate) enum Op {
     /// `futex(FUTEX_WAIT..)` on `addr`, the value checked: until a wake of
     /// `addr` matching `bitset`, or the simulated clock reaching `deadline`
-    /// (then `-ETIMEDOUT`).
+    /// (then [`TIMED_OUT`]).
     FutexWait {
         addr: usize,
         bitset: u32,
@@ -306,14 +306,6 @@ impl World {
         }
     }
 
-    /// The host of the current task or thread (the main host outside any).
-    pub(crate) fn current_host(&self) -> HostId {
-        self.core
-            .borrow()
-            .current
-            .map_or(super::MAIN_HOST, |c| c.host)
-    }
-
     /// The host's blocking pool is gone with its threads (a reset).
     pub(crate) fn forget_pool(&self, host: HostId) {
         let pool = {
@@ -457,7 +449,7 @@ impl World {
     /// on a std lock or channel): runs the simulated threads until a wake
     /// of `addr` matching `bitset`. Returns `None` when no thread can run
     /// and nothing is due (the caller waits for real), else the wait's
-    /// result (0, or `-ETIMEDOUT` at `deadline`).
+    /// result (0, or [`TIMED_OUT`] at `deadline`).
     pub(crate) fn futex_wait_owner(
         &self,
         addr: usize,
@@ -477,7 +469,7 @@ impl World {
         }
         self.futex_dequeue(addr, &waiter);
         match deadline {
-            Some(d) if ran && self.now() >= d => Some(-(libc_etimedout() as i64)),
+            Some(d) if ran && self.now() >= d => Some(TIMED_OUT),
             // The value changed (a thread outside the simulation): a
             // spurious wake-up, std checks again.
             _ if ran => Some(0),
@@ -621,13 +613,9 @@ impl World {
     }
 }
 
-/// `ETIMEDOUT`, without naming libc here (it is not a dependency on every
-/// platform this module builds on).
-fn libc_etimedout() -> i32 {
-    std::io::Error::from(std::io::ErrorKind::TimedOut)
-        .raw_os_error()
-        .unwrap_or(110)
-}
+/// A timed futex wait's result when its deadline passed (the intercept
+/// answers `ETIMEDOUT`); a wake is 0.
+pub(crate) const TIMED_OUT: i64 = -1;
 
 /// The future of a thread's task: gives the thread the turn, then waits for
 /// what it blocked on.
@@ -723,7 +711,7 @@ impl Future for FutexWait {
             if Pin::new(timer).poll(cx).is_ready() {
                 let world = context::current();
                 world.futex_dequeue(self.addr, &self.waiter);
-                return Poll::Ready(-(libc_etimedout() as i64));
+                return Poll::Ready(TIMED_OUT);
             }
         }
         *self.waiter.waker.borrow_mut() = Some(cx.waker().clone());
