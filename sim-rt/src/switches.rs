@@ -174,6 +174,13 @@ pub(crate) fn in_simulation() -> bool {
     ACTIVE.with(|a| a.get()) && SUSPENDED.with(|s| s.get()) == 0
 }
 
+/// Whether interception is off on this thread (inside
+/// [`without_interception`]): the runtime's own real waits.
+#[inline]
+pub(crate) fn suspended() -> bool {
+    SUSPENDED.with(|s| s.get()) > 0
+}
+
 pub(crate) fn threads_allowed() -> bool {
     THREADS_ALLOWED.with(|t| t.get()) > 0
 }

@@ -327,7 +327,7 @@ fn shutdown_background_drops_pending_tasks() {
 }
 
 #[test]
-#[should_panic(expected = "this Handle's simulation is not reachable")]
+#[should_panic(expected = "this Handle's simulation is gone")]
 fn a_handle_outliving_its_runtime_panics_when_used() {
     let rt = Builder::new_current_thread().seed(18).build().unwrap();
     let handle = rt.handle().clone();
@@ -454,10 +454,11 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
     let caught = std::panic::catch_unwind(|| rt.block_on(async { panic!("in block_on") }));
     assert!(caught.is_err());
 
+    // Another thread's `block_on` of a failed simulation says so.
     let shared = rt.clone();
     let other = std::thread::spawn(move || {
         std::panic::catch_unwind(|| shared.block_on(async { 1 }))
-            .expect_err("another thread cannot run the simulation")
+            .expect_err("a failed simulation runs nothing")
     })
     .join()
     .unwrap();
@@ -466,9 +467,29 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
         .map(|s| s.to_string())
         .or_else(|| other.downcast_ref::<String>().cloned())
         .unwrap();
+    assert!(message.contains("failed"), "{message}");
+
+    // A healthy one runs it, as a guest (the owner drives it while it
+    // joins); the owner-only methods say where they work.
+    let rt = Arc::new(Builder::new_current_thread().build().unwrap());
+    let shared = rt.clone();
+    let from_other = std::thread::spawn(move || {
+        let one = shared.block_on(async { 1 });
+        let seed = std::panic::catch_unwind(|| shared.seed()).expect_err("owner only");
+        let text = seed
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| seed.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        (one, text)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(from_other.0, 1);
     assert!(
-        message.contains("on another thread than the one that built it"),
-        "{message}"
+        from_other.1.contains("only on the thread that built it"),
+        "{}",
+        from_other.1
     );
 
     let rt = Builder::new_current_thread().build().unwrap();

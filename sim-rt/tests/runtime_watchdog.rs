@@ -61,7 +61,7 @@ fn a_thread_waiting_for_tasks_only_block_on_could_run_is_reported() {
         "child_waits_for_a_spawned_task",
         &[
             "sim_rt: the thread of child_waits_for_a_spawned_task has been blocked in a real wait",
-            "a simulation runs its tasks only while Runtime::block_on",
+            "a current-thread runtime runs its tasks only while Runtime::block_on",
             "reproduce: SIM_SEED=7 cargo test",
         ],
     );
@@ -134,11 +134,11 @@ fn child_sleeps_for_real() {
 #[test]
 #[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
 fn child_waits_for_a_spawned_task() {
-    let mut b = sim_rt::runtime::Builder::new_multi_thread();
+    let mut b = sim_rt::runtime::Builder::new_current_thread();
     b.exact_seed(7);
     let rt = b.build().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
-    // On tokio's multi-thread runtime a worker runs this at once.
+    // As on tokio's current-thread runtime, only a `block_on` runs this.
     rt.spawn(async move { tx.send(()).unwrap() });
     rx.recv().unwrap();
 }
@@ -146,7 +146,7 @@ fn child_waits_for_a_spawned_task() {
 #[test]
 #[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
 fn child_waits_then_drives() {
-    let rt = sim_rt::runtime::Builder::new_multi_thread()
+    let rt = sim_rt::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
     // Nothing waits for block_on: a long real wait is no concern.

@@ -522,6 +522,11 @@ interpose! {
                 return 0;
             }
             note_real_sleep();
+        } else if !req.is_null() {
+            // SAFETY: the caller's request.
+            if unsafe { threads::owner_sleep(libc::CLOCK_MONOTONIC, 0, req) } {
+                return 0;
+            }
         }
         crate::runtime::watchdog::real_wait(real)
     }
@@ -545,6 +550,11 @@ interpose! {
                 return 0;
             }
             note_real_sleep();
+        } else if !req.is_null() {
+            // SAFETY: the caller's request.
+            if unsafe { threads::owner_sleep(clock, flags, req) } {
+                return 0;
+            }
         }
         crate::runtime::watchdog::real_wait(real)
     }
@@ -650,6 +660,10 @@ interpose! {
         // join): the poll watchdog ends one that waits for tasks only a
         // `block_on` on this thread could run.
         if num == libc::SYS_futex && is_futex_wait(a2) {
+            // SAFETY: the caller's futex arguments.
+            if let Some(r) = unsafe { threads::owner_futex_wait(a1, a2, a3, a4) } {
+                return r;
+            }
             return crate::runtime::watchdog::real_wait(forward);
         }
         forward()

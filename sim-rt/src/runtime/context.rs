@@ -133,6 +133,28 @@ pub(crate) fn register(id: u64, world: &Rc<World>) {
     });
 }
 
+/// Whether this thread owns a live simulation (built it, and it is not
+/// dropped yet).
+pub(crate) fn owns_simulations() -> bool {
+    REGISTRY
+        .try_with(|r| {
+            r.try_borrow()
+                .is_ok_and(|r| r.iter().any(|(_, w)| w.strong_count() > 0))
+        })
+        .unwrap_or(false)
+}
+
+/// The live simulations this thread owns, in the order they were built.
+pub(crate) fn owned_simulations() -> Vec<Rc<World>> {
+    REGISTRY
+        .try_with(|r| {
+            r.try_borrow()
+                .map(|r| r.iter().filter_map(|(_, w)| w.upgrade()).collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
 /// Finds a live runtime of this thread by id.
 pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
     REGISTRY.with(|r| {

@@ -33,7 +33,7 @@ impl RuntimeMetrics {
     }
 
     fn counters(&self) -> super::world::WorldMetrics {
-        self.handle.world().metrics()
+        self.handle.with_world(|w| w.metrics())
     }
 
     #[track_caller]

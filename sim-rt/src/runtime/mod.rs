@@ -778,14 +778,20 @@ impl fmt::Debug for Runtime {
 }
 
 impl Runtime {
+    /// Whether this thread built the runtime (and so runs its simulation).
+    fn on_owner(&self) -> bool {
+        std::thread::current().id() == self.owner
+    }
+
     /// The simulation, on the thread that built it.
     #[track_caller]
     pub(crate) fn world(&self) -> &Rc<World> {
         if std::thread::current().id() != self.owner {
             panic!(
-                "a sim_rt runtime was used on another thread than the one that built it: a \
-                 simulation runs on one thread. Build the runtime on the thread that runs it \
-                 (inside the closure given to std::thread::spawn)"
+                "this method of a sim_rt runtime works only on the thread that built it (the one \
+                 that runs its simulation); from another thread, `block_on`, `spawn`, \
+                 `spawn_blocking`, `enter`, `handle` and `metrics` work, as a guest of the \
+                 simulation"
             );
         }
         self.world
@@ -825,6 +831,9 @@ impl Runtime {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
+        if !self.on_owner() {
+            return self.handle.block_on(future);
+        }
         let world = self.world();
         if world.is_driven() {
             // Inside `block_in_place`, in a poll of this simulation.
@@ -856,21 +865,26 @@ impl Runtime {
     }
 
     /// Simulated [`tokio::runtime::Runtime::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.spawn): the task runs on the
-    /// main host once the simulation is driven by `block_on`.
+    /// main host once the simulation is driven.
     ///
     /// # Differences from tokio
     ///
-    /// A multi-thread tokio runtime runs the task on a worker at once; here
-    /// nothing runs it until a `block_on`. A thread that then waits for it
-    /// for real (a std channel, `thread::sleep`) would wait forever: after
-    /// `SIM_POLL_TIMEOUT` seconds (10 by default) the watchdog ends the
-    /// process saying so.
+    /// A multi-thread tokio runtime runs the task on a worker at once;
+    /// here the thread that built the runtime runs it: in a `block_on`, or
+    /// while it waits outside one (a std lock, channel, join or sleep, a
+    /// `yield_now`). A current-thread runtime runs it in a `block_on`, as
+    /// tokio's. A thread that waits for it otherwise (a real socket, a
+    /// pipe) would wait forever: after `SIM_POLL_TIMEOUT` seconds (10 by
+    /// default) the watchdog ends the process saying so.
     #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        if !self.on_owner() {
+            return self.handle.spawn(future);
+        }
         let origin = Origin::Spawn(Location::caller());
         JoinHandle::spawn_on(self.world(), future, None, origin)
     }
@@ -883,6 +897,9 @@ impl Runtime {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        if !self.on_owner() {
+            return self.handle.spawn_blocking(func);
+        }
         let origin = Origin::Blocking(Location::caller());
         crate::task::blocking_on(self.world(), func, origin)
     }
@@ -900,8 +917,11 @@ impl Runtime {
     /// Simulated [`tokio::runtime::Runtime::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.enter): makes this simulation
     /// current (so `spawn` and `Instant::now` work) until the guard drops.
     pub fn enter(&self) -> EnterGuard<'_> {
+        if !self.on_owner() {
+            return self.handle.enter();
+        }
         EnterGuard {
-            _guard: context::enter(self.world().clone()),
+            _guard: Entered::Here(context::enter(self.world().clone())),
             _runtime: PhantomData,
         }
     }
@@ -1020,8 +1040,25 @@ impl Drop for Runtime {
 #[derive(Debug)]
 #[must_use = "the simulation stays current only while the guard is held"]
 pub struct EnterGuard<'a> {
-    _guard: context::EnterGuard,
+    _guard: Entered,
     _runtime: PhantomData<&'a Handle>,
+}
+
+/// How an [`EnterGuard`] made its simulation current.
+enum Entered {
+    /// On a thread that reaches it.
+    Here(#[allow(dead_code)] context::EnterGuard),
+    /// As a guest, from a thread outside it (`world::door`).
+    Guest(#[allow(dead_code)] world::door::Visit),
+}
+
+impl fmt::Debug for Entered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Entered::Here(_) => "Here",
+            Entered::Guest(_) => "Guest",
+        })
+    }
 }
 
 // SAFETY: a shared `&EnterGuard` gives access to nothing (its fields are
@@ -1097,14 +1134,22 @@ impl Handle {
         .ok_or(TryCurrentError(()))
     }
 
+    /// Runs `f` on this handle's simulation: the current one or one this
+    /// thread built; from a thread outside it, as a guest of it (see
+    /// `world::door`: the thread waits until the simulation adopts it).
+    ///
+    /// # Panics
+    ///
+    /// When the simulation was dropped.
     #[track_caller]
-    pub(crate) fn world(&self) -> Rc<World> {
-        context::lookup(self.id).unwrap_or_else(|| {
-            panic!(
-                "this Handle's simulation is not reachable: it was dropped, or the handle is used \
-                 on another thread than the simulation's (a simulation is single-threaded)"
-            )
-        })
+    pub(crate) fn with_world<R>(&self, f: impl FnOnce(&Rc<World>) -> R) -> R {
+        if let Some(world) = context::world_of(self.id) {
+            return f(&world);
+        }
+        match world::door::visit(self.id, f) {
+            Some(out) => out,
+            None => panic!("{HANDLE_GONE}"),
+        }
     }
 
     /// Simulated [`tokio::runtime::Handle::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn).
@@ -1115,7 +1160,7 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let origin = Origin::Spawn(Location::caller());
-        JoinHandle::spawn_on(&self.world(), future, None, origin)
+        self.with_world(|world| JoinHandle::spawn_on(world, future, None, origin))
     }
 
     /// Simulated [`tokio::runtime::Handle::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn_blocking).
@@ -1126,14 +1171,22 @@ impl Handle {
         R: Send + 'static,
     {
         let origin = Origin::Blocking(Location::caller());
-        crate::task::blocking_on(&self.world(), func, origin)
+        self.with_world(|world| crate::task::blocking_on(world, func, origin))
     }
 
     /// Simulated [`tokio::runtime::Handle::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.block_on).
     ///
     /// # Panics
     ///
-    /// Inside a simulation, as tokio does.
+    /// Inside a simulation, as tokio does, and when the simulation was
+    /// dropped.
+    ///
+    /// # Differences from tokio
+    ///
+    /// From a thread outside the simulation (one it did not start), the
+    /// thread becomes a simulated thread of its main host until the future
+    /// completes (see the guide's threads chapter): its future is polled on
+    /// its turns, and the thread that built the runtime drives the rest.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         if world::threads::on_turn() {
@@ -1142,7 +1195,21 @@ impl Handle {
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
-        let world = self.world();
+        let Some(world) = context::world_of(self.id) else {
+            let guest = world::door::visit(self.id, |world| {
+                struct Blocking<'a>(&'a World);
+                impl Drop for Blocking<'_> {
+                    fn drop(&mut self) {
+                        let n = &self.0.guests_blocking;
+                        n.set(n.get() - 1);
+                    }
+                }
+                world.guests_blocking.set(world.guests_blocking.get() + 1);
+                let _blocking = Blocking(world);
+                world::threads::block_on(future)
+            });
+            return guest.unwrap_or_else(|| panic!("{HANDLE_GONE}"));
+        };
         if world.is_driven() {
             // Inside `block_in_place`, in a poll of this simulation.
             return world.block_on_in_place(future);
@@ -1153,8 +1220,15 @@ impl Handle {
     /// Simulated [`tokio::runtime::Handle::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.enter).
     #[track_caller]
     pub fn enter(&self) -> EnterGuard<'_> {
+        let guard = match context::world_of(self.id) {
+            Some(world) => Entered::Here(context::enter(world)),
+            None => match world::door::Visit::begin(self.id) {
+                Some(visit) => Entered::Guest(visit),
+                None => panic!("{HANDLE_GONE}"),
+            },
+        };
         EnterGuard {
-            _guard: context::enter(self.world()),
+            _guard: guard,
             _runtime: PhantomData,
         }
     }
@@ -1180,6 +1254,10 @@ impl Handle {
         RuntimeMetrics::new(self.clone())
     }
 }
+
+/// The panic of a [`Handle`] whose simulation was dropped.
+const HANDLE_GONE: &str =
+    "this Handle's simulation is gone: its runtime was dropped, or the simulation failed";
 
 /// The message of the error a simulated socket or timer returns once its
 /// simulation is gone; [`is_rt_shutdown_err`] recognises it.
@@ -1377,11 +1455,24 @@ pub mod __private {
             None if i >= t.len() => "the run had already ended".to_string(),
             None => "a forced step (not recorded)".to_string(),
         };
+        let guests = if first.guests().is_empty() && second.guests().is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n  threads started outside the simulation joined it (a Handle's block_on, \
+                 spawn or enter from such a thread) at steps {:?} in the first run and {:?} in the \
+                 second: they race it in real time, so where they join is not reproducible. \
+                 Start them inside the simulation (a simulated thread), or have them join only \
+                 while the simulation waits for them",
+                first.guests(),
+                second.guests()
+            )
+        };
         Some(format!(
             "SIM_CHECK_DETERMINISM: two runs with seed {} diverged at step {i}:\n  first run:  {}\n  \
              second run: {}\n  trace hashes {:016x} vs {:016x}. Something the program does is \
              not under the simulation's control: reading real time (std::time), OS randomness, \
-             iterating a HashMap/HashSet, threads, or state kept between runs (statics)",
+             iterating a HashMap/HashSet, threads, or state kept between runs (statics){guests}",
             first.seed(),
             show(first),
             show(second),

@@ -193,6 +193,9 @@ pub struct Trace {
     /// The run's scheduler took late deliveries
     /// ([`Scheduler::late_deliveries`](crate::scheduler::Scheduler::late_deliveries)).
     late: bool,
+    /// The steps at which threads started outside the simulation joined it
+    /// (their timing is real: see `Handle::block_on`).
+    guests: Vec<u64>,
 }
 
 impl fmt::Debug for Trace {
@@ -218,6 +221,7 @@ impl Trace {
             hash: mix(FNV_OFFSET, seed),
             full: false,
             late: false,
+            guests: Vec::new(),
         }
     }
 
@@ -263,6 +267,20 @@ impl Trace {
             self.positions.push(self.len);
         }
         self.len += 1;
+    }
+
+    /// A thread started outside the simulation joined it now (not a step:
+    /// the hash does not change).
+    pub(crate) fn note_guest(&mut self) {
+        self.guests.push(self.len);
+    }
+
+    /// The steps at which threads started outside the simulation joined
+    /// it (a `Handle::block_on` or `spawn` from such a thread): a run with
+    /// any is reproducible only when they joined while the simulation
+    /// waited for them.
+    pub fn guests(&self) -> &[u64] {
+        &self.guests
     }
 
     /// The seed of the recorded run.

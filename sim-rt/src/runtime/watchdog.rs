@@ -364,10 +364,11 @@ fn report_undriven(w: &Watched, waited: Duration) -> String {
     format!(
         "\nsim_rt: the thread{test} has been blocked in a real wait (a std channel, Mutex, \
          Barrier or Condvar, thread::sleep, a join) for {waited:.1?} while tasks spawned on its \
-         simulated runtime wait to run: a simulation runs its tasks only while Runtime::block_on \
-         (or #[tokio::test]) drives it, not on worker threads as tokio's multi-thread runtime \
-         does, so nothing can run them and the wait never ends. Wait inside block_on \
-         (rt.block_on(..)) on a tokio::sync channel or the task's JoinHandle instead.\n  \
+         simulated runtime wait to run: a current-thread runtime runs its tasks only while \
+         Runtime::block_on (or #[tokio::test]) drives it, as tokio's does, so nothing can run \
+         them and the wait never ends. Wait inside block_on (rt.block_on(..)) on a tokio::sync \
+         channel or the task's JoinHandle, or build a multi-thread runtime (whose tasks run while \
+         the thread that built it waits on a std lock, channel, join or sleep).\n  \
          reproduce: {line}\n  \
          (SIM_POLL_TIMEOUT sets this limit in seconds, 0 turns it off.) Ending the process.\n"
     )

@@ -33,6 +33,7 @@
 //! default scheduler's generator are separate streams derived from the seed.
 
 pub(crate) mod blocking;
+pub(crate) mod door;
 mod hosts;
 mod spawn;
 mod step;
@@ -342,6 +343,22 @@ pub(crate) struct World {
     pub(crate) coverage: RefCell<super::coverage::Coverage>,
     /// The simulated std threads (see `threads`).
     pub(crate) threads: RefCell<threads::Threads>,
+    /// How threads outside the simulation reach it (see `door`).
+    pub(crate) door: Arc<door::Door>,
+    /// Guests (see `door`) inside a `block_on` now.
+    pub(crate) guests_blocking: std::cell::Cell<u32>,
+    /// The owner thread drives the simulation outside a `block_on`
+    /// (`door`): nothing to run is not a deadlock.
+    outside: std::cell::Cell<bool>,
+    /// The thread that runs its tasks while the owner waits outside a
+    /// `block_on` (`door`), once needed.
+    worker: RefCell<Option<door::Worker>>,
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        self.door.close();
+    }
 }
 
 impl std::fmt::Debug for World {
@@ -358,6 +375,10 @@ enum Next {
     /// To this instant.
     Advance(Duration),
     Deliver(sim_net::PacketId),
+    /// Nothing can run and nothing is due, but the simulation is not
+    /// deadlocked: driven outside a `block_on`, or threads outside it may
+    /// still knock (`door`).
+    Idle,
 }
 
 /// A snapshot of the counters behind `RuntimeMetrics`.
@@ -422,6 +443,10 @@ impl World {
             story,
             coverage: RefCell::default(),
             threads: RefCell::default(),
+            door: door::Door::open(id),
+            guests_blocking: std::cell::Cell::new(0),
+            outside: std::cell::Cell::new(false),
+            worker: RefCell::new(None),
             core: RefCell::new(Core {
                 config,
                 now: start,

@@ -30,6 +30,7 @@ use libc::{clockid_t, pthread_attr_t, pthread_t, timespec};
 use super::{is_wall_clock, next, set_errno, StartRoutine};
 use crate::intercept::{refuse, sim_now, WALL_CLOCK_EPOCH};
 use crate::runtime::context;
+use crate::runtime::world::door::{self, Bell, Wait, Waited};
 use crate::runtime::world::threads::{self, Op, SimThread};
 use crate::switches::{in_simulation, threads_allowed, Escape};
 
@@ -53,6 +54,143 @@ extern "C" fn start_simulated(arg: *mut c_void) -> *mut c_void {
     }
     drop(thread);
     ret
+}
+
+/// What the start routine of a thread started outside a simulation by a
+/// thread that owns one receives (see `door`).
+struct Outside {
+    bell: Arc<Bell>,
+    start: StartRoutine,
+    arg: *mut c_void,
+}
+
+/// The start routine of such a thread: says when it ends.
+extern "C" fn start_outside(arg: *mut c_void) -> *mut c_void {
+    // SAFETY: `arg` is the `Box<Outside>` that `pthread_create` leaked for
+    // this thread, taken once.
+    let Outside { bell, start, arg } = *unsafe { Box::from_raw(arg.cast::<Outside>()) };
+    struct Ended(Arc<Bell>);
+    impl Drop for Ended {
+        fn drop(&mut self) {
+            door::outside_thread_ended(&self.0);
+        }
+    }
+    let _ended = Ended(bell);
+    start(arg)
+}
+
+/// A real wait of the current thread outside its simulations: `now` on
+/// `clock`, for absolute times.
+fn clock_now(clock: clockid_t) -> Duration {
+    let mut ts = timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    let gettime = real!(c"clock_gettime": unsafe extern "C" fn(clockid_t, *mut timespec) -> c_int);
+    // SAFETY: a valid `timespec` to fill.
+    unsafe { gettime(clock, &mut ts) };
+    duration(&ts)
+}
+
+fn timespec_of(d: Duration) -> timespec {
+    timespec {
+        tv_sec: d.as_secs() as libc::time_t,
+        tv_nsec: d.subsec_nanos() as c_long,
+    }
+}
+
+/// A futex wait of a thread that owns simulations, outside them
+/// (`door::owner_wait`): `None` when it drives none (wait for real).
+///
+/// # Safety
+///
+/// As the futex system call's.
+pub(super) unsafe fn owner_futex_wait(
+    addr: c_long,
+    op: c_long,
+    val: c_long,
+    timeout: c_long,
+) -> Option<c_long> {
+    if !door::owner_may_drive() {
+        return None;
+    }
+    let private = op as c_int & libc::FUTEX_PRIVATE_FLAG;
+    let cmd = op as c_int & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
+    // SAFETY: the caller's futex word.
+    let word = unsafe { &*(addr as *const AtomicU32) };
+    // SAFETY: null or the caller's timespec.
+    let deadline = unsafe { (timeout as *const timespec).as_ref() }.map(|ts| {
+        let d = duration(ts);
+        let left = if cmd == libc::FUTEX_WAIT {
+            d
+        } else if op as c_int & libc::FUTEX_CLOCK_REALTIME != 0 {
+            d.saturating_sub(clock_now(libc::CLOCK_REALTIME))
+        } else {
+            d.saturating_sub(clock_now(libc::CLOCK_MONOTONIC))
+        };
+        std::time::Instant::now() + left
+    });
+    let syscall = real!(
+        c"syscall": unsafe extern "C" fn(c_long, c_long, c_long, c_long, c_long) -> c_long
+    );
+    let mut real = |slice: Duration| {
+        let ts = timespec_of(slice);
+        // SAFETY: the caller's futex word; a valid relative timeout.
+        let rc = unsafe {
+            syscall(
+                libc::SYS_futex,
+                addr,
+                (libc::FUTEX_WAIT | private) as c_long,
+                val,
+                &ts as *const timespec as c_long,
+            )
+        };
+        rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EAGAIN)
+    };
+    let waited = crate::runtime::watchdog::real_wait(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            door::owner_wait(Wait::Futex(word, val as u32), deadline, &mut real)
+        }))
+    })
+    .ok()?;
+    Some(if waited == Waited::TimedOut {
+        set_errno(libc::ETIMEDOUT);
+        -1
+    } else {
+        0
+    })
+}
+
+/// A sleep of a thread that owns simulations, outside them
+/// (`door::owner_wait`): false when it drives none (sleep for real).
+///
+/// # Safety
+///
+/// `req` is a valid `timespec`.
+pub(super) unsafe fn owner_sleep(clock: clockid_t, flags: c_int, req: *const timespec) -> bool {
+    if !door::owner_may_drive() {
+        return false;
+    }
+    // SAFETY: the caller's request.
+    let ts = unsafe { &*req };
+    let d = if flags & libc::TIMER_ABSTIME != 0 {
+        duration(ts).saturating_sub(clock_now(clock))
+    } else {
+        duration(ts)
+    };
+    let sleep = real!(c"nanosleep": unsafe extern "C" fn(*const timespec, *mut timespec) -> c_int);
+    let mut real = |slice: Duration| {
+        let ts = timespec_of(slice);
+        // SAFETY: a valid request; no remainder wanted.
+        unsafe { sleep(&ts, std::ptr::null_mut()) };
+        false
+    };
+    crate::runtime::watchdog::real_wait(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            door::owner_wait(Wait::Sleep(d), None, &mut real)
+        }))
+    })
+    .is_ok()
 }
 
 /// A thread's handle as the simulation keeps it.
@@ -248,7 +386,33 @@ interpose! {
         start: StartRoutine,
         arg: *mut c_void,
     ) -> c_int {
-        if !in_simulation() || threads_allowed() {
+        if !in_simulation() {
+            // A thread that owns a simulation starts one outside it: a
+            // `block_on` that would deadlock waits for it to knock or end
+            // (`door`). Other threads: untouched.
+            let Some(bell) = door::outside_thread_started() else {
+                return real();
+            };
+            let boxed = Box::into_raw(Box::new(Outside { bell, start, arg }));
+            let create = real!(
+                NAME: unsafe extern "C" fn(
+                    *mut pthread_t,
+                    *const pthread_attr_t,
+                    StartRoutine,
+                    *mut c_void,
+                ) -> c_int
+            );
+            // SAFETY: the caller's arguments, with our start routine and
+            // its argument.
+            let rc = unsafe { create(thread, attr, start_outside, boxed.cast()) };
+            if rc != 0 {
+                // SAFETY: not handed to any thread.
+                let Outside { bell, .. } = *unsafe { Box::from_raw(boxed) };
+                door::outside_thread_ended(&bell);
+            }
+            return rc;
+        }
+        if threads_allowed() {
             return real();
         }
         let Some(world) = context::try_current_quiet() else {
@@ -259,7 +423,7 @@ interpose! {
             refuse(Escape::Thread);
             return libc::EAGAIN;
         };
-        let number = sim.number;
+        let number = sim.number();
         let boxed = Box::into_raw(Box::new(Start {
             thread: sim,
             start,
@@ -312,6 +476,28 @@ interpose! {
                 }
                 Some(())
             }));
+        } else if door::owner_may_drive() {
+            // The owner thread of simulations, outside them: drives them
+            // while it waits, trying the join a slice at a time.
+            let timedjoin = real!(
+                c"pthread_timedjoin_np":
+                    unsafe extern "C" fn(pthread_t, *mut *mut c_void, *const timespec) -> c_int
+            );
+            let mut rc = 0;
+            let mut real = |slice: Duration| {
+                let at = timespec_of(clock_now(libc::CLOCK_REALTIME) + slice);
+                // SAFETY: the caller's thread and result slot; a valid time.
+                rc = unsafe { timedjoin(thread, retval, &at) };
+                rc != libc::ETIMEDOUT
+            };
+            let waited = crate::runtime::watchdog::real_wait(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    door::owner_wait(Wait::Other, None, &mut real)
+                }))
+            });
+            if waited.is_ok() {
+                return rc;
+            }
         }
         crate::runtime::watchdog::real_wait(real)
     }
@@ -326,6 +512,11 @@ interpose! {
         if in_simulation() && threads::on_turn() {
             threads::block(Op::Yield);
             return 0;
+        }
+        if !in_simulation() && door::owner_may_drive() {
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                door::owner_wait(Wait::Yield, None, &mut |_| true)
+            }));
         }
         real()
     }

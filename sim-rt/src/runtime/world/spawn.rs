@@ -31,11 +31,14 @@ impl World {
         F: Future + 'static,
         F::Output: 'static,
     {
-        if !self.driven.get() {
-            // Nothing runs it until a `block_on` does.
+        let mut core = self.core.borrow_mut();
+        if !self.driven.get()
+            && core.config.flavor != crate::runtime::config::RuntimeFlavor::MultiThread
+        {
+            // Nothing runs it until a `block_on` does (a multi-thread
+            // runtime's owner runs it while it waits: `door`).
             self.watch.set_undriven(true);
         }
-        let mut core = self.core.borrow_mut();
         let id = Self::next_id(&mut core);
         if core.failed {
             // Spawned while a failed simulation shuts down (from a

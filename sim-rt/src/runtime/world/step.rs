@@ -66,11 +66,12 @@ impl World {
         impl Drop for Undriven<'_> {
             fn drop(&mut self) {
                 self.0.driven.set(false);
-                let left = self
-                    .0
-                    .core
-                    .try_borrow()
-                    .is_ok_and(|c| c.tasks.iter().any(|(_, t)| !t.finished));
+                // A multi-thread runtime's tasks run while the owner
+                // thread waits (`door`).
+                let left = self.0.core.try_borrow().is_ok_and(|c| {
+                    c.config.flavor != crate::runtime::config::RuntimeFlavor::MultiThread
+                        && c.tasks.iter().any(|(_, t)| !t.finished)
+                });
                 self.0.watch.set_undriven(left);
             }
         }
@@ -82,6 +83,9 @@ impl World {
         let mut fut = std::pin::pin!(fut);
         let (main_id, waker, span) = self.start_main();
         loop {
+            if self.door.knocked() {
+                self.admit_guests();
+            }
             if self.injecting {
                 self.inject_fault();
             }
@@ -145,6 +149,7 @@ impl World {
                         }
                     }
                 }
+                Next::Idle => self.wait_for_knock(),
                 other => self.dispatch(other),
             }
             if self.liveness.borrow().any {
@@ -161,7 +166,7 @@ impl World {
         match next {
             // Only while the main future is alive (its wakes are dropped
             // once it returned): `try_block_on` polls it itself.
-            Next::Main => {}
+            Next::Main | Next::Idle => {}
             Next::Task(key) => self.run_task(key),
             Next::Advance(to) => {
                 Self::progress(&mut self.core.borrow_mut());
@@ -401,6 +406,9 @@ impl World {
             };
             match target {
                 Some(t) if latest.is_some_and(|l| t > l) => {}
+                Some(t) if t > core.time_limit && delivers == 0 && self.outside.get() => {
+                    return Ok(Next::Idle);
+                }
                 Some(t) if t > core.time_limit && delivers == 0 => {
                     let limit = core.config.max_time;
                     drop(net);
@@ -441,6 +449,9 @@ impl World {
                 }
             }
             if delivers == 0 && !advance {
+                if self.outside.get() || self.may_knock() {
+                    return Ok(Next::Idle);
+                }
                 drop(net);
                 let tasks = self.task_infos(core);
                 return Err(Box::new(self.failure_in(core, Cause::Deadlock { tasks })));

@@ -100,6 +100,18 @@ pub(crate) enum Resume {
 /// `Send`, and needs not be, since the two threads never run at once.
 pub(crate) struct OnTurn<T>(T);
 
+impl<T> OnTurn<T> {
+    /// Wraps a value to hand over with the turn.
+    pub(crate) fn new(value: T) -> OnTurn<T> {
+        OnTurn(value)
+    }
+
+    /// The value, on the thread that now has the turn.
+    pub(crate) fn into_inner(self) -> T {
+        self.0
+    }
+}
+
 // SAFETY: an `OnTurn` is created by the thread that has the turn and
 // handed over the baton, whose mutex orders every use of the value on the
 // giving thread before every use on the receiving one; the giver never
@@ -150,7 +162,7 @@ impl Baton {
 
     /// Owner side: lets the thread go (the simulation is gone), without
     /// waiting for it.
-    fn release(&self) {
+    pub(crate) fn release(&self) {
         crate::switches::without_interception(|| {
             let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
             if let Turn::Owner(_) = &*turn {
@@ -186,9 +198,24 @@ impl Baton {
 /// One simulated thread, shared by its OS thread and the simulation.
 pub(crate) struct SimThread {
     /// Its number in its simulation, from 1 in the order threads were
-    /// started.
-    pub(crate) number: u32,
+    /// started (or adopted: 0 until then).
+    number: std::sync::atomic::AtomicU32,
     pub(crate) baton: Baton,
+}
+
+impl SimThread {
+    /// A thread outside the simulation that asks to be adopted (`door`).
+    pub(crate) fn guest() -> SimThread {
+        SimThread {
+            number: std::sync::atomic::AtomicU32::new(0),
+            baton: Baton::new(),
+        }
+    }
+
+    /// Its number in its simulation.
+    pub(crate) fn number(&self) -> u32 {
+        self.number.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// What a simulation knows of its threads (a field of the world).
@@ -208,6 +235,8 @@ struct Entry {
     /// Its thread task's id and host.
     task: u64,
     host: HostId,
+    /// A guest: a thread started outside the simulation (`door`).
+    guest: bool,
     /// The OS thread's handle (`pthread_t` as an integer), once known.
     handle: u64,
     exited: bool,
@@ -258,9 +287,15 @@ impl Threads {
             .iter()
             .map(|e| {
                 let host = hosts.get(e.host.index()).map_or("?", |h| &*h.name);
+                let guest = if e.guest {
+                    ", started outside the simulation"
+                } else {
+                    ""
+                };
                 format!(
-                    "std thread {} (task {}) on host \"{host}\"",
-                    e.thread.number, e.task
+                    "std thread {} (task {}) on host \"{host}\"{guest}",
+                    e.thread.number(),
+                    e.task
                 )
             })
             .collect()
@@ -282,7 +317,7 @@ impl World {
         f: impl FnOnce() + Send + 'static,
     ) -> std::io::Result<()> {
         let sim = self.start_thread_on(Some(host));
-        let number = sim.number;
+        let number = sim.number();
         let started = crate::switches::allow_threads(|| {
             std::thread::Builder::new()
                 .name("tokio-runtime-worker".to_string())
@@ -326,27 +361,39 @@ impl World {
     }
 
     fn start_thread_on(&self, host: Option<HostId>) -> Arc<SimThread> {
-        let thread = {
+        let thread = Arc::new(SimThread::guest());
+        self.register_thread(thread.clone(), host, false);
+        thread
+    }
+
+    /// Adopts `guest`, a thread outside the simulation that knocked at its
+    /// door, as a simulated thread of the main host.
+    pub(crate) fn adopt_thread(&self, guest: Arc<SimThread>) {
+        self.register_thread(guest, Some(super::MAIN_HOST), true);
+    }
+
+    fn register_thread(&self, thread: Arc<SimThread>, host: Option<HostId>, guest: bool) {
+        {
             let mut threads = self.threads.borrow_mut();
-            let thread = Arc::new(SimThread {
-                number: threads.list.len() as u32 + 1,
-                baton: Baton::new(),
-            });
+            let number = threads.list.len() as u32 + 1;
+            thread
+                .number
+                .store(number, std::sync::atomic::Ordering::Relaxed);
             threads.list.push(Entry {
                 thread: thread.clone(),
                 task: 0,
                 host: super::MAIN_HOST,
+                guest,
                 handle: 0,
                 exited: false,
                 joiners: Vec::new(),
             });
-            thread
-        };
+        }
         let task = ThreadTask {
             thread: thread.clone(),
             wait: None,
         };
-        let origin = super::Origin::Thread(thread.number);
+        let origin = super::Origin::Thread(thread.number());
         let (key, id) = self.spawn(task, host, origin);
         let host = self.core.borrow().tasks[key].host;
         if let Some(e) = self.threads.borrow_mut().list.last_mut() {
@@ -355,7 +402,6 @@ impl World {
         }
         // Nobody joins the task: the thread's join waits for its exit.
         self.release_handle(key, id);
-        thread
     }
 
     /// The OS thread of thread `number` was created with handle `handle`.
@@ -542,11 +588,14 @@ impl World {
     /// [`block_owner`](Self::block_owner); with `tasks`, the runnable
     /// tasks run too (all but the main future and the tasks being polled),
     /// and the clock moves whether or not a thread lives.
-    fn run_blocked(&self, done: &dyn Fn(&World) -> bool, tasks: bool) -> bool {
+    pub(super) fn run_blocked(&self, done: &dyn Fn(&World) -> bool, tasks: bool) -> bool {
         let outer = self.core.borrow().current;
         loop {
             if done(self) {
                 return true;
+            }
+            if self.door.knocked() {
+                self.admit_guests();
             }
             match self.take_runnable(tasks) {
                 Some(key) => {
@@ -631,7 +680,7 @@ impl Future for ThreadTask {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let world = context::current();
-        if self.wait.is_none() && world.threads.borrow().exited(self.thread.number) {
+        if self.wait.is_none() && world.threads.borrow().exited(self.thread.number()) {
             // Its OS thread could not be started.
             return Poll::Ready(());
         }
@@ -649,7 +698,7 @@ impl Future for ThreadTask {
                 world: OnTurn(world.clone()),
                 waker: cx.waker().clone(),
             });
-            let number = self.thread.number;
+            let number = self.thread.number();
             self.wait = Some(match op {
                 Op::Exit => {
                     world.thread_exited(number);
@@ -870,6 +919,32 @@ fn take_turn(resume: Resume) -> Option<i64> {
             SELF.with(|s| s.set(std::ptr::null()));
             None
         }
+    }
+}
+
+/// What a thread was before it visited another simulation as a guest
+/// (`door`): a simulated thread of one, maybe holding its turn.
+pub(crate) struct Suspended {
+    me: *const SimThread,
+    turn: Option<Held>,
+}
+
+/// Steps out of the simulated thread this OS thread is, if any, keeping
+/// its turn aside (its simulation stays current beneath the visit's).
+pub(crate) fn suspend() -> Option<Suspended> {
+    let me = SELF.with(|s| s.replace(std::ptr::null()));
+    if me.is_null() {
+        return None;
+    }
+    let turn = TURN.with(|t| t.borrow_mut().take());
+    Some(Suspended { me, turn })
+}
+
+/// Steps back into what [`suspend`] kept aside.
+pub(crate) fn resume(before: Option<Suspended>) {
+    if let Some(Suspended { me, turn }) = before {
+        SELF.with(|s| s.set(me));
+        TURN.with(|t| *t.borrow_mut() = turn);
     }
 }
 

@@ -1,0 +1,683 @@
+//! The door of a simulation: how threads it did not start reach it, and how
+//! the thread that owns it drives it while that thread waits outside a
+//! `block_on`.
+//!
+//! A simulation runs on the thread that built it, its *owner*. A thread
+//! started outside the simulation (before it, or by the owner outside a
+//! `block_on`) that calls `Handle::spawn`, `Handle::block_on`,
+//! `Runtime::block_on` or `Handle::enter` is a *guest*: it knocks at the
+//! door ([`visit`]), and the owner, at its next step, adopts it as a
+//! simulated thread of the main host ([`World::admit_guests`]). From then
+//! on it runs only when the scheduler gives it the turn, as any simulated
+//! thread (`threads`); when its call returns it leaves, and runs on
+//! outside the simulation.
+//!
+//! The owner takes knocks wherever it drives the simulation: in
+//! `block_on`, while a task it polls blocks, and while it waits outside a
+//! `block_on` ([`owner_wait`]): a std lock, channel or join, a sleep, a
+//! `yield_now`. There it also runs what tokio's own threads would run
+//! meanwhile: every simulated thread; on a multi-thread runtime, or while
+//! a guest is in a `block_on` (which drives a current-thread runtime in
+//! tokio), the tasks too, with the network and the clock.
+//!
+//! # Determinism
+//!
+//! A guest's knock comes when its OS thread gets there, in real time: the
+//! step at which it is adopted is not chosen by the seed. A run is
+//! reproducible when guests only wait (their knocks find the simulation
+//! idle, at a step the program decides); a guest that races a running
+//! simulation is not, and the determinism check says so. When the main
+//! future of a `block_on` can go no further, and threads the owner started
+//! outside the simulation while it owned it are still running, the owner
+//! waits for them to knock or end (up to the watchdog's poll timeout)
+//! before it reports a deadlock.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use super::threads::{self, SimThread};
+use super::World;
+use crate::runtime::context;
+use crate::switches::without_interception;
+
+/// What wakes an owner thread that waits for its simulations' guests: a
+/// knock, or the end of a thread it started outside a simulation.
+#[derive(Default)]
+pub(crate) struct Bell {
+    rung: Mutex<u64>,
+    changed: Condvar,
+    /// Threads the owner started outside a simulation, while it owned one,
+    /// that still run.
+    outside: AtomicUsize,
+}
+
+impl Bell {
+    fn ring(&self) {
+        without_interception(|| {
+            let mut rung = self.rung.lock().unwrap_or_else(|e| e.into_inner());
+            *rung += 1;
+            self.changed.notify_all();
+        })
+    }
+
+    /// How many times it rang so far.
+    fn count(&self) -> u64 {
+        without_interception(|| *self.rung.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Waits until it rings after `seen` rings, for at most `timeout` of
+    /// real time.
+    fn wait(&self, seen: u64, timeout: Duration) {
+        without_interception(|| {
+            let rung = self.rung.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = self
+                .changed
+                .wait_timeout_while(rung, timeout, |r| *r == seen)
+                .unwrap_or_else(|e| e.into_inner());
+        })
+    }
+
+    /// Whether threads started outside the simulation may still knock.
+    fn outside_running(&self) -> bool {
+        self.outside.load(Ordering::SeqCst) > 0
+    }
+}
+
+thread_local! {
+    /// This thread's bell, made when it first builds a simulation.
+    static BELL: RefCell<Option<Arc<Bell>>> = const { RefCell::new(None) };
+}
+
+/// This thread's bell.
+fn bell() -> Arc<Bell> {
+    BELL.with(|b| b.borrow_mut().get_or_insert_with(Arc::default).clone())
+}
+
+/// A thread is being started outside a simulation: when this thread owns
+/// one, the returned count goes down when the new thread ends (the caller
+/// calls [`outside_thread_ended`]), so that a `block_on` that would
+/// deadlock waits for it first. `None` on other threads.
+pub(crate) fn outside_thread_started() -> Option<Arc<Bell>> {
+    if crate::switches::suspended() || !context::owns_simulations() {
+        return None;
+    }
+    let bell = bell();
+    bell.outside.fetch_add(1, Ordering::SeqCst);
+    Some(bell)
+}
+
+/// A thread counted by [`outside_thread_started`] ended (or was not
+/// started).
+pub(crate) fn outside_thread_ended(bell: &Bell) {
+    bell.outside.fetch_sub(1, Ordering::SeqCst);
+    bell.ring();
+}
+
+/// A simulation's door (a field of its world): `Send + Sync`, found by
+/// the runtime's id from any thread.
+pub(crate) struct Door {
+    /// Guests are waiting in `guests`: read at every step.
+    knocked: AtomicBool,
+    guests: Mutex<Guests>,
+    /// The owner thread's bell.
+    bell: Arc<Bell>,
+    /// The owner gave up waiting for outside threads at a deadlock: the
+    /// next one is reported.
+    gave_up: AtomicBool,
+}
+
+#[derive(Default)]
+struct Guests {
+    waiting: Vec<Arc<SimThread>>,
+    closed: bool,
+}
+
+/// Every live simulation's door, by runtime id.
+static DOORS: Mutex<Vec<(u64, Weak<Door>)>> = Mutex::new(Vec::new());
+
+impl Door {
+    /// The door of simulation `id`, built on this thread (its owner).
+    pub(crate) fn open(id: u64) -> Arc<Door> {
+        let door = Arc::new(Door {
+            knocked: AtomicBool::new(false),
+            guests: Mutex::default(),
+            bell: bell(),
+            gave_up: AtomicBool::new(false),
+        });
+        without_interception(|| {
+            let mut doors = DOORS.lock().unwrap_or_else(|e| e.into_inner());
+            doors.retain(|(_, d)| d.strong_count() > 0);
+            doors.push((id, Arc::downgrade(&door)));
+        });
+        door
+    }
+
+    /// Whether a guest waits to be adopted (one atomic load: the step loop
+    /// asks at every step).
+    #[inline]
+    pub(crate) fn knocked(&self) -> bool {
+        self.knocked.load(Ordering::Relaxed)
+    }
+
+    /// Queues `guest` to be adopted; false once the simulation is gone.
+    fn knock(&self, guest: Arc<SimThread>) -> bool {
+        let queued = without_interception(|| {
+            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
+            if guests.closed {
+                return false;
+            }
+            guests.waiting.push(guest);
+            self.knocked.store(true, Ordering::SeqCst);
+            true
+        });
+        if queued {
+            self.bell.ring();
+        }
+        queued
+    }
+
+    fn take(&self) -> Vec<Arc<SimThread>> {
+        without_interception(|| {
+            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
+            self.knocked.store(false, Ordering::SeqCst);
+            std::mem::take(&mut guests.waiting)
+        })
+    }
+
+    /// The simulation is gone: guests waiting and to come are turned away.
+    pub(crate) fn close(&self) {
+        let turned_away = without_interception(|| {
+            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
+            guests.closed = true;
+            std::mem::take(&mut guests.waiting)
+        });
+        for guest in turned_away {
+            guest.baton.release();
+        }
+    }
+}
+
+/// The door of simulation `id`, if it lives.
+fn find(id: u64) -> Option<Arc<Door>> {
+    without_interception(|| {
+        let doors = DOORS.lock().unwrap_or_else(|e| e.into_inner());
+        doors
+            .iter()
+            .find(|(i, _)| *i == id)
+            .and_then(|(_, d)| d.upgrade())
+    })
+}
+
+/// A guest's stay in a simulation: from its adoption to its drop, the
+/// calling thread is a simulated thread of it, with the simulation
+/// current while it has the turn.
+pub(crate) struct Visit {
+    thread: Arc<SimThread>,
+    /// What the thread was before (a simulated thread of another
+    /// simulation holding its turn), put back at the end.
+    before: Option<threads::Suspended>,
+}
+
+impl Visit {
+    /// Knocks at simulation `id`'s door and waits to be adopted; `None`
+    /// when the simulation is gone (or goes before adopting the caller).
+    pub(crate) fn begin(id: u64) -> Option<Visit> {
+        let door = find(id)?;
+        let thread = Arc::new(SimThread::guest());
+        if !door.knock(thread.clone()) {
+            return None;
+        }
+        drop(door);
+        let before = threads::suspend();
+        if threads::begin(&thread) {
+            Some(Visit { thread, before })
+        } else {
+            threads::resume(before);
+            None
+        }
+    }
+}
+
+impl Drop for Visit {
+    fn drop(&mut self) {
+        threads::end();
+        threads::resume(self.before.take());
+        let _ = &self.thread;
+    }
+}
+
+/// Runs `f` in simulation `id` as a guest of it (see the module docs);
+/// `None` when the simulation is gone.
+pub(crate) fn visit<R>(id: u64, f: impl FnOnce(&Rc<World>) -> R) -> Option<R> {
+    let visit = Visit::begin(id)?;
+    let world = context::current();
+    let out = f(&world);
+    drop(world);
+    drop(visit);
+    Some(out)
+}
+
+impl World {
+    /// Adopts the guests waiting at the door: each becomes a simulated
+    /// thread of the main host, whose thread task gives it its first turn.
+    pub(crate) fn admit_guests(&self) {
+        if self.core.borrow().failed {
+            // A failed simulation runs nothing more: turned away.
+            for guest in self.door.take() {
+                guest.baton.release();
+            }
+            return;
+        }
+        for guest in self.door.take() {
+            self.core.borrow_mut().trace.note_guest();
+            self.adopt_thread(guest);
+        }
+    }
+
+    /// Whether the main future of a `block_on`, which can go no further,
+    /// should wait for a knock rather than be reported deadlocked: threads
+    /// started outside the simulation still run and the owner has not
+    /// given up on them yet.
+    pub(super) fn may_knock(&self) -> bool {
+        self.door.bell.outside_running() && !self.door.gave_up.load(Ordering::Relaxed)
+    }
+
+    /// Waits, for real, until a guest knocks or a thread started outside
+    /// ends, for at most the watchdog's poll timeout; gives up (the next
+    /// deadlock is reported) if neither happens.
+    pub(super) fn wait_for_knock(&self) {
+        let limit =
+            crate::runtime::watchdog::limit().unwrap_or(crate::runtime::watchdog::DEFAULT_LIMIT);
+        let began = Instant::now();
+        let bell = self.door.bell.clone();
+        loop {
+            let seen = bell.count();
+            if self.door.knocked() || !bell.outside_running() {
+                return;
+            }
+            let left = limit.saturating_sub(began.elapsed());
+            if left.is_zero() {
+                self.door.gave_up.store(true, Ordering::Relaxed);
+                return;
+            }
+            bell.wait(seen, left.min(Duration::from_millis(100)));
+        }
+    }
+
+    /// Whether, outside a `block_on`, the owner thread runs tasks (not
+    /// only threads) while it waits: on a multi-thread runtime, whose
+    /// workers tokio runs in the background, or while a guest is in a
+    /// `block_on` (which drives a current-thread runtime in tokio).
+    fn tasks_run_outside(&self) -> bool {
+        self.guests_blocking.get() > 0
+            || self.core.borrow().config.flavor
+                == crate::runtime::config::RuntimeFlavor::MultiThread
+    }
+
+    /// Drives this simulation from its owner thread outside a `block_on`,
+    /// until `done`, or until nothing can run and nothing is due, or for
+    /// `steps` steps at most. Returns whether it ran anything.
+    fn drive_outside(self: &Rc<Self>, done: &dyn Fn(&World) -> bool, mut steps: usize) -> bool {
+        if self.core.try_borrow_mut().is_err() || self.driven.get() {
+            return false;
+        }
+        let _enter = context::enter(self.clone());
+        let _driving = context::drive();
+        let mut ran = false;
+        while steps > 0 && !done(self) {
+            steps -= 1;
+            if self.door.knocked() {
+                self.admit_guests();
+            }
+            if !self.tasks_run_outside() {
+                // Threads only (and the clock for their sleeps).
+                let before = self.core.borrow().step;
+                let _ = self.run_blocked(&|w| done(w) || w.door.knocked(), false);
+                let advanced = self.core.borrow().step != before;
+                ran |= advanced;
+                if !self.door.knocked() {
+                    break;
+                }
+                continue;
+            }
+            self.outside.set(true);
+            let next = self.next_event();
+            self.outside.set(false);
+            match next {
+                Ok(super::Next::Idle) => break,
+                Ok(super::Next::Main) => {}
+                Ok(next) => {
+                    self.dispatch(next);
+                    ran = true;
+                }
+                Err(failure) => {
+                    // Reported by the next `block_on`.
+                    self.core.borrow_mut().failure = Some(*failure);
+                    break;
+                }
+            }
+        }
+        ran
+    }
+}
+
+/// How long the owner thread waits for real at a time while its
+/// simulations may get knocks.
+const SLICE: Duration = Duration::from_millis(1);
+
+/// What the owner thread waits for, outside a `block_on`.
+pub(crate) enum Wait<'a> {
+    /// A futex word to change from its value.
+    Futex(&'a AtomicU32, u32),
+    /// A sleep of this long: over when this much simulated time passed in
+    /// a simulation that runs, or this much real time.
+    Sleep(Duration),
+    /// `sched_yield`: one round of what can run.
+    Yield,
+    /// Another real wait (a join), tried a slice at a time.
+    Other,
+}
+
+/// How an owner thread's wait ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Waited {
+    /// What it waited for happened.
+    Done,
+    /// Its deadline passed first.
+    TimedOut,
+}
+
+/// Whether this thread, outside any simulation, owns simulations it drives
+/// while it blocks (see the module docs): what the interposed blocking
+/// calls ask first (thread-local reads).
+#[inline]
+pub(crate) fn owner_may_drive() -> bool {
+    context::owns_simulations()
+        && !context::driving()
+        && !crate::switches::suspended()
+        && context::try_current_quiet().is_none()
+}
+
+/// An owner thread's wait outside a `block_on` (see the module docs):
+/// drives its simulations while `wait` is not over, and waits for real in
+/// slices meanwhile (`real` waits at most the slice it is given, and
+/// returns true when the real wait ended: a wake, a join), until it is
+/// over or `deadline` (real time) passes.
+///
+/// A simulation whose tasks run meanwhile runs them on its [`Worker`],
+/// while this thread really waits: a task that wakes this thread (a std
+/// channel's send, a `Condvar` notify) does so from another thread, as on
+/// tokio (std's channels do not wake a receiver from its own thread). One
+/// that runs only threads is driven from here between slices.
+pub(crate) fn owner_wait(
+    wait: Wait<'_>,
+    deadline: Option<Instant>,
+    real: &mut dyn FnMut(Duration) -> bool,
+) -> Waited {
+    let worlds = context::owned_simulations();
+    let starts: Vec<Duration> = worlds.iter().map(|w| w.now()).collect();
+    let deadline = match wait {
+        Wait::Sleep(d) => Some(Instant::now() + d),
+        _ => deadline,
+    };
+    let word_changed = || match wait {
+        Wait::Futex(word, val) => word.load(Ordering::SeqCst) != val,
+        _ => false,
+    };
+    // The simulations whose worker runs now.
+    let mut working = vec![false; worlds.len()];
+    // The simulations whose worker ran in this wait.
+    let mut worked = vec![false; worlds.len()];
+    let waited = loop {
+        let mut reached = false;
+        for (i, world) in worlds.iter().enumerate() {
+            if working[i] {
+                match world.worker_finished() {
+                    Some(r) => {
+                        working[i] = false;
+                        reached |= r;
+                    }
+                    None => continue,
+                }
+            }
+            let until = match wait {
+                Wait::Sleep(d) => Some(starts[i] + d),
+                _ => None,
+            };
+            let steps = match wait {
+                Wait::Yield => world
+                    .core
+                    .try_borrow()
+                    .map_or(0, |c| c.enabled.len().max(1)),
+                _ => usize::MAX,
+            };
+            if world.tasks_run_outside() {
+                // Again only when a guest knocked: it went idle.
+                if !worked[i] || world.door.knocked() {
+                    world.worker_start(steps, until);
+                    working[i] = true;
+                    worked[i] = true;
+                }
+            } else {
+                let done = |w: &World| word_changed() || until.is_some_and(|u| w.now() >= u);
+                world.drive_outside(&done, steps);
+                reached |= until.is_some_and(|u| world.now() >= u);
+            }
+        }
+        if matches!(wait, Wait::Yield) {
+            for (i, world) in worlds.iter().enumerate() {
+                if working[i] {
+                    world.worker_wait();
+                    working[i] = false;
+                }
+            }
+            break Waited::Done;
+        }
+        if reached || word_changed() {
+            break Waited::Done;
+        }
+        let slice = match deadline {
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break match wait {
+                        Wait::Sleep(_) => Waited::Done,
+                        _ => Waited::TimedOut,
+                    };
+                }
+                left.min(SLICE)
+            }
+            None => SLICE,
+        };
+        if real(slice) {
+            break Waited::Done;
+        }
+    };
+    for (i, world) in worlds.iter().enumerate() {
+        if working[i] {
+            world.worker_stop();
+        }
+    }
+    waited
+}
+
+/// A simulation's worker: the OS thread that runs its tasks while its
+/// owner thread waits outside a `block_on` (see [`owner_wait`]). It touches
+/// the simulation only between [`World::worker_start`] and the owner's
+/// [`World::worker_stop`] (or `worker_wait`), while the owner does not.
+pub(crate) struct Worker {
+    shared: Arc<WorkerShared>,
+}
+
+struct WorkerShared {
+    job: Mutex<Job>,
+    changed: Condvar,
+    /// The owner asks the drive to end after its current step.
+    stop: AtomicBool,
+}
+
+enum Job {
+    /// Nothing to do.
+    Waiting,
+    /// Drive the simulation for at most `steps` steps, or until its clock
+    /// reaches `until`.
+    Run {
+        world: threads::OnTurn<Rc<World>>,
+        steps: usize,
+        until: Option<Duration>,
+    },
+    /// Driving now.
+    Running,
+    /// The drive ended; `reached`: at `until`.
+    Finished { reached: bool },
+    /// The simulation is gone.
+    Quit,
+}
+
+impl WorkerShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Job> {
+        self.job.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The worker thread's life.
+    fn work(&self) {
+        loop {
+            let (world, steps, until) = without_interception(|| {
+                let mut job = self.lock();
+                loop {
+                    match std::mem::replace(&mut *job, Job::Running) {
+                        Job::Run {
+                            world,
+                            steps,
+                            until,
+                        } => return Some((world.into_inner(), steps, until)),
+                        Job::Quit => return None,
+                        other => *job = other,
+                    }
+                    job = self.changed.wait(job).unwrap_or_else(|e| e.into_inner());
+                }
+            })
+            .unzip_three();
+            let Some(world) = world else { return };
+            let done =
+                |w: &World| self.stop.load(Ordering::SeqCst) || until.is_some_and(|u| w.now() >= u);
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                world.drive_outside(&done, steps)
+            }));
+            let reached = until.is_some_and(|u| world.now() >= u);
+            drop(world);
+            without_interception(|| {
+                let mut job = self.lock();
+                *job = Job::Finished { reached };
+                self.changed.notify_all();
+            });
+        }
+    }
+}
+
+/// `Option<(A, B, C)>` as three options (the worker's job, or none).
+trait UnzipThree<A, B, C> {
+    fn unzip_three(self) -> (Option<A>, B, C);
+}
+
+impl<A, B: Default, C: Default> UnzipThree<A, B, C> for Option<(A, B, C)> {
+    fn unzip_three(self) -> (Option<A>, B, C) {
+        match self {
+            Some((a, b, c)) => (Some(a), b, c),
+            None => (None, B::default(), C::default()),
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        without_interception(|| {
+            *self.shared.lock() = Job::Quit;
+            self.shared.changed.notify_all();
+        });
+    }
+}
+
+impl World {
+    /// Starts a drive of this simulation on its worker (made on first
+    /// use): at most `steps` steps, or until the clock reaches `until`.
+    fn worker_start(self: &Rc<Self>, steps: usize, until: Option<Duration>) {
+        let mut slot = self.worker.borrow_mut();
+        if slot.is_none() {
+            let shared = Arc::new(WorkerShared {
+                job: Mutex::new(Job::Waiting),
+                changed: Condvar::new(),
+                stop: AtomicBool::new(false),
+            });
+            let theirs = shared.clone();
+            let started = without_interception(|| {
+                std::thread::Builder::new()
+                    .name("tokio-runtime-worker".to_string())
+                    .spawn(move || theirs.work())
+            });
+            if started.is_err() {
+                return;
+            }
+            *slot = Some(Worker { shared });
+        }
+        let Some(worker) = slot.as_ref() else { return };
+        worker.shared.stop.store(false, Ordering::SeqCst);
+        without_interception(|| {
+            *worker.shared.lock() = Job::Run {
+                world: threads::OnTurn::new(self.clone()),
+                steps,
+                until,
+            };
+            worker.shared.changed.notify_all();
+        });
+    }
+
+    /// Whether the worker's drive ended (`Some(reached until)`), without
+    /// waiting.
+    fn worker_finished(&self) -> Option<bool> {
+        let worker = self.worker.try_borrow().ok()?;
+        // Never started (no thread could be made): nothing runs.
+        let Some(worker) = worker.as_ref() else {
+            return Some(false);
+        };
+        without_interception(|| match &*worker.shared.lock() {
+            Job::Finished { reached } => Some(*reached),
+            Job::Waiting => Some(false),
+            _ => None,
+        })
+    }
+
+    /// Waits until the worker's drive ends.
+    fn worker_wait(&self) {
+        let Ok(worker) = self.worker.try_borrow() else {
+            return;
+        };
+        let Some(worker) = worker.as_ref() else {
+            return;
+        };
+        without_interception(|| {
+            let mut job = worker.shared.lock();
+            while matches!(&*job, Job::Run { .. } | Job::Running) {
+                job = worker
+                    .shared
+                    .changed
+                    .wait(job)
+                    .unwrap_or_else(|e| e.into_inner());
+            }
+            *job = Job::Waiting;
+        })
+    }
+
+    /// Ends the worker's drive after its current step, and waits for it.
+    fn worker_stop(&self) {
+        if let Ok(worker) = self.worker.try_borrow() {
+            if let Some(worker) = worker.as_ref() {
+                worker.shared.stop.store(true, Ordering::SeqCst);
+            }
+        }
+        self.worker_wait();
+    }
+}

@@ -1,0 +1,179 @@
+//! A runtime used from threads it did not start: guests (`Handle::spawn`,
+//! `block_on`, `enter` from an outside thread) and the owner thread driving
+//! its simulations while it waits outside a `block_on`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::time::Duration;
+
+use sim_rt::runtime::{Builder, Handle, Runtime};
+use sim_rt::sync::oneshot;
+
+fn current_thread() -> Runtime {
+    Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn multi_thread() -> Runtime {
+    Builder::new_multi_thread().enable_all().build().unwrap()
+}
+
+/// An outside thread spawns while the main future waits for it: the
+/// simulation waits for the thread instead of reporting a deadlock, and
+/// the run is the same every time (the thread joins while the simulation
+/// waits).
+#[test]
+fn spawn_from_an_outside_thread_while_idle_is_reproducible() {
+    let run = || {
+        let rt = current_thread();
+        let handle = rt.handle().clone();
+        let (tx, rx) = oneshot::channel();
+        let outside = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            handle.spawn(async move {
+                sim_rt::time::sleep(Duration::from_millis(5)).await;
+                tx.send(7).unwrap();
+            });
+        });
+        let got = rt.block_on(async move { rx.await.unwrap() });
+        outside.join().unwrap();
+        assert_eq!(got, 7);
+        let trace = rt.trace();
+        assert_eq!(trace.guests().len(), 1, "one guest joined");
+        trace.hash()
+    };
+    assert_eq!(
+        run(),
+        run(),
+        "a guest that joins an idle simulation replays"
+    );
+}
+
+/// Two outside threads share a runtime's `block_on`; the owner drives it
+/// while it joins them.
+#[test]
+fn block_on_from_two_outside_threads() {
+    let rt = Arc::new(current_thread());
+    let (tx1, rx1) = oneshot::channel();
+    let (tx2, rx2) = oneshot::channel();
+    let rt1 = rt.clone();
+    let a = thread::spawn(move || {
+        rt1.block_on(async move {
+            rx2.await.unwrap();
+            sim_rt::time::sleep(Duration::from_millis(5)).await;
+            tx1.send(()).unwrap();
+            1
+        })
+    });
+    let rt2 = rt.clone();
+    let b = thread::spawn(move || {
+        rt2.block_on(async move {
+            tx2.send(()).unwrap();
+            sim_rt::time::sleep(Duration::from_millis(5)).await;
+            rx1.await.unwrap();
+            2
+        })
+    });
+    assert_eq!(a.join().unwrap(), 1);
+    assert_eq!(b.join().unwrap(), 2);
+    assert!(rt.elapsed() >= Duration::from_millis(5));
+}
+
+/// A multi-thread runtime's spawned tasks run while its owner waits on a
+/// std channel, timers included.
+#[test]
+fn multi_thread_tasks_run_while_the_owner_waits() {
+    let rt = multi_thread();
+    let (tx, rx) = mpsc::channel();
+    let count = Arc::new(AtomicUsize::new(0));
+    for i in 0..100 {
+        let tx = tx.clone();
+        let count = count.clone();
+        rt.spawn(async move {
+            sim_rt::time::sleep(Duration::from_millis(i % 7)).await;
+            if count.fetch_add(1, Ordering::SeqCst) + 1 == 100 {
+                tx.send(()).unwrap();
+            }
+        });
+    }
+    rx.recv().unwrap();
+    assert_eq!(count.load(Ordering::SeqCst), 100);
+    // A sleep of the owner lets simulated time pass.
+    let before = rt.elapsed();
+    let slept = rt.spawn(async { sim_rt::time::sleep(Duration::from_millis(30)).await });
+    thread::sleep(Duration::from_millis(50));
+    assert!(slept.is_finished());
+    assert!(rt.elapsed() >= before + Duration::from_millis(30));
+}
+
+/// A current-thread runtime runs spawned tasks only in a `block_on`, as
+/// tokio's: an outside thread's spawn waits in the queue.
+#[test]
+fn current_thread_tasks_wait_for_a_block_on() {
+    let rt = current_thread();
+    let handle = rt.handle().clone();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let ran2 = ran.clone();
+    thread::spawn(move || {
+        handle.spawn(async move {
+            ran2.fetch_add(1, Ordering::SeqCst);
+        });
+    })
+    .join()
+    .unwrap();
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+    rt.block_on(sim_rt::task::yield_now());
+    assert_eq!(ran.load(Ordering::SeqCst), 1);
+}
+
+/// `Handle::enter` from an outside thread makes the simulation current
+/// until the guard drops.
+#[test]
+fn enter_from_an_outside_thread() {
+    let rt = current_thread();
+    let handle = rt.handle().clone();
+    let (tx, rx) = mpsc::channel();
+    let outside = thread::spawn(move || {
+        let _guard = handle.enter();
+        let now = sim_rt::time::Instant::now();
+        let task = sim_rt::spawn(async { 5 });
+        tx.send(task).unwrap();
+        now
+    });
+    let task = rx.recv().unwrap();
+    outside.join().unwrap();
+    assert_eq!(rt.block_on(task).unwrap(), 5);
+}
+
+/// An owner thread that spins on `yield_now` outside a `block_on` lets a
+/// multi-thread runtime's tasks run.
+#[test]
+fn yield_now_of_the_owner_runs_tasks() {
+    let rt = multi_thread();
+    let done = Arc::new(AtomicUsize::new(0));
+    let d = done.clone();
+    rt.spawn(async move {
+        for _ in 0..10 {
+            sim_rt::task::yield_now().await;
+        }
+        d.store(1, Ordering::SeqCst);
+    });
+    while done.load(Ordering::SeqCst) == 0 {
+        thread::yield_now();
+    }
+}
+
+/// A handle of a dropped runtime, used from another thread, says so.
+#[test]
+fn handle_of_a_dropped_runtime_says_so() {
+    let rt = current_thread();
+    let handle: Handle = rt.handle().clone();
+    drop(rt);
+    let err = thread::spawn(move || {
+        handle.block_on(async {});
+    })
+    .join()
+    .unwrap_err();
+    let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("runtime was dropped"), "{msg}");
+}
