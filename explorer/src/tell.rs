@@ -99,6 +99,8 @@ pub(crate) struct Words<'a> {
     packets: BTreeMap<PacketId, Packet>,
     /// Each task's host and last label.
     tasks: BTreeMap<Id, (HostId, Option<&'static str>)>,
+    /// The tasks that are std threads' turns: the thread's number.
+    threads: BTreeMap<Id, u32>,
 }
 
 impl<'a> Words<'a> {
@@ -108,6 +110,7 @@ impl<'a> Words<'a> {
             hosts,
             packets: BTreeMap::new(),
             tasks: BTreeMap::new(),
+            threads: BTreeMap::new(),
         };
         // Partitioned links (from, to), as the story goes.
         let mut cut: Vec<(HostId, HostId)> = Vec::new();
@@ -120,6 +123,9 @@ impl<'a> Words<'a> {
                     if let Some(entry) = words.tasks.get_mut(task) {
                         entry.1 = Some(label);
                     }
+                }
+                Happening::Thread { task, number, .. } => {
+                    words.threads.insert(*task, *number);
                 }
                 Happening::Sent {
                     packet,
@@ -224,8 +230,13 @@ impl<'a> Words<'a> {
         })
     }
 
-    /// A task: "task 7 on a", "task 7 (client) on a".
+    /// A task: "task 7 on a", "task 7 (client) on a"; a std thread's
+    /// turns: "std thread 2 (task 7) on a".
     pub(crate) fn task(&self, id: Id) -> String {
+        if let Some(n) = self.threads.get(&id) {
+            let host = self.tasks.get(&id).map_or("main", |t| self.host(t.0));
+            return format!("std thread {n} (task {id}) on {host}");
+        }
         match self.tasks.get(&id) {
             Some((h, Some(label))) => format!("task {id} ({label}) on {}", self.host(*h)),
             Some((h, None)) => format!("task {id} on {}", self.host(*h)),

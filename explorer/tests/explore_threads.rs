@@ -73,6 +73,19 @@ fn the_default_search_finds_the_overdraw_and_it_replays() {
         "the report names the threads:\n{out}"
     );
     assert!(!out.contains("not deterministic"), "{out}");
+    // The picture names the threads' turns as threads, not as tasks.
+    let picture = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("picture: "))
+        .expect("a picture line");
+    let html = std::fs::read_to_string(picture.trim()).expect("the picture");
+    // "std thread N (task M) on main", as a pick's subject.
+    let named = html.match_indices("std thread ").any(|(i, _)| {
+        let rest = &html[i..];
+        rest.find(") on main")
+            .is_some_and(|end| end < 40 && rest[..end].contains(" (task "))
+    });
+    assert!(named, "the picture names a std thread's turns");
     let token = common::replay_token(&out).expect("a reproduce line");
     let (ok, again) = run_child("overdraw_child", &[("SIM_REPLAY", token.as_str())]);
     assert!(!ok, "the replay fails again:\n{again}");

@@ -326,13 +326,42 @@ fn shutdown_background_drops_pending_tasks() {
     assert_eq!(drops.load(Ordering::SeqCst), 2);
 }
 
+/// As tokio's: a spawn on a dropped runtime drops the future at once and
+/// gives a cancelled task; a `block_on` says the simulation is gone.
 #[test]
-#[should_panic(expected = "this Handle's simulation is gone")]
-fn a_handle_outliving_its_runtime_panics_when_used() {
+fn a_handle_outliving_its_runtime_spawns_cancelled_tasks() {
     let rt = Builder::new_current_thread().seed(18).build().unwrap();
     let handle = rt.handle().clone();
     drop(rt);
-    drop(handle.spawn(async {}));
+    struct Dropped(Arc<AtomicUsize>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let drops = Arc::new(AtomicUsize::new(0));
+    let held = Dropped(drops.clone());
+    let task = handle.spawn(async move {
+        let _held = held;
+    });
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the future is dropped at once"
+    );
+    assert!(futures::executor::block_on(task)
+        .unwrap_err()
+        .is_cancelled());
+    let blocking = handle.spawn_blocking(|| 1);
+    assert!(futures::executor::block_on(blocking)
+        .unwrap_err()
+        .is_cancelled());
+    let gone = std::panic::catch_unwind(|| handle.block_on(async {})).unwrap_err();
+    let text = gone
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| gone.downcast_ref::<String>().cloned().unwrap_or_default());
+    assert!(text.contains("this Handle's simulation is gone"), "{text}");
 }
 
 #[test]

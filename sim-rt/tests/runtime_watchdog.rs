@@ -71,6 +71,40 @@ fn a_thread_waiting_for_tasks_only_block_on_could_run_is_reported() {
     assert!(status.success(), "{err}");
 }
 
+/// The owner thread of a simulation spinning on `yield_now` for a thing
+/// its tasks never do (tokio's `rt_threaded::test_tuning` waits for
+/// tokio's internal tuning so) ends with a report, not a hang.
+#[test]
+fn an_owner_spinning_on_yield_now_forever_is_reported() {
+    assert_watchdog_report(
+        "child_spins_on_yield_now",
+        &[
+            "that owns a simulation has spun in yield_now",
+            "reproduce: SIM_SEED=9",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "run by an_owner_spinning_on_yield_now_forever_is_reported"]
+fn child_spins_on_yield_now() {
+    let mut b = sim_rt::runtime::Builder::new_multi_thread();
+    b.exact_seed(9);
+    let rt = b.build().unwrap();
+    let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let t = ticks.clone();
+    rt.spawn(async move {
+        loop {
+            t.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            sim_rt::time::sleep(Duration::from_millis(1)).await;
+        }
+    });
+    // Waits for a count the task never reaches in one tick.
+    while ticks.load(std::sync::atomic::Ordering::Relaxed) != usize::MAX {
+        std::thread::yield_now();
+    }
+}
+
 #[test]
 fn a_malformed_limit_is_a_clear_error() {
     let (status, err) = child("child_spins_in_a_task", "ten");

@@ -177,3 +177,60 @@ fn handle_of_a_dropped_runtime_says_so() {
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("runtime was dropped"), "{msg}");
 }
+
+/// Two multi-thread runtimes of one owner: a task of one wakes a task of
+/// the other while the owner waits on a std channel (tokio's
+/// `rt_threaded::multi_threadpool`).
+#[test]
+fn a_task_of_one_runtime_wakes_a_task_of_another_while_the_owner_waits() {
+    let rt1 = multi_thread();
+    let rt2 = multi_thread();
+    let (tx, rx) = oneshot::channel();
+    let (done_tx, done_rx) = mpsc::channel();
+    rt2.spawn(async move {
+        rx.await.unwrap();
+        done_tx.send(()).unwrap();
+    });
+    rt1.spawn(async move {
+        tx.send(()).unwrap();
+    });
+    done_rx.recv().unwrap();
+}
+
+/// The owner spawns from a spin loop with `yield_now`, reading what the
+/// tasks do (tokio's `rt_threaded::test_tuning`, shortened).
+#[test]
+fn an_owner_spinning_with_yield_now_sees_its_tasks_run() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    fn iter(flag: Arc<std::sync::atomic::AtomicBool>, counter: Arc<AtomicUsize>) {
+        if flag.load(Ordering::Relaxed) {
+            counter.fetch_add(1, Ordering::Relaxed);
+            sim_rt::spawn(async move { iter(flag, counter) });
+        }
+    }
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let counter = Arc::new(AtomicUsize::new(61));
+    let interval = Arc::new(AtomicUsize::new(61));
+    {
+        let (flag, counter) = (flag.clone(), counter.clone());
+        rt.spawn(async move { iter(flag, counter) });
+    }
+    let mut good = 0;
+    while good < 3 {
+        if interval.load(Ordering::Relaxed) <= 8 {
+            good += 1;
+        } else {
+            good = 0;
+        }
+        let (counter, interval) = (counter.clone(), interval.clone());
+        rt.spawn(async move {
+            let prev = counter.swap(0, Ordering::Relaxed);
+            interval.store(prev, Ordering::Relaxed);
+        });
+        thread::yield_now();
+    }
+    flag.store(false, Ordering::Relaxed);
+}

@@ -1143,16 +1143,26 @@ impl Handle {
     /// When the simulation was dropped.
     #[track_caller]
     pub(crate) fn with_world<R>(&self, f: impl FnOnce(&Rc<World>) -> R) -> R {
-        if let Some(world) = context::world_of(self.id) {
-            return f(&world);
-        }
-        match world::door::visit(self.id, f) {
+        match self.try_with_world(f) {
             Some(out) => out,
             None => panic!("{HANDLE_GONE}"),
         }
     }
 
+    /// [`with_world`](Self::with_world), or `None` when the simulation
+    /// was dropped or failed.
+    fn try_with_world<R>(&self, f: impl FnOnce(&Rc<World>) -> R) -> Option<R> {
+        if let Some(world) = context::world_of(self.id) {
+            return Some(f(&world));
+        }
+        world::door::visit(self.id, f)
+    }
+
     /// Simulated [`tokio::runtime::Handle::spawn`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn).
+    ///
+    /// As tokio's, a spawn on a runtime that was dropped (or whose
+    /// simulation failed) drops the future at once and returns a handle
+    /// whose task is cancelled.
     #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
@@ -1160,7 +1170,13 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let origin = Origin::Spawn(Location::caller());
-        self.with_world(|world| JoinHandle::spawn_on(world, future, None, origin))
+        let mut future = Some(future);
+        let spawned = self.try_with_world(|world| {
+            let future = future.take().expect("spawned once");
+            JoinHandle::spawn_on(world, future, None, origin)
+        });
+        drop(future);
+        spawned.unwrap_or_else(|| JoinHandle::cancelled(self.id))
     }
 
     /// Simulated [`tokio::runtime::Handle::spawn_blocking`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.spawn_blocking).
@@ -1171,7 +1187,14 @@ impl Handle {
         R: Send + 'static,
     {
         let origin = Origin::Blocking(Location::caller());
-        self.with_world(|world| crate::task::blocking_on(world, func, origin))
+        let mut func = Some(func);
+        let spawned = self.try_with_world(|world| {
+            let func = func.take().expect("spawned once");
+            crate::task::blocking_on(world, func, origin)
+        });
+        // On a dropped runtime: dropped at once, the task cancelled.
+        drop(func);
+        spawned.unwrap_or_else(|| JoinHandle::cancelled(self.id))
     }
 
     /// Simulated [`tokio::runtime::Handle::block_on`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.block_on).

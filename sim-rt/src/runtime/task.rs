@@ -191,6 +191,11 @@ impl WakeQueue {
     }
 
     /// Whether a wake of task `id` (at `key`) is queued and not yet taken.
+    /// Whether wakes wait to be taken (without the lock).
+    pub(crate) fn any(&self) -> bool {
+        self.queued.load(Ordering::Acquire)
+    }
+
     pub(crate) fn holds(&self, key: usize, id: Id) -> bool {
         let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         queue.iter().any(|w| w.key == key && w.id == id)

@@ -120,6 +120,17 @@ pub enum Happening {
         /// Its host.
         host: HostId,
     },
+    /// A std thread started, or a thread from outside the simulation
+    /// joined it (a `Handle::block_on` or `spawn` from such a thread): its
+    /// turns are the polls of `task`.
+    Thread {
+        /// The task that gives it its turns.
+        task: Id,
+        /// Its number in the simulation ("std thread 2").
+        number: u32,
+        /// Started outside the simulation.
+        outside: bool,
+    },
     /// The program labelled a task with
     /// [`sim::annotate`](crate::sim::annotate).
     Labelled {

@@ -76,6 +76,20 @@ impl<T: 'static> JoinHandle<T> {
     }
 }
 
+impl<T: 'static> JoinHandle<T> {
+    /// The handle of a task spawned on simulation `runtime` after it was
+    /// dropped: cancelled before it started, as tokio's.
+    pub(crate) fn cancelled(runtime: u64) -> JoinHandle<T> {
+        JoinHandle {
+            runtime,
+            key: usize::MAX,
+            id: Id::from_u64(u64::MAX),
+            take: take_output::<T>,
+            _output: PhantomData,
+        }
+    }
+}
+
 impl<T> JoinHandle<T> {
     fn world(&self) -> Option<Rc<World>> {
         context::world_of(self.runtime)
@@ -115,13 +129,15 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let Some(world) = self.world() else {
-            panic!(
-                "a JoinHandle was polled outside its simulation (another thread, another \
-                 runtime, or after the runtime was dropped)"
-            );
-        };
-        world.poll_join(self.key, self.id, self.take, cx)
+        if let Some(world) = self.world() {
+            return world.poll_join(self.key, self.id, self.take, cx);
+        }
+        // From a thread outside the simulation: as a guest of it. Once the
+        // simulation is gone, its tasks are cancelled (as a dropped tokio
+        // runtime's).
+        let (key, id, take) = (self.key, self.id, self.take);
+        crate::runtime::world::door::visit(self.runtime, |w| w.poll_join(key, id, take, cx))
+            .unwrap_or(Poll::Ready(Err(JoinError::cancelled(id))))
     }
 }
 

@@ -418,6 +418,7 @@ pub(crate) fn owner_wait(
     real: &mut dyn FnMut(Duration) -> bool,
 ) -> Waited {
     let worlds = context::owned_simulations();
+    check_spin(&wait, &worlds);
     let starts: Vec<Duration> = worlds.iter().map(|w| w.now()).collect();
     let deadline = match wait {
         Wait::Sleep(d) => Some(Instant::now() + d),
@@ -455,8 +456,10 @@ pub(crate) fn owner_wait(
                 _ => usize::MAX,
             };
             if world.tasks_run_outside() {
-                // Again only when a guest knocked: it went idle.
-                if !worked[i] || world.door.knocked() {
+                // Again once it went idle only when a guest knocked, or
+                // something woke one of its tasks (another simulation's
+                // task, a thread outside).
+                if !worked[i] || world.door.knocked() || world.wakes.any() {
                     world.worker_start(steps, until);
                     working[i] = true;
                     worked[i] = true;
@@ -502,6 +505,51 @@ pub(crate) fn owner_wait(
         }
     }
     waited
+}
+
+thread_local! {
+    /// When this owner thread began a run of `yield_now`s with no other
+    /// wait between them.
+    static SPINNING_SINCE: std::cell::Cell<Option<Instant>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Ends the process with a report when the owner thread has spun on
+/// `yield_now` for longer than the watchdog's limit (`SIM_POLL_TIMEOUT`):
+/// the spin waits for something its simulations' tasks, which run at each
+/// yield, have not done in all that time (tokio's internal tuning, say),
+/// and would never end. Any other wait ends the run of yields.
+fn check_spin(wait: &Wait<'_>, worlds: &[Rc<World>]) {
+    if !matches!(wait, Wait::Yield) {
+        SPINNING_SINCE.with(|s| s.set(None));
+        return;
+    }
+    let since = SPINNING_SINCE.with(|s| {
+        let since = s.get().unwrap_or_else(Instant::now);
+        s.set(Some(since));
+        since
+    });
+    let Some(limit) = crate::runtime::watchdog::limit() else {
+        return;
+    };
+    let spun = since.elapsed();
+    if spun <= limit {
+        return;
+    }
+    let seed = worlds.first().map_or(0, |w| w.seed());
+    let thread = std::thread::current();
+    let name = thread.name().map_or(String::new(), |n| format!(" ({n})"));
+    eprintln!(
+        "\nsim_rt: the thread{name} that owns a simulation has spun in yield_now (a loop of \
+         std::thread::yield_now or sched_yield outside block_on) for {spun:.1?} of real time. At \
+         each yield the simulation's tasks run, and they have not done what the loop waits for: \
+         it would never end (a condition only real threads' timing meets, such as tokio's \
+         internal scheduling, cannot be met in a simulation). Wait on a tokio::sync channel or a \
+         JoinHandle inside block_on instead.\n  reproduce: {}\n  (SIM_POLL_TIMEOUT sets this \
+         limit in seconds, 0 turns it off.) Ending the process.\n",
+        crate::runtime::failure::reproduce_line(seed)
+    );
+    std::process::exit(101);
 }
 
 /// A simulation's worker: the OS thread that runs its tasks while its

@@ -402,6 +402,11 @@ impl World {
         }
         // Nobody joins the task: the thread's join waits for its exit.
         self.release_handle(key, id);
+        self.tell(|| crate::story::Happening::Thread {
+            task: id,
+            number: thread.number(),
+            outside: guest,
+        });
     }
 
     /// The OS thread of thread `number` was created with handle `handle`.
