@@ -21,21 +21,26 @@ fn multi_thread() -> Runtime {
 /// An outside thread spawns while the main future waits for it: the
 /// simulation waits for the thread instead of reporting a deadlock, and
 /// the run is the same every time (the thread joins while the simulation
-/// waits).
+/// waits: it spawns once the main future told it to, and the main future
+/// then waits for what it spawns).
 #[test]
 fn spawn_from_an_outside_thread_while_idle_is_reproducible() {
     let run = || {
         let rt = current_thread();
         let handle = rt.handle().clone();
         let (tx, rx) = oneshot::channel();
+        let (go, wait_go) = mpsc::channel();
         let outside = thread::spawn(move || {
-            thread::sleep(Duration::from_millis(20));
+            wait_go.recv().unwrap();
             handle.spawn(async move {
                 sim_rt::time::sleep(Duration::from_millis(5)).await;
                 tx.send(7).unwrap();
             });
         });
-        let got = rt.block_on(async move { rx.await.unwrap() });
+        let got = rt.block_on(async move {
+            go.send(()).unwrap();
+            rx.await.unwrap()
+        });
         outside.join().unwrap();
         assert_eq!(got, 7);
         let trace = rt.trace();
