@@ -145,6 +145,65 @@ fn block_in_place_panics_on_a_current_thread_runtime() {
     rt.block_on(async { sim_rt::task::block_in_place(|| ()) });
 }
 
+#[test]
+#[should_panic(expected = "can call blocking only when running on the multi-threaded runtime")]
+fn block_in_place_panics_in_a_task_of_a_current_thread_runtime() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let _enter = rt.enter();
+    handle.block_on(async {
+        let joined = sim_rt::spawn(async { sim_rt::task::block_in_place(|| ()) }).await;
+        if let Err(err) = joined {
+            std::panic::resume_unwind(err.into_panic());
+        }
+    });
+}
+
+/// A current-thread runtime's `Handle::block_on` holds no core in tokio:
+/// `block_in_place` works in its future, and a `block_on` nested in it
+/// runs.
+#[test]
+fn block_in_place_works_in_a_current_thread_handle_block_on() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let out = handle.block_on(async {
+        sim_rt::task::block_in_place(|| {
+            sim_rt::runtime::Handle::current().block_on(async {
+                sim_rt::task::yield_now().await;
+                7
+            })
+        })
+    });
+    assert_eq!(out, 7);
+}
+
+/// tokio runs `block_in_place`'s closure with no cooperative budget: a
+/// future it polls to completion is never told to yield.
+#[test]
+fn block_in_place_has_no_budget() {
+    let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        sim_rt::spawn(async {
+            sim_rt::task::block_in_place(|| {
+                for _ in 0..500 {
+                    assert!(coop::has_budget_remaining());
+                    let waker = std::task::Waker::noop();
+                    let mut cx = Context::from_waker(waker);
+                    assert!(coop::poll_proceed(&mut cx).is_ready());
+                }
+            })
+        })
+        .await
+        .unwrap()
+    });
+}
+
 // ----- What takes budget, as in tokio -----------------------------------------
 
 /// After a yield (so the task starts a poll with tokio's 128 units), how

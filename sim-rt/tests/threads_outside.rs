@@ -239,3 +239,93 @@ fn an_owner_spinning_with_yield_now_sees_its_tasks_run() {
     }
     flag.store(false, Ordering::Relaxed);
 }
+
+/// A dropped runtime's handle can still be entered, as tokio's: inside the
+/// guard `Handle::current` finds it and `tokio::spawn` returns a cancelled
+/// task's handle instead of panicking.
+#[test]
+fn entering_a_dropped_runtime_cancels_what_it_spawns() {
+    let rt = current_thread();
+    let handle = rt.handle().clone();
+    drop(rt);
+    let _guard = handle.enter();
+    assert_eq!(Handle::current().id(), handle.id());
+    let ran = Arc::new(AtomicUsize::new(0));
+    let r = ran.clone();
+    let task = sim_rt::spawn(async move {
+        r.fetch_add(1, Ordering::SeqCst);
+    });
+    let blocking = sim_rt::task::spawn_blocking(|| 1);
+    // A second runtime polls the handles: both tasks were cancelled.
+    let other = current_thread();
+    let (task, blocking) = other.block_on(async { (task.await, blocking.await) });
+    assert!(task.unwrap_err().is_cancelled());
+    assert!(blocking.unwrap_err().is_cancelled());
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "the future never ran");
+}
+
+/// Outside every guard, no runtime is current again.
+#[test]
+fn leaving_a_dropped_runtime_leaves_no_context() {
+    let rt = current_thread();
+    let handle = rt.handle().clone();
+    drop(rt);
+    drop(handle.enter());
+    assert!(Handle::try_current().is_err());
+}
+
+/// Metrics read after the runtime is dropped give the counters it ended
+/// with, as tokio's.
+#[test]
+fn metrics_outlive_their_runtime() {
+    let rt = current_thread();
+    let metrics = rt.metrics();
+    rt.block_on(async {
+        sim_rt::spawn(async {});
+        sim_rt::time::sleep(Duration::from_millis(1)).await;
+    });
+    let parks = metrics.worker_park_count(0);
+    assert!(parks >= 1, "the clock moved at least once");
+    drop(rt);
+    assert_eq!(metrics.worker_park_count(0), parks);
+    assert_eq!(metrics.num_alive_tasks(), 0);
+}
+
+/// Of two outside threads in a current-thread runtime's `block_on`, the
+/// first holds its core (`worker_index() == Some(0)`), the other not.
+#[test]
+fn the_first_outside_block_on_holds_the_core() {
+    let rt = Arc::new(current_thread());
+    let (entered_tx, entered_rx) = mpsc::sync_channel(1);
+    let (release_tx, release_rx) = oneshot::channel::<()>();
+    let first_rt = rt.clone();
+    let first = thread::spawn(move || {
+        first_rt.block_on(async move {
+            entered_tx.send(()).unwrap();
+            release_rx.await.unwrap();
+            sim_rt::runtime::worker_index()
+        })
+    });
+    entered_rx.recv().unwrap();
+    let second_rt = rt.clone();
+    let second =
+        thread::spawn(move || second_rt.block_on(async { sim_rt::runtime::worker_index() }));
+    assert_eq!(second.join().unwrap(), None);
+    release_tx.send(()).unwrap();
+    assert_eq!(first.join().unwrap(), Some(0));
+}
+
+/// A task that finished before its runtime was dropped keeps its output
+/// for its `JoinHandle`, as on tokio; one that had not is cancelled.
+#[test]
+fn a_finished_task_keeps_its_output_past_the_runtime() {
+    let rt = current_thread();
+    let done = rt.spawn(async { 42 });
+    let pending = rt.spawn(std::future::pending::<()>());
+    rt.block_on(sim_rt::task::yield_now());
+    drop(rt);
+    let other = current_thread();
+    let (done, pending) = other.block_on(async { (done.await, pending.await) });
+    assert_eq!(done.unwrap(), 42);
+    assert!(pending.unwrap_err().is_cancelled());
+}

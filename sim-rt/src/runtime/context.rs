@@ -194,3 +194,39 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         None => message,
     }
 }
+
+/// A runtime that was dropped, entered through its handle (tokio allows
+/// it): what `Handle::current` rebuilds its handle from.
+#[derive(Clone)]
+pub(crate) struct Gone {
+    pub(crate) id: u64,
+    pub(crate) flavor: super::config::RuntimeFlavor,
+    pub(crate) name: Option<std::sync::Arc<str>>,
+}
+
+thread_local! {
+    /// The dropped runtimes entered on this thread and not left yet,
+    /// innermost last.
+    static ENTERED_GONE: RefCell<Vec<Gone>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Enters dropped runtime `gone` on this thread until the guard drops.
+pub(crate) fn enter_gone(gone: Gone) -> EnteredGone {
+    ENTERED_GONE.with(|g| g.borrow_mut().push(gone));
+    EnteredGone(())
+}
+
+/// The dropped runtime entered last on this thread, if any (see
+/// [`enter_gone`]).
+pub(crate) fn entered_gone() -> Option<Gone> {
+    ENTERED_GONE.with(|g| g.borrow().last().cloned())
+}
+
+/// Leaves the dropped runtime [`enter_gone`] entered, when dropped.
+pub(crate) struct EnteredGone(());
+
+impl Drop for EnteredGone {
+    fn drop(&mut self) {
+        ENTERED_GONE.with(|g| g.borrow_mut().pop());
+    }
+}

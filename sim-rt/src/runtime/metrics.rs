@@ -1,21 +1,26 @@
 //! Simulated [`tokio::runtime::RuntimeMetrics`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html): counters of a simulation,
-//! read live from its world.
+//! read live from its world, and kept when it ends.
 //!
 //! The simulation has one worker (the thread that drives it). It "parks"
 //! when no task can run and the clock moves to the next instant at which
 //! something is due, so the park count is the number of clock advances.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::world::{KeptMetrics, WorldMetrics};
 use super::Handle;
 
 /// Simulated [`tokio::runtime::RuntimeMetrics`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html): a handle to a simulation's
 /// counters. Each method reads the current value.
 ///
+/// Once the runtime is dropped, each method reads the counters it ended
+/// with (no task alive or queued), as tokio's do.
+///
 /// # Panics
 ///
-/// Every method panics when the simulation is no longer reachable (it was
-/// dropped, or this is another thread), like [`Handle`]'s methods.
+/// When the simulation failed, or was dropped before any of these
+/// handles was made or read on the thread that built it.
 ///
 /// # Differences from tokio
 ///
@@ -25,15 +30,32 @@ use super::Handle;
 #[derive(Debug, Clone)]
 pub struct RuntimeMetrics {
     handle: Handle,
+    /// The counters the simulation ended with, once it is gone.
+    kept: Arc<KeptMetrics>,
 }
 
 impl RuntimeMetrics {
     pub(crate) fn new(handle: Handle) -> RuntimeMetrics {
-        RuntimeMetrics { handle }
+        let kept = Arc::default();
+        if let Some(world) = super::context::world_of(handle.id) {
+            world.keep_metrics(&kept);
+        }
+        RuntimeMetrics { handle, kept }
     }
 
-    fn counters(&self) -> super::world::WorldMetrics {
-        self.handle.with_world(|w| w.metrics())
+    #[track_caller]
+    fn counters(&self) -> WorldMetrics {
+        let live = self.handle.try_with_world(|w| {
+            w.keep_metrics(&self.kept);
+            w.metrics()
+        });
+        if let Some(live) = live {
+            return live;
+        }
+        match *self.kept.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(last) => last,
+            None => panic!("{}", super::HANDLE_GONE),
+        }
     }
 
     #[track_caller]

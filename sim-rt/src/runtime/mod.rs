@@ -101,7 +101,8 @@ use crate::task::join_handle::JoinHandle;
 
 const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. This happens \
     because a function (like `block_on`) attempted to block the current thread while the thread \
-    is being used to drive asynchronous tasks.";
+    is being used to drive asynchronous tasks. If you are in an async function, use `.await` on \
+    the future instead of blocking on it.";
 
 /// Builder options that only make sense for real threads or a real I/O
 /// driver: accepted with tokio's signature, and dropped.
@@ -1050,6 +1051,19 @@ enum Entered {
     Here(#[allow(dead_code)] context::EnterGuard),
     /// As a guest, from a thread outside it (`world::door`).
     Guest(#[allow(dead_code)] world::door::Visit),
+    /// A runtime that was dropped: see [`Handle::enter`].
+    Gone(#[allow(dead_code)] context::EnteredGone),
+}
+
+/// The handle of the dropped runtime entered last on this thread, when no
+/// simulation is current: what `Handle::current` finds, as on tokio, whose
+/// handle keeps a shut-down runtime's context.
+fn entered_gone() -> Option<Handle> {
+    context::entered_gone().map(|gone| Handle {
+        id: gone.id,
+        flavor: gone.flavor,
+        name: gone.name,
+    })
 }
 
 impl fmt::Debug for Entered {
@@ -1057,6 +1071,7 @@ impl fmt::Debug for Entered {
         f.write_str(match self {
             Entered::Here(_) => "Here",
             Entered::Guest(_) => "Guest",
+            Entered::Gone(_) => "Gone",
         })
     }
 }
@@ -1131,26 +1146,14 @@ impl Handle {
                 name: core.config.name.clone(),
             }
         })
+        .or_else(entered_gone)
         .ok_or(TryCurrentError(()))
     }
 
     /// Runs `f` on this handle's simulation: the current one or one this
     /// thread built; from a thread outside it, as a guest of it (see
     /// `world::door`: the thread waits until the simulation adopts it).
-    ///
-    /// # Panics
-    ///
-    /// When the simulation was dropped.
-    #[track_caller]
-    pub(crate) fn with_world<R>(&self, f: impl FnOnce(&Rc<World>) -> R) -> R {
-        match self.try_with_world(f) {
-            Some(out) => out,
-            None => panic!("{HANDLE_GONE}"),
-        }
-    }
-
-    /// [`with_world`](Self::with_world), or `None` when the simulation
-    /// was dropped or failed.
+    /// `None` when the simulation was dropped or failed.
     fn try_with_world<R>(&self, f: impl FnOnce(&Rc<World>) -> R) -> Option<R> {
         if let Some(world) = context::world_of(self.id) {
             return Some(f(&world));
@@ -1227,8 +1230,15 @@ impl Handle {
                         n.set(n.get() - 1);
                     }
                 }
+                // The first guest in a `block_on` of a current-thread
+                // runtime the owner does not drive holds its core, as in
+                // tokio: its future sees `worker_index() == Some(0)`.
+                let holds_core = world.guests_blocking.get() == 0
+                    && !world.is_driven()
+                    && self.flavor == RuntimeFlavor::CurrentThread;
                 world.guests_blocking.set(world.guests_blocking.get() + 1);
                 let _blocking = Blocking(world);
+                let _core = HoldsCore::set(holds_core);
                 world::threads::block_on(future)
             });
             return guest.unwrap_or_else(|| panic!("{HANDLE_GONE}"));
@@ -1237,17 +1247,36 @@ impl Handle {
             // Inside `block_in_place`, in a poll of this simulation.
             return world.block_on_in_place(future);
         }
+        let before = world
+            .main_without_core
+            .replace(self.flavor == RuntimeFlavor::CurrentThread);
+        struct Restore<'a>(&'a World, bool);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.main_without_core.set(self.1);
+            }
+        }
+        let _restore = Restore(&world, before);
         world.block_on(future)
     }
 
     /// Simulated [`tokio::runtime::Handle::enter`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.enter).
-    #[track_caller]
+    ///
+    /// As tokio's, the handle of a runtime that was dropped can be
+    /// entered: while the guard lives, `Handle::current` returns it and
+    /// `tokio::spawn` or `spawn_blocking` drop what they are given and
+    /// return a cancelled task's handle. Simulated I/O and timers still
+    /// need a live simulation.
     pub fn enter(&self) -> EnterGuard<'_> {
         let guard = match context::world_of(self.id) {
             Some(world) => Entered::Here(context::enter(world)),
             None => match world::door::Visit::begin(self.id) {
                 Some(visit) => Entered::Guest(visit),
-                None => panic!("{HANDLE_GONE}"),
+                None => Entered::Gone(context::enter_gone(context::Gone {
+                    id: self.id,
+                    flavor: self.flavor,
+                    name: self.name.clone(),
+                })),
             },
         };
         EnterGuard {
@@ -1303,14 +1332,37 @@ pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
 }
 
 /// Simulated [`tokio::runtime::worker_index`](https://docs.rs/tokio/1/tokio/runtime/fn.worker_index.html): `Some(0)` while a simulation
-/// is being driven on this thread (inside its tasks), else `None`.
+/// is being driven on this thread (inside its tasks), or in the future of
+/// a thread's `block_on` that holds a current-thread runtime's core (the
+/// first of concurrent ones from threads outside it), else `None`.
 ///
 /// # Differences from tokio
 ///
 /// None: a simulation behaves as a current-thread runtime driven by the
 /// thread that called `block_on`.
 pub fn worker_index() -> Option<usize> {
-    context::driving().then_some(0)
+    (context::driving() || HOLDS_CORE.with(|h| h.get())).then_some(0)
+}
+
+thread_local! {
+    /// This thread is a guest in a `block_on` that holds its current-thread
+    /// runtime's core (see `Handle::block_on`).
+    static HOLDS_CORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`HOLDS_CORE`] set for a guest's `block_on`, put back when it drops.
+struct HoldsCore(bool);
+
+impl HoldsCore {
+    fn set(holds: bool) -> HoldsCore {
+        HoldsCore(HOLDS_CORE.with(|h| h.replace(holds)))
+    }
+}
+
+impl Drop for HoldsCore {
+    fn drop(&mut self) {
+        HOLDS_CORE.with(|h| h.set(self.0));
+    }
 }
 
 /// A data choice through the current simulation's scheduler; 0 outside a

@@ -39,6 +39,8 @@ mod spawn;
 mod step;
 pub(crate) mod threads;
 
+pub(crate) use spawn::{drop_kept_output, kept_output};
+
 use std::cell::RefCell;
 use std::future::Future;
 use std::panic::Location;
@@ -102,6 +104,15 @@ pub(crate) struct Config {
     pub(crate) max_blocking_threads: usize,
     /// [`Builder::thread_keep_alive`](super::Builder::thread_keep_alive).
     pub(crate) keep_alive: Duration,
+}
+
+impl Config {
+    /// Whether the runtime's tasks run while its owner thread waits
+    /// outside a `block_on` (`door`): a multi-thread runtime's do, as on
+    /// tokio's workers; a current-thread runtime's wait for a `block_on`.
+    pub(crate) fn tasks_run_in_background(&self) -> bool {
+        self.flavor == RuntimeFlavor::MultiThread
+    }
 }
 
 /// The builder's `on_thread_park` and `on_thread_unpark`.
@@ -344,20 +355,30 @@ pub(crate) struct World {
     /// The simulated std threads (see `threads`).
     pub(crate) threads: RefCell<threads::Threads>,
     /// How threads outside the simulation reach it (see `door`).
-    pub(crate) door: Arc<door::Door>,
+    pub(crate) door: door::Door,
     /// Guests (see `door`) inside a `block_on` now.
     pub(crate) guests_blocking: std::cell::Cell<u32>,
+    /// The main future is a current-thread runtime's `Handle::block_on`,
+    /// which in tokio holds no core: `block_in_place` works in it.
+    pub(crate) main_without_core: std::cell::Cell<bool>,
     /// The owner thread drives the simulation outside a `block_on`
     /// (`door`): nothing to run is not a deadlock.
     outside: std::cell::Cell<bool>,
     /// The thread that runs its tasks while the owner waits outside a
     /// `block_on` (`door`), once needed.
     worker: RefCell<Option<door::Worker>>,
+    /// Where `RuntimeMetrics` handles keep the counters once the
+    /// simulation is gone (see `keep_metrics`).
+    metrics_kept: RefCell<Vec<std::sync::Weak<KeptMetrics>>>,
 }
+
+/// The counters a `RuntimeMetrics` reads once its simulation is gone.
+pub(crate) type KeptMetrics = std::sync::Mutex<Option<WorldMetrics>>;
 
 impl Drop for World {
     fn drop(&mut self) {
         self.door.close();
+        self.keep_final_metrics();
     }
 }
 
@@ -445,8 +466,10 @@ impl World {
             threads: RefCell::default(),
             door: door::Door::open(id),
             guests_blocking: std::cell::Cell::new(0),
+            main_without_core: std::cell::Cell::new(false),
             outside: std::cell::Cell::new(false),
             worker: RefCell::new(None),
+            metrics_kept: RefCell::default(),
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -674,9 +697,11 @@ impl World {
         out
     }
 
-    /// Drops every task's future (and unclaimed output), with this world
-    /// current so their destructors can reach it.
+    /// Drops every task's future, with this world current so their
+    /// destructors can reach it; a finished task's output waits for its
+    /// `JoinHandle` (`keep_outputs`).
     pub(crate) fn shutdown(self: &World) {
+        self.keep_outputs(&mut self.core.borrow_mut());
         loop {
             let cells: Vec<_> = {
                 let mut core = self.core.borrow_mut();
@@ -712,5 +737,18 @@ impl World {
 
     pub(crate) fn seed(&self) -> u64 {
         self.core.borrow().config.seed
+    }
+
+    /// Whether the poll running now holds a current-thread runtime's core,
+    /// as in tokio: any task's, and the main future's unless it is a
+    /// `Handle::block_on`'s. `block_in_place` panics there.
+    pub(crate) fn polling_with_core(&self) -> bool {
+        let core = self.core.borrow();
+        if core.config.tasks_run_in_background() {
+            return false;
+        }
+        let main = core.main.as_ref().map(|m| m.id);
+        let in_main = core.current.is_some_and(|c| Some(c.id) == main);
+        !(in_main && self.main_without_core.get())
     }
 }

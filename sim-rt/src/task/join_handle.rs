@@ -26,14 +26,21 @@ use crate::scheduler::HostId;
 /// Awaiting a `JoinHandle` is cancel safe: the output stays in the task until
 /// a later poll takes it.
 ///
+/// Polled from a thread outside the simulation, it joins it as a guest
+/// (see [`Handle`](crate::runtime::Handle)). Once the runtime is dropped, as
+/// on tokio, a task that had finished gives its output and any other was
+/// cancelled.
+///
 /// # Panics
 ///
-/// Polling after it returned `Ready`, or outside its simulation.
+/// Polling after it returned `Ready`.
 ///
 /// # Differences from tokio
 ///
-/// A `JoinHandle` only works on the simulation's own thread: dropped on
-/// another thread it detaches nothing (the task is freed with the runtime).
+/// Dropped on a thread other than the simulation's own, a `JoinHandle`
+/// detaches nothing (the task is freed with the runtime). A finished
+/// task's output kept past its runtime is kept on the thread that dropped
+/// the runtime: polled on another thread, the task reads as cancelled.
 pub struct JoinHandle<T> {
     runtime: u64,
     key: usize,
@@ -133,18 +140,22 @@ impl<T> Future for JoinHandle<T> {
             return world.poll_join(self.key, self.id, self.take, cx);
         }
         // From a thread outside the simulation: as a guest of it. Once the
-        // simulation is gone, its tasks are cancelled (as a dropped tokio
-        // runtime's).
+        // simulation is gone, a task that finished before has its output
+        // (on the thread that dropped the runtime), the others were
+        // cancelled (as a dropped tokio runtime's).
         let (key, id, take) = (self.key, self.id, self.take);
         crate::runtime::world::door::visit(self.runtime, |w| w.poll_join(key, id, take, cx))
-            .unwrap_or(Poll::Ready(Err(JoinError::cancelled(id))))
+            .unwrap_or_else(|| {
+                Poll::Ready(crate::runtime::world::kept_output(self.runtime, id, take))
+            })
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        if let Some(w) = self.world() {
-            w.release_handle(self.key, self.id);
+        match self.world() {
+            Some(w) => w.release_handle(self.key, self.id),
+            None => crate::runtime::world::drop_kept_output(self.runtime, self.id),
         }
     }
 }

@@ -74,6 +74,14 @@ where
     F::Output: Send + 'static,
 {
     let origin = Origin::Spawn(Location::caller());
+    if let Some(world) = context::try_current() {
+        return JoinHandle::spawn_on(&world, future, None, origin);
+    }
+    // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+    if let Some(gone) = context::entered_gone() {
+        drop(future);
+        return JoinHandle::cancelled(gone.id);
+    }
     context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 
@@ -124,6 +132,14 @@ where
     R: Send + 'static,
 {
     let origin = Origin::Blocking(Location::caller());
+    if let Some(world) = context::try_current() {
+        return blocking_on(&world, f, origin);
+    }
+    // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+    if let Some(gone) = context::entered_gone() {
+        drop(f);
+        return JoinHandle::cancelled(gone.id);
+    }
     context::with(|w| blocking_on(w, f, origin))
 }
 
@@ -162,9 +178,11 @@ where
 /// # Panics
 ///
 /// Inside a runtime built with `new_current_thread` (or a `LocalRuntime`),
-/// as tokio does.
+/// as tokio does: in its tasks and in a `Runtime::block_on`, not in a
+/// `Handle::block_on` (which holds no core there).
 ///
-/// `f` runs out of the runtime's context, as tokio's does: it may call
+/// `f` runs out of the runtime's context and with no cooperative budget
+/// (see [`coop`]), as tokio's does: it may call
 /// `Handle::block_on` (of this runtime, nested in the current poll: while
 /// its future is pending the other tasks and the simulated threads run and
 /// the clock moves, as other workers would) or `block_on` of another
@@ -180,13 +198,14 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    let flavor = context::try_with(|w| w.core.borrow().config.flavor);
-    if flavor == Some(crate::runtime::config::RuntimeFlavor::CurrentThread) && context::driving() {
+    if context::driving() && context::try_with(|w| w.polling_with_core()) == Some(true) {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
-    // Out of the runtime's context, as tokio's: a block_on may run in `f`.
+    // Out of the runtime's context, as tokio's: a block_on may run in `f`;
+    // and with no cooperative budget, as tokio's (a future `f` polls to
+    // completion must not be told to yield to tasks it cannot yield to).
     let _out = context::undrive();
-    f()
+    crate::runtime::budget::with_unconstrained(f)
 }
 
 /// Simulated [`tokio::task::yield_now`](https://docs.rs/tokio/1/tokio/task/yield_now/index.html): gives the scheduler a chance to run

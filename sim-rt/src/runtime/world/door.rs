@@ -43,8 +43,11 @@ use super::World;
 use crate::runtime::context;
 use crate::switches::without_interception;
 
-/// What wakes an owner thread that waits for its simulations' guests: a
-/// knock, or the end of a thread it started outside a simulation.
+/// An owner thread's part of the doors: what wakes it while it waits for
+/// its simulations' guests (a knock, or the end of a thread it started
+/// outside a simulation), and the guests waiting at each of its
+/// simulations' doors. One per thread that ever built a simulation, found
+/// by guests through [`BELLS`].
 #[derive(Default)]
 pub(crate) struct Bell {
     rung: Mutex<u64>,
@@ -52,6 +55,12 @@ pub(crate) struct Bell {
     /// Threads the owner started outside a simulation, while it owned one,
     /// that still run.
     outside: AtomicUsize,
+    /// Guests wait at one of `doors`: the hint the step loop reads at every
+    /// step (one atomic load).
+    knocked: AtomicBool,
+    /// This thread's live simulations, by runtime id, with the guests
+    /// waiting to be adopted by each.
+    doors: Mutex<Vec<(u64, Vec<Arc<SimThread>>)>>,
 }
 
 impl Bell {
@@ -84,6 +93,32 @@ impl Bell {
     fn outside_running(&self) -> bool {
         self.outside.load(Ordering::SeqCst) > 0
     }
+
+    /// Runs `f` on the doors, with the knock hint brought up to date after.
+    fn with_doors<R>(&self, f: impl FnOnce(&mut Vec<(u64, Vec<Arc<SimThread>>)>) -> R) -> R {
+        without_interception(|| {
+            let mut doors = self.doors.lock().unwrap_or_else(|e| e.into_inner());
+            let out = f(&mut doors);
+            let knocked = doors.iter().any(|(_, waiting)| !waiting.is_empty());
+            self.knocked.store(knocked, Ordering::SeqCst);
+            out
+        })
+    }
+
+    /// Queues `guest` at simulation `id`'s door; false when it is gone.
+    fn knock(&self, id: u64, guest: Arc<SimThread>) -> bool {
+        let queued = self.with_doors(|doors| match doors.iter_mut().find(|(i, _)| *i == id) {
+            Some((_, waiting)) => {
+                waiting.push(guest);
+                true
+            }
+            None => false,
+        });
+        if queued {
+            self.ring();
+        }
+        queued
+    }
 }
 
 thread_local! {
@@ -91,9 +126,24 @@ thread_local! {
     static BELL: RefCell<Option<Arc<Bell>>> = const { RefCell::new(None) };
 }
 
+/// The bell of every thread that built a simulation (while it lives).
+static BELLS: Mutex<Vec<Weak<Bell>>> = Mutex::new(Vec::new());
+
 /// This thread's bell.
 fn bell() -> Arc<Bell> {
-    BELL.with(|b| b.borrow_mut().get_or_insert_with(Arc::default).clone())
+    BELL.with(|b| {
+        b.borrow_mut()
+            .get_or_insert_with(|| {
+                let bell = Arc::<Bell>::default();
+                without_interception(|| {
+                    let mut bells = BELLS.lock().unwrap_or_else(|e| e.into_inner());
+                    bells.retain(|b| b.strong_count() > 0);
+                    bells.push(Arc::downgrade(&bell));
+                });
+                bell
+            })
+            .clone()
+    })
 }
 
 /// A thread is being started outside a simulation: when this thread owns
@@ -116,98 +166,78 @@ pub(crate) fn outside_thread_ended(bell: &Bell) {
     bell.ring();
 }
 
-/// A simulation's door (a field of its world): `Send + Sync`, found by
-/// the runtime's id from any thread.
+/// A simulation's door (a field of its world): an entry in its owner
+/// thread's [`Bell`], where guests from any thread find it by the
+/// runtime's id. Opening one costs no allocation: a build pays a lock of
+/// its own thread's bell.
 pub(crate) struct Door {
-    /// Guests are waiting in `guests`: read at every step.
-    knocked: AtomicBool,
-    guests: Mutex<Guests>,
+    id: u64,
     /// The owner thread's bell.
     bell: Arc<Bell>,
     /// The owner gave up waiting for outside threads at a deadlock: the
     /// next one is reported.
-    gave_up: AtomicBool,
+    gave_up: std::cell::Cell<bool>,
 }
-
-#[derive(Default)]
-struct Guests {
-    waiting: Vec<Arc<SimThread>>,
-    closed: bool,
-}
-
-/// Every live simulation's door, by runtime id.
-static DOORS: Mutex<Vec<(u64, Weak<Door>)>> = Mutex::new(Vec::new());
 
 impl Door {
     /// The door of simulation `id`, built on this thread (its owner).
-    pub(crate) fn open(id: u64) -> Arc<Door> {
-        let door = Arc::new(Door {
-            knocked: AtomicBool::new(false),
-            guests: Mutex::default(),
-            bell: bell(),
-            gave_up: AtomicBool::new(false),
-        });
-        without_interception(|| {
-            let mut doors = DOORS.lock().unwrap_or_else(|e| e.into_inner());
-            doors.retain(|(_, d)| d.strong_count() > 0);
-            doors.push((id, Arc::downgrade(&door)));
-        });
-        door
+    pub(crate) fn open(id: u64) -> Door {
+        let bell = bell();
+        bell.with_doors(|doors| doors.push((id, Vec::new())));
+        Door {
+            id,
+            bell,
+            gave_up: std::cell::Cell::new(false),
+        }
     }
 
-    /// Whether a guest waits to be adopted (one atomic load: the step loop
-    /// asks at every step).
+    /// Whether a guest waits to be adopted (one atomic load unless guests
+    /// wait at a door of this thread: the step loop asks at every step).
     #[inline]
     pub(crate) fn knocked(&self) -> bool {
-        self.knocked.load(Ordering::Relaxed)
+        self.bell.knocked.load(Ordering::Relaxed) && self.waiting()
     }
 
-    /// Queues `guest` to be adopted; false once the simulation is gone.
-    fn knock(&self, guest: Arc<SimThread>) -> bool {
-        let queued = without_interception(|| {
-            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
-            if guests.closed {
-                return false;
-            }
-            guests.waiting.push(guest);
-            self.knocked.store(true, Ordering::SeqCst);
-            true
-        });
-        if queued {
-            self.bell.ring();
-        }
-        queued
+    fn waiting(&self) -> bool {
+        let id = self.id;
+        self.bell
+            .with_doors(|doors| doors.iter().any(|(i, w)| *i == id && !w.is_empty()))
     }
 
     fn take(&self) -> Vec<Arc<SimThread>> {
-        without_interception(|| {
-            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
-            self.knocked.store(false, Ordering::SeqCst);
-            std::mem::take(&mut guests.waiting)
+        let id = self.id;
+        self.bell.with_doors(|doors| {
+            doors
+                .iter_mut()
+                .find(|(i, _)| *i == id)
+                .map(|(_, waiting)| std::mem::take(waiting))
+                .unwrap_or_default()
         })
     }
 
     /// The simulation is gone: guests waiting and to come are turned away.
     pub(crate) fn close(&self) {
-        let turned_away = without_interception(|| {
-            let mut guests = self.guests.lock().unwrap_or_else(|e| e.into_inner());
-            guests.closed = true;
-            std::mem::take(&mut guests.waiting)
-        });
+        let id = self.id;
+        let turned_away =
+            self.bell
+                .with_doors(|doors| match doors.iter().position(|(i, _)| *i == id) {
+                    Some(at) => doors.swap_remove(at).1,
+                    None => Vec::new(),
+                });
         for guest in turned_away {
             guest.baton.release();
         }
     }
 }
 
-/// The door of simulation `id`, if it lives.
-fn find(id: u64) -> Option<Arc<Door>> {
+/// The bell of the thread that owns simulation `id`, if it lives.
+fn find(id: u64) -> Option<Arc<Bell>> {
     without_interception(|| {
-        let doors = DOORS.lock().unwrap_or_else(|e| e.into_inner());
-        doors
-            .iter()
-            .find(|(i, _)| *i == id)
-            .and_then(|(_, d)| d.upgrade())
+        let bells = BELLS.lock().unwrap_or_else(|e| e.into_inner());
+        bells.iter().filter_map(Weak::upgrade).find(|bell| {
+            let doors = bell.doors.lock().unwrap_or_else(|e| e.into_inner());
+            doors.iter().any(|(i, _)| *i == id)
+        })
     })
 }
 
@@ -215,7 +245,8 @@ fn find(id: u64) -> Option<Arc<Door>> {
 /// calling thread is a simulated thread of it, with the simulation
 /// current while it has the turn.
 pub(crate) struct Visit {
-    thread: Arc<SimThread>,
+    /// The guest, held for the stay.
+    _thread: Arc<SimThread>,
     /// What the thread was before (a simulated thread of another
     /// simulation holding its turn), put back at the end.
     before: Option<threads::Suspended>,
@@ -225,15 +256,18 @@ impl Visit {
     /// Knocks at simulation `id`'s door and waits to be adopted; `None`
     /// when the simulation is gone (or goes before adopting the caller).
     pub(crate) fn begin(id: u64) -> Option<Visit> {
-        let door = find(id)?;
+        let bell = find(id)?;
         let thread = Arc::new(SimThread::guest());
-        if !door.knock(thread.clone()) {
+        if !bell.knock(id, thread.clone()) {
             return None;
         }
-        drop(door);
+        drop(bell);
         let before = threads::suspend();
         if threads::begin(&thread) {
-            Some(Visit { thread, before })
+            Some(Visit {
+                _thread: thread,
+                before,
+            })
         } else {
             threads::resume(before);
             None
@@ -245,7 +279,6 @@ impl Drop for Visit {
     fn drop(&mut self) {
         threads::end();
         threads::resume(self.before.take());
-        let _ = &self.thread;
     }
 }
 
@@ -282,7 +315,7 @@ impl World {
     /// started outside the simulation still run and the owner has not
     /// given up on them yet.
     pub(super) fn may_knock(&self) -> bool {
-        self.door.bell.outside_running() && !self.door.gave_up.load(Ordering::Relaxed)
+        self.door.bell.outside_running() && !self.door.gave_up.get()
     }
 
     /// Waits, for real, until a guest knocks or a thread started outside
@@ -300,7 +333,7 @@ impl World {
             }
             let left = limit.saturating_sub(began.elapsed());
             if left.is_zero() {
-                self.door.gave_up.store(true, Ordering::Relaxed);
+                self.door.gave_up.set(true);
                 return;
             }
             bell.wait(seen, left.min(Duration::from_millis(100)));
@@ -312,21 +345,18 @@ impl World {
     /// workers tokio runs in the background, or while a guest is in a
     /// `block_on` (which drives a current-thread runtime in tokio).
     fn tasks_run_outside(&self) -> bool {
-        self.guests_blocking.get() > 0
-            || self.core.borrow().config.flavor
-                == crate::runtime::config::RuntimeFlavor::MultiThread
+        self.guests_blocking.get() > 0 || self.core.borrow().config.tasks_run_in_background()
     }
 
     /// Drives this simulation from its owner thread outside a `block_on`,
     /// until `done`, or until nothing can run and nothing is due, or for
-    /// `steps` steps at most. Returns whether it ran anything.
-    fn drive_outside(self: &Rc<Self>, done: &dyn Fn(&World) -> bool, mut steps: usize) -> bool {
+    /// `steps` steps at most.
+    fn drive_outside(self: &Rc<Self>, done: &dyn Fn(&World) -> bool, mut steps: usize) {
         if self.core.try_borrow_mut().is_err() || self.driven.get() {
-            return false;
+            return;
         }
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
-        let mut ran = false;
         while steps > 0 && !done(self) {
             steps -= 1;
             if self.door.knocked() {
@@ -334,10 +364,7 @@ impl World {
             }
             if !self.tasks_run_outside() {
                 // Threads only (and the clock for their sleeps).
-                let before = self.core.borrow().step;
                 let _ = self.run_blocked(&|w| done(w) || w.door.knocked(), false);
-                let advanced = self.core.borrow().step != before;
-                ran |= advanced;
                 if !self.door.knocked() {
                     break;
                 }
@@ -349,10 +376,7 @@ impl World {
             match next {
                 Ok(super::Next::Idle) => break,
                 Ok(super::Next::Main) => {}
-                Ok(next) => {
-                    self.dispatch(next);
-                    ran = true;
-                }
+                Ok(next) => self.dispatch(next),
                 Err(failure) => {
                     // Reported by the next `block_on`.
                     self.core.borrow_mut().failure = Some(*failure);
@@ -360,7 +384,6 @@ impl World {
                 }
             }
         }
-        ran
     }
 }
 
@@ -593,7 +616,7 @@ impl WorkerShared {
     /// The worker thread's life.
     fn work(&self) {
         loop {
-            let (world, steps, until) = without_interception(|| {
+            let job = without_interception(|| {
                 let mut job = self.lock();
                 loop {
                     match std::mem::replace(&mut *job, Job::Running) {
@@ -607,9 +630,10 @@ impl WorkerShared {
                     }
                     job = self.changed.wait(job).unwrap_or_else(|e| e.into_inner());
                 }
-            })
-            .unzip_three();
-            let Some(world) = world else { return };
+            });
+            let Some((world, steps, until)) = job else {
+                return;
+            };
             let done =
                 |w: &World| self.stop.load(Ordering::SeqCst) || until.is_some_and(|u| w.now() >= u);
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -622,20 +646,6 @@ impl WorkerShared {
                 *job = Job::Finished { reached };
                 self.changed.notify_all();
             });
-        }
-    }
-}
-
-/// `Option<(A, B, C)>` as three options (the worker's job, or none).
-trait UnzipThree<A, B, C> {
-    fn unzip_three(self) -> (Option<A>, B, C);
-}
-
-impl<A, B: Default, C: Default> UnzipThree<A, B, C> for Option<(A, B, C)> {
-    fn unzip_three(self) -> (Option<A>, B, C) {
-        match self {
-            Some((a, b, c)) => (Some(a), b, c),
-            None => (None, B::default(), C::default()),
         }
     }
 }

@@ -269,4 +269,36 @@ impl World {
             advances: core.advances,
         }
     }
+
+    /// Keeps `kept` filled with the counters the simulation ends with, for
+    /// a `RuntimeMetrics` read after its runtime is dropped (as tokio's
+    /// can be).
+    pub(crate) fn keep_metrics(&self, kept: &std::sync::Arc<super::KeptMetrics>) {
+        let mut all = self.metrics_kept.borrow_mut();
+        if !all
+            .iter()
+            .any(|k| std::ptr::eq(k.as_ptr(), std::sync::Arc::as_ptr(kept)))
+        {
+            all.retain(|k| k.strong_count() > 0);
+            all.push(std::sync::Arc::downgrade(kept));
+        }
+    }
+
+    /// Fills what [`keep_metrics`](Self::keep_metrics) keeps: the clock's
+    /// advances so far; no task is alive or runnable any more.
+    pub(super) fn keep_final_metrics(&self) {
+        let kept = self.metrics_kept.take();
+        if kept.is_empty() {
+            return;
+        }
+        let advances = self.core.try_borrow().map_or(0, |c| c.advances);
+        let last = WorldMetrics {
+            alive_tasks: 0,
+            runnable: 0,
+            advances,
+        };
+        for k in kept.iter().filter_map(std::sync::Weak::upgrade) {
+            *k.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
+        }
+    }
 }

@@ -32,11 +32,8 @@ impl World {
         F::Output: 'static,
     {
         let mut core = self.core.borrow_mut();
-        if !self.driven.get()
-            && core.config.flavor != crate::runtime::config::RuntimeFlavor::MultiThread
-        {
-            // Nothing runs it until a `block_on` does (a multi-thread
-            // runtime's owner runs it while it waits: `door`).
+        if !self.driven.get() && !core.config.tasks_run_in_background() {
+            // Nothing runs it until a `block_on` does.
             self.watch.set_undriven(true);
         }
         let id = Self::next_id(&mut core);
@@ -320,4 +317,65 @@ impl World {
             w.wake();
         }
     }
+}
+
+/// A finished task's cell kept past its runtime: runtime id, task id, cell.
+type Kept = (u64, Id, Pin<Box<dyn TaskCell>>);
+
+thread_local! {
+    /// The outputs of tasks that finished before their runtime was
+    /// dropped, unclaimed while their `JoinHandle`s live (see
+    /// [`World::keep_outputs`]).
+    static KEPT_OUTPUTS: std::cell::RefCell<Vec<Kept>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl World {
+    /// At shutdown: the tasks that already finished and whose
+    /// `JoinHandle` lives keep their output for it, as a dropped tokio
+    /// runtime's do (the output lives in the task, which its handle holds).
+    pub(super) fn keep_outputs(&self, core: &mut Core) {
+        let runtime = self.id;
+        let kept: Vec<_> = core
+            .tasks
+            .iter_mut()
+            .filter(|(_, s)| s.finished && s.has_handle)
+            .filter_map(|(_, s)| Some((runtime, s.id, s.cell.take()?)))
+            .collect();
+        if !kept.is_empty() {
+            KEPT_OUTPUTS.with(|k| k.borrow_mut().extend(kept));
+        }
+    }
+}
+
+/// The cell of task `id` of dropped runtime `runtime`, if it finished
+/// before the drop and its output is kept on this thread.
+fn take_kept(runtime: u64, id: Id) -> Option<Pin<Box<dyn TaskCell>>> {
+    KEPT_OUTPUTS
+        .try_with(|k| {
+            let mut k = k.borrow_mut();
+            let at = k.iter().position(|(r, i, _)| *r == runtime && *i == id)?;
+            Some(k.swap_remove(at).2)
+        })
+        .ok()
+        .flatten()
+}
+
+/// A `JoinHandle` of dropped runtime `runtime` is polled: its task's kept
+/// output, once; else the task was cancelled.
+pub(crate) fn kept_output<T>(
+    runtime: u64,
+    id: Id,
+    take: crate::runtime::task::TakeOutput<T>,
+) -> Result<T, JoinError> {
+    match take_kept(runtime, id) {
+        // The cell (and anything else in it) drops here, outside the list.
+        Some(mut cell) => take(cell.as_mut()).unwrap_or_else(|| Err(JoinError::cancelled(id))),
+        None => Err(JoinError::cancelled(id)),
+    }
+}
+
+/// A `JoinHandle` of dropped runtime `runtime` is dropped: so is its
+/// task's kept output.
+pub(crate) fn drop_kept_output(runtime: u64, id: Id) {
+    drop(take_kept(runtime, id));
 }

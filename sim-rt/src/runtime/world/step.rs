@@ -66,11 +66,8 @@ impl World {
         impl Drop for Undriven<'_> {
             fn drop(&mut self) {
                 self.0.driven.set(false);
-                // A multi-thread runtime's tasks run while the owner
-                // thread waits (`door`).
                 let left = self.0.core.try_borrow().is_ok_and(|c| {
-                    c.config.flavor != crate::runtime::config::RuntimeFlavor::MultiThread
-                        && c.tasks.iter().any(|(_, t)| !t.finished)
+                    !c.config.tasks_run_in_background() && c.tasks.iter().any(|(_, t)| !t.finished)
                 });
                 self.0.watch.set_undriven(left);
             }
