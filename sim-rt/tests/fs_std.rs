@@ -485,7 +485,7 @@ fn dev_and_ino_of_a_file(hold: impl FnOnce() + 'static) -> (u64, u64) {
 /// Two simulations alive at once in one process (tests on parallel
 /// threads) never give two files the same `(st_dev, st_ino)`: a library
 /// with process-wide state keyed by it, as SQLite's per-inode locks, would
-/// mix them up. One after another, they see the same numbers.
+/// mix them up.
 #[test]
 fn simulations_alive_at_once_have_distinct_devices() {
     let both = Arc::new(std::sync::Barrier::new(2));
@@ -504,6 +504,24 @@ fn simulations_alive_at_once_have_distinct_devices() {
     let pairs: Vec<(u64, u64)> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     assert_eq!(pairs[0].1, pairs[1].1, "the same file of each disk");
     assert_ne!(pairs[0].0, pairs[1].0, "{pairs:?}");
+}
+
+/// One simulation after another sees the same numbers. In a child
+/// process: a simulation of another test alive meanwhile (tests run on
+/// parallel threads) would take the first device number.
+#[test]
+fn simulations_one_after_another_have_the_same_devices() {
+    let out = child_test("same_devices_child").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "run by simulations_one_after_another_have_the_same_devices"]
+fn same_devices_child() {
     let first = dev_and_ino_of_a_file(|| {});
     let second = dev_and_ino_of_a_file(|| {});
     assert_eq!(first, second);

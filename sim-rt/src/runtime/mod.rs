@@ -826,9 +826,10 @@ impl Runtime {
     /// determinism check does not apply: for `__private::run`, which checks.
     #[track_caller]
     fn block_on_unchecked<F: Future>(&self, future: F) -> F::Output {
-        if world::threads::on_turn() {
-            return world::threads::block_on(future);
-        }
+        let _aside = match OtherTurn::of(self.handle.id) {
+            OtherTurn::Same => return world::threads::block_on(future),
+            other => other,
+        };
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
@@ -1215,9 +1216,10 @@ impl Handle {
     /// its turns, and the thread that built the runtime drives the rest.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        if world::threads::on_turn() {
-            return world::threads::block_on(future);
-        }
+        let _aside = match OtherTurn::of(self.id) {
+            OtherTurn::Same => return world::threads::block_on(future),
+            other => other,
+        };
         if context::driving() {
             panic!("{NESTED_BLOCK_ON}");
         }
@@ -1304,6 +1306,39 @@ impl Handle {
     /// Simulated [`tokio::runtime::Handle::metrics`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.metrics).
     pub fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics::new(self.clone())
+    }
+}
+
+/// Whether this thread holds a simulated thread's turn, for a `block_on`
+/// of runtime `id`.
+enum OtherTurn {
+    /// No turn: an ordinary `block_on`.
+    None,
+    /// A turn of `id`'s own simulation: the future is polled on the turns.
+    Same,
+    /// A turn of another simulation (a simulated thread, or a
+    /// `block_in_place` closure, that built a runtime of its own): kept
+    /// aside while this `block_on` drives `id`'s, put back when dropped.
+    Aside(Option<world::threads::Suspended>),
+}
+
+impl OtherTurn {
+    fn of(id: u64) -> OtherTurn {
+        if !world::threads::on_turn() {
+            return OtherTurn::None;
+        }
+        if context::try_current().is_some_and(|w| w.id == id) {
+            return OtherTurn::Same;
+        }
+        OtherTurn::Aside(world::threads::suspend())
+    }
+}
+
+impl Drop for OtherTurn {
+    fn drop(&mut self) {
+        if let OtherTurn::Aside(before) = self {
+            world::threads::resume(before.take());
+        }
     }
 }
 

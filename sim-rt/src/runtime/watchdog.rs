@@ -244,6 +244,16 @@ pub(crate) fn set_line(line: Option<Arc<str>>) {
     LINE.with(|l| *l.borrow_mut() = line);
 }
 
+/// The line that reproduces a run of seed `seed` on this thread: the
+/// harness's (see [`set_line`]), else `SIM_SEED=<seed> cargo test ...` for
+/// this thread's test.
+pub(crate) fn line_here(seed: u64) -> String {
+    match LINE.with(|l| l.borrow().clone()) {
+        Some(line) => line.to_string(),
+        None => super::failure::reproduce_line(seed),
+    }
+}
+
 /// Watches the simulation publishing to `watch` until the returned guard
 /// drops; nothing when the watchdog is off.
 pub(crate) fn register(watch: &Arc<PollWatch>, seed: u64) -> Option<Registration> {

@@ -35,6 +35,7 @@
 pub(crate) mod blocking;
 pub(crate) mod door;
 mod hosts;
+mod relief;
 mod spawn;
 mod step;
 pub(crate) mod threads;
@@ -370,6 +371,9 @@ pub(crate) struct World {
     /// Where `RuntimeMetrics` handles keep the counters once the
     /// simulation is gone (see `keep_metrics`).
     metrics_kept: RefCell<Vec<std::sync::Weak<KeptMetrics>>>,
+    /// The `block_in_place` calls whose closure runs while a relief thread
+    /// drives (see `relief`).
+    reliefs: RefCell<relief::Reliefs>,
 }
 
 /// The counters a `RuntimeMetrics` reads once its simulation is gone.
@@ -470,6 +474,7 @@ impl World {
             outside: std::cell::Cell::new(false),
             worker: RefCell::new(None),
             metrics_kept: RefCell::default(),
+            reliefs: RefCell::default(),
             core: RefCell::new(Core {
                 config,
                 now: start,

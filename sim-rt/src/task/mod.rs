@@ -182,17 +182,22 @@ where
 /// `Handle::block_on` (which holds no core there).
 ///
 /// `f` runs out of the runtime's context and with no cooperative budget
-/// (see [`coop`]), as tokio's does: it may call
-/// `Handle::block_on` (of this runtime, nested in the current poll: while
-/// its future is pending the other tasks and the simulated threads run and
-/// the clock moves, as other workers would) or `block_on` of another
-/// runtime, and may block on std locks and channels that simulated threads
-/// release.
+/// (see [`coop`]), as tokio's does. On a multi-thread runtime, as tokio
+/// hands the worker off, the calling thread runs `f` as a simulated thread
+/// of the task's host while a relief thread drives the simulation: `f` may
+/// block on std locks, channels and barriers that other tasks or threads
+/// release (each blocking call a choice point, as a simulated thread's),
+/// call `Handle::block_on`, or `block_on` of another runtime. See the
+/// guide's "No escape" chapter, *Threads*.
 ///
 /// # Differences from tokio
 ///
-/// `f` runs at once, within the current step: the other tasks run only
-/// while a `block_on` inside it waits. Outside a simulation `f` just runs.
+/// The future passed to `block_on` does not run while a task's `f` runs:
+/// both are on the thread that drives the simulation, so its wakes wait
+/// until `f` returns. On a current-thread runtime's `Handle::block_on`
+/// (where tokio allows it) `f` runs within the current step, and the other
+/// tasks run only while a `block_on` inside it waits. Outside a simulation
+/// `f` just runs.
 #[track_caller]
 pub fn block_in_place<F, R>(f: F) -> R
 where
@@ -204,8 +209,14 @@ where
     // Out of the runtime's context, as tokio's: a block_on may run in `f`;
     // and with no cooperative budget, as tokio's (a future `f` polls to
     // completion must not be told to yield to tasks it cannot yield to).
+    let world = context::try_current().filter(|w| w.relieves_in_place());
     let _out = context::undrive();
-    crate::runtime::budget::with_unconstrained(f)
+    match world {
+        // On a multi-thread runtime, inside a poll: a relief thread drives
+        // the simulation while `f` runs as a simulated thread.
+        Some(world) => world.relieve(|| crate::runtime::budget::with_unconstrained(f)),
+        None => crate::runtime::budget::with_unconstrained(f),
+    }
 }
 
 /// Simulated [`tokio::task::yield_now`](https://docs.rs/tokio/1/tokio/task/yield_now/index.html): gives the scheduler a chance to run

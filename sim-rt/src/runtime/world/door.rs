@@ -671,10 +671,16 @@ impl World {
                 stop: AtomicBool::new(false),
             });
             let theirs = shared.clone();
+            // Reports made on the worker (a relief's, say) name the owner's
+            // test, not the worker thread.
+            let line: Arc<str> = crate::runtime::watchdog::line_here(self.seed()).into();
             let started = without_interception(|| {
                 std::thread::Builder::new()
                     .name("tokio-runtime-worker".to_string())
-                    .spawn(move || theirs.work())
+                    .spawn(move || {
+                        crate::runtime::watchdog::set_line(Some(line));
+                        theirs.work()
+                    })
             });
             if started.is_err() {
                 return;
