@@ -88,6 +88,8 @@ pub(crate) type MakeExplorer = dyn Fn() -> Box<dyn DelayingExplorer> + Sync;
 pub(crate) struct Target<'a> {
     pub(crate) program: &'a Program<'a>,
     pub(crate) configure: &'a Configure,
+    /// Each execution's runtime is a multi-thread one (`Explorer::multi_thread`).
+    pub(crate) multi_thread: bool,
     pub(crate) explorer: &'a MakeExplorer,
     pub(crate) liveness: &'a Liveness,
     /// CHESS's fairness rule (see `guided.rs`).
@@ -402,7 +404,11 @@ impl Target<'_> {
         if let Some(anchored) = &exec.anchored {
             guided.anchor(anchored.clone());
         }
-        let mut builder = Builder::new_current_thread();
+        let mut builder = if self.multi_thread {
+            Builder::new_multi_thread()
+        } else {
+            Builder::new_current_thread()
+        };
         builder.enable_all();
         (self.configure)(&mut builder);
         builder.exact_seed(exec.seed);

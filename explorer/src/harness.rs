@@ -81,6 +81,7 @@ pub struct Explorer {
     jobs: Option<usize>,
     shard: Option<(u32, u32)>,
     configure: Arc<dyn Fn(&mut Builder) + Send + Sync>,
+    multi_thread: bool,
     pub(crate) replay: Option<String>,
     pub(crate) progress: bool,
     pub(crate) name: Option<String>,
@@ -144,6 +145,7 @@ impl Explorer {
             jobs: None,
             shard: None,
             configure: Arc::new(|_| {}),
+            multi_thread: false,
             replay: None,
             progress: true,
             name: None,
@@ -288,6 +290,17 @@ impl Explorer {
     /// and generators inside the test's future.
     pub fn runtime(mut self, configure: impl Fn(&mut Builder) + Send + Sync + 'static) -> Self {
         self.configure = Arc::new(configure);
+        self
+    }
+
+    /// Runs each execution on a runtime built with
+    /// [`Builder::new_multi_thread`] instead of `new_current_thread`: what
+    /// `#[tokio::test(flavor = "multi_thread")]` gives. A simulation runs on
+    /// one thread either way; what changes is what tokio's multi-thread
+    /// runtime allows, such as `block_in_place` in a task (whose closure
+    /// then runs as a simulated thread, its blocking calls choice points).
+    pub fn multi_thread(mut self) -> Self {
+        self.multi_thread = true;
         self
     }
 
@@ -440,6 +453,7 @@ impl Explorer {
             target: Target {
                 program: &program as &Program<'_>,
                 configure: &*self.configure,
+                multi_thread: self.multi_thread,
                 explorer: &*settings.make,
                 liveness: &self.liveness,
                 fair: self.fair,

@@ -97,6 +97,77 @@ fn the_default_search_finds_the_overdraw_and_it_replays() {
     assert!(!again.contains("is not the recorded one"), "{again}");
 }
 
+/// The same overdraw with the worker's code in a `block_in_place` closure
+/// on a multi-thread runtime, and the log drained by another task's
+/// closure in place: the closures run as simulated threads, so their
+/// blocking calls are choice points the search explores.
+async fn overdraw_in_place() {
+    let balance = Arc::new(Mutex::new(100i64));
+    let (log_tx, log_rx) = mpsc::sync_channel::<String>(0);
+    let logger =
+        sim_rt::spawn(async move { sim_rt::task::block_in_place(|| log_rx.iter().count()) });
+    let task = {
+        let balance = balance.clone();
+        sim_rt::spawn(async move {
+            let mut b = balance.lock().unwrap();
+            if *b >= 60 {
+                *b -= 60;
+            }
+        })
+    };
+    let worker = {
+        let balance = balance.clone();
+        sim_rt::spawn(async move {
+            sim_rt::task::block_in_place(move || {
+                let covered = *balance.lock().unwrap() >= 60;
+                log_tx.send(format!("covered: {covered}")).unwrap();
+                if covered {
+                    *balance.lock().unwrap() -= 60;
+                }
+            })
+        })
+    };
+    task.await.unwrap();
+    worker.await.unwrap();
+    assert_eq!(logger.await.unwrap(), 1);
+    let left = *balance.lock().unwrap();
+    assert!(left >= 0, "the account was overdrawn: balance {left}");
+}
+
+#[test]
+fn a_plain_run_in_place_passes() {
+    sim_rt::runtime::Builder::new_multi_thread()
+        .build()
+        .unwrap()
+        .block_on(overdraw_in_place());
+}
+
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn overdraw_in_place_child() {
+    Explorer::new()
+        .multi_thread()
+        .executions(2_000)
+        .check(overdraw_in_place);
+}
+
+#[test]
+fn the_default_search_finds_the_overdraw_in_place_and_it_replays() {
+    let (ok, out) = run_child("overdraw_in_place_child", &[]);
+    assert!(!ok, "the search finds the overdraw:\n{out}");
+    assert!(out.contains("the account was overdrawn"), "{out}");
+    assert!(!out.contains("not deterministic"), "{out}");
+    let token = common::replay_token(&out).expect("a reproduce line");
+    let (ok, again) = run_child("overdraw_in_place_child", &[("SIM_REPLAY", token.as_str())]);
+    assert!(!ok, "the replay fails again:\n{again}");
+    assert!(
+        again.contains("found a failure in execution 1")
+            && again.contains("the account was overdrawn"),
+        "{again}"
+    );
+    assert!(!again.contains("is not the recorded one"), "{again}");
+}
+
 /// Four std threads per execution: two joined, one that ends when a
 /// task's channel closes, one still blocked when the execution ends (let
 /// go with its simulation).
