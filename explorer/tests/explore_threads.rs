@@ -19,34 +19,48 @@ use std::sync::{Arc, Mutex};
 use common::run_child;
 use explorer::Explorer;
 
+/// The account both withdraw from.
+type Account = Arc<Mutex<i64>>;
+
+/// The task's withdrawal: check and act under one acquisition of the lock.
+fn withdraw_at_once(balance: &Account) {
+    let mut b = balance.lock().unwrap();
+    if *b >= 60 {
+        *b -= 60;
+    }
+}
+
+/// The worker's withdrawal: check and act under two acquisitions, its
+/// decision logged in between (the planted bug).
+fn withdraw_in_two(balance: &Account, log: &mpsc::SyncSender<String>) {
+    let covered = *balance.lock().unwrap() >= 60;
+    log.send(format!("covered: {covered}")).unwrap();
+    if covered {
+        *balance.lock().unwrap() -= 60;
+    }
+}
+
+fn assert_not_overdrawn(balance: &Account) {
+    let left = *balance.lock().unwrap();
+    assert!(left >= 0, "the account was overdrawn: balance {left}");
+}
+
 async fn overdraw() {
-    let balance = Arc::new(Mutex::new(100i64));
+    let balance = Account::new(Mutex::new(100));
     let (log_tx, log_rx) = mpsc::sync_channel::<String>(0);
     let logger = std::thread::spawn(move || log_rx.iter().count());
     let task = {
         let balance = balance.clone();
-        sim_rt::spawn(async move {
-            let mut b = balance.lock().unwrap();
-            if *b >= 60 {
-                *b -= 60;
-            }
-        })
+        sim_rt::spawn(async move { withdraw_at_once(&balance) })
     };
     let worker = {
         let balance = balance.clone();
-        std::thread::spawn(move || {
-            let covered = *balance.lock().unwrap() >= 60;
-            log_tx.send(format!("covered: {covered}")).unwrap();
-            if covered {
-                *balance.lock().unwrap() -= 60;
-            }
-        })
+        std::thread::spawn(move || withdraw_in_two(&balance, &log_tx))
     };
     task.await.unwrap();
     worker.join().unwrap();
     assert_eq!(logger.join().unwrap(), 1);
-    let left = *balance.lock().unwrap();
-    assert!(left >= 0, "the account was overdrawn: balance {left}");
+    assert_not_overdrawn(&balance);
 }
 
 #[test]
@@ -63,16 +77,33 @@ fn overdraw_child() {
     Explorer::new().executions(2_000).check(overdraw);
 }
 
-#[test]
-fn the_default_search_finds_the_overdraw_and_it_replays() {
-    let (ok, out) = run_child("overdraw_child", &[]);
+/// Runs the search child `child`, checks it finds the overdraw
+/// deterministically and that the failure replays from its line in a fresh
+/// process; returns the search's output.
+fn finds_the_overdraw_and_it_replays(child: &str) -> String {
+    let (ok, out) = run_child(child, &[]);
     assert!(!ok, "the search finds the overdraw:\n{out}");
     assert!(out.contains("the account was overdrawn"), "{out}");
+    assert!(!out.contains("not deterministic"), "{out}");
+    let token = common::replay_token(&out).expect("a reproduce line");
+    let (ok, again) = run_child(child, &[("SIM_REPLAY", token.as_str())]);
+    assert!(!ok, "the replay fails again:\n{again}");
+    assert!(
+        again.contains("found a failure in execution 1")
+            && again.contains("the account was overdrawn"),
+        "{again}"
+    );
+    assert!(!again.contains("is not the recorded one"), "{again}");
+    out
+}
+
+#[test]
+fn the_default_search_finds_the_overdraw_and_it_replays() {
+    let out = finds_the_overdraw_and_it_replays("overdraw_child");
     assert!(
         out.contains("std threads: std thread 1 (task "),
         "the report names the threads:\n{out}"
     );
-    assert!(!out.contains("not deterministic"), "{out}");
     // The picture names the threads' turns as threads, not as tasks.
     let picture = out
         .lines()
@@ -86,15 +117,6 @@ fn the_default_search_finds_the_overdraw_and_it_replays() {
             .is_some_and(|end| end < 40 && rest[..end].contains(" (task "))
     });
     assert!(named, "the picture names a std thread's turns");
-    let token = common::replay_token(&out).expect("a reproduce line");
-    let (ok, again) = run_child("overdraw_child", &[("SIM_REPLAY", token.as_str())]);
-    assert!(!ok, "the replay fails again:\n{again}");
-    assert!(
-        again.contains("found a failure in execution 1")
-            && again.contains("the account was overdrawn"),
-        "{again}"
-    );
-    assert!(!again.contains("is not the recorded one"), "{again}");
 }
 
 /// The same overdraw with the worker's code in a `block_in_place` closure
@@ -102,36 +124,24 @@ fn the_default_search_finds_the_overdraw_and_it_replays() {
 /// closure in place: the closures run as simulated threads, so their
 /// blocking calls are choice points the search explores.
 async fn overdraw_in_place() {
-    let balance = Arc::new(Mutex::new(100i64));
+    let balance = Account::new(Mutex::new(100));
     let (log_tx, log_rx) = mpsc::sync_channel::<String>(0);
     let logger =
         sim_rt::spawn(async move { sim_rt::task::block_in_place(|| log_rx.iter().count()) });
     let task = {
         let balance = balance.clone();
-        sim_rt::spawn(async move {
-            let mut b = balance.lock().unwrap();
-            if *b >= 60 {
-                *b -= 60;
-            }
-        })
+        sim_rt::spawn(async move { withdraw_at_once(&balance) })
     };
     let worker = {
         let balance = balance.clone();
         sim_rt::spawn(async move {
-            sim_rt::task::block_in_place(move || {
-                let covered = *balance.lock().unwrap() >= 60;
-                log_tx.send(format!("covered: {covered}")).unwrap();
-                if covered {
-                    *balance.lock().unwrap() -= 60;
-                }
-            })
+            sim_rt::task::block_in_place(move || withdraw_in_two(&balance, &log_tx))
         })
     };
     task.await.unwrap();
     worker.await.unwrap();
     assert_eq!(logger.await.unwrap(), 1);
-    let left = *balance.lock().unwrap();
-    assert!(left >= 0, "the account was overdrawn: balance {left}");
+    assert_not_overdrawn(&balance);
 }
 
 #[test]
@@ -153,19 +163,11 @@ fn overdraw_in_place_child() {
 
 #[test]
 fn the_default_search_finds_the_overdraw_in_place_and_it_replays() {
-    let (ok, out) = run_child("overdraw_in_place_child", &[]);
-    assert!(!ok, "the search finds the overdraw:\n{out}");
-    assert!(out.contains("the account was overdrawn"), "{out}");
-    assert!(!out.contains("not deterministic"), "{out}");
-    let token = common::replay_token(&out).expect("a reproduce line");
-    let (ok, again) = run_child("overdraw_in_place_child", &[("SIM_REPLAY", token.as_str())]);
-    assert!(!ok, "the replay fails again:\n{again}");
+    let out = finds_the_overdraw_and_it_replays("overdraw_in_place_child");
     assert!(
-        again.contains("found a failure in execution 1")
-            && again.contains("the account was overdrawn"),
-        "{again}"
+        out.contains("std threads: std thread 1 (task "),
+        "the closures in place are named as threads:\n{out}"
     );
-    assert!(!again.contains("is not the recorded one"), "{again}");
 }
 
 /// Four std threads per execution: two joined, one that ends when a

@@ -222,6 +222,23 @@ pub(crate) fn entered_gone() -> Option<Gone> {
     ENTERED_GONE.with(|g| g.borrow().last().cloned())
 }
 
+/// Where a spawn goes: the current world, or else (`Err`, its id) the
+/// dropped runtime entered last, whose spawns are cancelled.
+///
+/// # Panics
+///
+/// Outside both, at the caller's location.
+#[track_caller]
+pub(crate) fn current_or_gone() -> Result<Rc<World>, u64> {
+    if let Some(world) = try_current() {
+        return Ok(world);
+    }
+    match entered_gone() {
+        Some(gone) => Err(gone.id),
+        None => panic!("{NO_SIMULATION}"),
+    }
+}
+
 /// Leaves the dropped runtime [`enter_gone`] entered, when dropped.
 pub(crate) struct EnteredGone(());
 

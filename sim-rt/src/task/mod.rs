@@ -74,15 +74,14 @@ where
     F::Output: Send + 'static,
 {
     let origin = Origin::Spawn(Location::caller());
-    if let Some(world) = context::try_current() {
-        return JoinHandle::spawn_on(&world, future, None, origin);
+    match context::current_or_gone() {
+        Ok(world) => JoinHandle::spawn_on(&world, future, None, origin),
+        // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+        Err(gone) => {
+            drop(future);
+            JoinHandle::cancelled(gone)
+        }
     }
-    // A dropped runtime's handle entered (`Handle::enter`): cancelled.
-    if let Some(gone) = context::entered_gone() {
-        drop(future);
-        return JoinHandle::cancelled(gone.id);
-    }
-    context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
 }
 
 /// Simulated [`tokio::task::spawn_local`](https://docs.rs/tokio/1/tokio/task/fn.spawn_local.html).
@@ -132,15 +131,14 @@ where
     R: Send + 'static,
 {
     let origin = Origin::Blocking(Location::caller());
-    if let Some(world) = context::try_current() {
-        return blocking_on(&world, f, origin);
+    match context::current_or_gone() {
+        Ok(world) => blocking_on(&world, f, origin),
+        // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+        Err(gone) => {
+            drop(f);
+            JoinHandle::cancelled(gone)
+        }
     }
-    // A dropped runtime's handle entered (`Handle::enter`): cancelled.
-    if let Some(gone) = context::entered_gone() {
-        drop(f);
-        return JoinHandle::cancelled(gone.id);
-    }
-    context::with(|w| blocking_on(w, f, origin))
 }
 
 /// A `spawn_blocking` on `world`, from its current task (or the main host).
@@ -203,15 +201,17 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    if context::driving() && context::try_with(|w| w.polling_with_core()) == Some(true) {
+    // The simulation this thread drives, inside one of its polls.
+    let driven = context::try_current().filter(|_| context::driving());
+    if driven.as_ref().is_some_and(|w| w.polling_with_core()) {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
+    let relief = driven.filter(|w| w.relieves_in_place());
     // Out of the runtime's context, as tokio's: a block_on may run in `f`;
     // and with no cooperative budget, as tokio's (a future `f` polls to
     // completion must not be told to yield to tasks it cannot yield to).
-    let world = context::try_current().filter(|w| w.relieves_in_place());
     let _out = context::undrive();
-    match world {
+    match relief {
         // On a multi-thread runtime, inside a poll: a relief thread drives
         // the simulation while `f` runs as a simulated thread.
         Some(world) => world.relieve(|| crate::runtime::budget::with_unconstrained(f)),

@@ -53,12 +53,11 @@ pub(crate) struct Reliefs {
 }
 
 impl World {
-    /// Whether `block_in_place` hands the drive over here: on a
-    /// multi-thread runtime, from the thread driving it, inside a poll,
-    /// where threads can be simulated.
+    /// Whether `block_in_place`, called by the thread driving this
+    /// simulation, hands the drive over: on a multi-thread runtime, inside
+    /// a poll, where threads can be simulated.
     pub(crate) fn relieves_in_place(&self) -> bool {
         crate::switches::SUPPORTED
-            && context::driving()
             && self.core.try_borrow().is_ok_and(|c| {
                 c.config.tasks_run_in_background() && c.current.is_some() && !c.failed
             })
