@@ -69,7 +69,7 @@ async fn commit_then_reset(synchronous: &'static str) -> After {
 }
 
 fn run(synchronous: &'static str) -> After {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(commit_then_reset(synchronous))
 }
 

@@ -120,7 +120,7 @@ fn as_documented_a_reset_loses_the_new_queues_name_and_every_element() {
 /// directory once after the open, reset, reopen: everything is there.
 #[test]
 fn synced_elements_survive_a_host_reset() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(scenario(DIR_SYNCED));
     assert!(
         !std::path::Path::new(QUEUE).exists(),

@@ -13,7 +13,11 @@ use sim_rt::sim;
 /// Runs `future` in a fresh simulation of seed `seed`; returns its output
 /// and the hash of the run's trace.
 fn run<F: std::future::Future>(seed: u64, future: F) -> (F::Output, u64) {
-    let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(seed)
+        .build()
+        .unwrap();
     let out = rt.block_on(future);
     (out, rt.trace().hash())
 }

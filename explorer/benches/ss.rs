@@ -120,6 +120,7 @@ fn explore_with(explorer: Explorer, jobs: usize) -> u64 {
 /// The protocol once in a fresh runtime with `seed`, without the explorer.
 fn alone(seed: u64) {
     sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .build()
         .unwrap()

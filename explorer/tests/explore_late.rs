@@ -47,7 +47,11 @@ async fn stale_request() {
 #[test]
 fn a_plain_run_delivers_at_the_windows_opening() {
     for seed in 0..20 {
-        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(seed)
+            .build()
+            .unwrap();
         rt.block_on(stale_request());
     }
 }

@@ -66,6 +66,7 @@ async fn overdraw() {
 #[test]
 fn a_plain_run_passes() {
     sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(overdraw());
@@ -147,6 +148,7 @@ async fn overdraw_in_place() {
 #[test]
 fn a_plain_run_in_place_passes() {
     sim_rt::runtime::Builder::new_multi_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(overdraw_in_place());

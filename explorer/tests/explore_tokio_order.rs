@@ -21,6 +21,7 @@ async fn spawn_yield_check() {
 fn a_plain_run_keeps_tokios_order_on_every_seed() {
     for seed in 0..20 {
         sim_rt::runtime::Builder::new_current_thread()
+            .enable_all()
             .seed(seed)
             .build()
             .unwrap()

@@ -34,6 +34,7 @@ const BLOCK: usize = 4096;
 
 fn write_sync(n: u64) -> u64 {
     Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(async move {
@@ -57,6 +58,7 @@ fn wal_crash(seed: u64) -> usize {
     disk.latency.write = Duration::from_micros(10);
     disk.latency.sync = Duration::from_micros(100);
     Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .disk(disk)
         .build()

@@ -71,6 +71,7 @@ async fn udp_echo() {
 /// "server".
 fn tcp_round_trips(n: u64) -> u64 {
     Builder::new_current_thread()
+        .enable_all()
         // W6 runs for hundreds of millions of steps, a day and more of
         // simulated time.
         .max_steps(u64::MAX / 2)
@@ -93,6 +94,7 @@ fn tcp_round_trips(n: u64) -> u64 {
 
 fn udp_round_trips(n: u64) -> u64 {
     Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(async move {
@@ -116,6 +118,7 @@ fn udp_round_trips(n: u64) -> u64 {
 /// connection. Returns the replies received.
 fn w4_tcp(seed: u64) -> usize {
     Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .build()
         .unwrap()
@@ -201,7 +204,11 @@ fn w5_gossip(hosts: usize) -> (u64, u64) {
     // Host h is 10.1.x.y with x.y = h + 1, so every address is known
     // before any host starts.
     let ip = |h: usize| Ipv4Addr::new(10, 1, ((h + 1) >> 8) as u8, (h + 1) as u8);
-    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(5)
+        .build()
+        .unwrap();
     let heard = rt.block_on(async move {
         let heard = Arc::new(AtomicU64::new(0));
         let addrs: Arc<Vec<SocketAddr>> = Arc::new((0..hosts).map(|h| (ip(h), 9).into()).collect());

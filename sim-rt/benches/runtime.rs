@@ -280,6 +280,7 @@ fn w4_tiny_sim(c: &mut Criterion) {
         b.iter(|| {
             seed += 1;
             let out = sim_rt::runtime::Builder::new_current_thread()
+                .enable_all()
                 .seed(seed)
                 .build()
                 .unwrap()
@@ -290,6 +291,7 @@ fn w4_tiny_sim(c: &mut Criterion) {
     g.bench_function("tokio", |b| {
         b.iter(|| {
             let out = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
                 .build()
                 .unwrap()
                 .block_on(on_tokio::w4_ring(W4_TASKS, W4_MESSAGES));
@@ -320,6 +322,7 @@ fn once(which: &str) {
         "w4" => {
             for seed in 0..200 {
                 sim_rt::runtime::Builder::new_current_thread()
+                    .enable_all()
                     .seed(seed)
                     .build()
                     .unwrap()

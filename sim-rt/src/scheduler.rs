@@ -737,13 +737,13 @@ impl Scheduler for Replay {
 ///     }
 ///     sim_rt::choose(5)
 /// };
-/// let recorded = Builder::new_current_thread().seed(3).build().unwrap();
+/// let recorded = Builder::new_current_thread().enable_all().seed(3).build().unwrap();
 /// recorded.block_on(program());
 /// let trace = recorded.trace();
 /// let half = trace.len() as u64 / 2;
 /// for walk in 0..3 {
 ///     let t = trace.clone();
-///     let rt = Builder::new_current_thread()
+///     let rt = Builder::new_current_thread().enable_all()
 ///         .seed(trace.seed())
 ///         .scheduler(move |_| ReplayPrefix::new(t.clone(), half, RandomScheduler::new(walk)))
 ///         .build()

@@ -196,7 +196,7 @@ pub fn current_host() -> HostId {
 /// process of one build). Outside a simulation it does nothing.
 ///
 /// ```
-/// # let rt = sim_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # let rt = sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// # rt.block_on(async {
 /// let votes: Vec<u32> = vec![1, 2];
 /// sim_rt::sim::report_state(&votes);
@@ -230,7 +230,7 @@ pub fn report_state<T: std::hash::Hash + ?Sized>(state: &T) {
 /// call it from `#[cfg(sim)]` test code only, like the rest of this module.
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// sim_rt::spawn(async {
 ///     sim_rt::sim::annotate("fault-injector");
 ///     // ...
@@ -337,7 +337,7 @@ fn deliver_signal(name: &str, signal: i32, caller: &str) {
 /// use std::sync::Arc;
 /// use std::time::Duration;
 ///
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let elected = Arc::new(AtomicBool::new(false));
 /// let seen = elected.clone();
 /// sim_rt::sim::eventually("a leader is elected", move || seen.load(Ordering::SeqCst));
@@ -407,7 +407,7 @@ impl Property {
 /// ```
 /// use std::time::Duration;
 ///
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let reply = sim_rt::sim::monitor("a request gets its reply", Duration::from_secs(5));
 /// reply.hot(); // sent
 /// sim_rt::time::sleep(Duration::from_millis(20)).await;
@@ -507,7 +507,7 @@ fn with_prop(world: u64, index: usize, f: impl FnOnce(&mut PropKind)) {
 /// Starts describing a new host named `name`; see [`HostBuilder::start`].
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::net::{TcpListener, TcpStream};
 /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 ///
@@ -583,7 +583,7 @@ impl HostBuilder {
     /// empty and keeps what survives across the host's resets.
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::sim::{FsConfig, KeepUnsynced};
     /// let mut disk = FsConfig::default();
     /// disk.crash.keep = KeepUnsynced::Prefix; // an ordered journal
@@ -647,7 +647,7 @@ impl HostBuilder {
     /// the way turmoil's `client` and madsim's `NodeHandle::spawn` do.
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::net::UdpSocket;
     /// async fn echo() -> std::io::Result<()> {
     ///     let socket = UdpSocket::bind("0.0.0.0:53").await?;

@@ -120,7 +120,7 @@ impl Escape {
 /// # Examples
 ///
 /// ```
-/// # let rt = sim_rt::runtime::Builder::new_current_thread().build().unwrap();
+/// # let rt = sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// # rt.block_on(async {
 /// let answer = sim_rt::sim::allow_threads(|| std::thread::spawn(|| 42).join().unwrap());
 /// assert_eq!(answer, 42);

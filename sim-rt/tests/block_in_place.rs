@@ -205,6 +205,7 @@ fn a_deadlock_in_place_is_reported() {
 #[ignore = "run by a_deadlock_in_place_is_reported"]
 fn child_deadlocks_in_place() {
     let mut b = Builder::new_multi_thread();
+    b.enable_all();
     b.exact_seed(9);
     let (tx, rx) = mpsc::channel::<()>();
     b.build().unwrap().block_on(async move {
@@ -226,7 +227,7 @@ fn a_closure_in_place_runs_a_runtime_of_its_own() {
         sim_rt::spawn(async {
             let outer = sim_rt::task::id();
             sim_rt::task::block_in_place(move || {
-                let rt = Builder::new_current_thread().build().unwrap();
+                let rt = Builder::new_current_thread().enable_all().build().unwrap();
                 rt.block_on(rt.spawn(async move {
                     sim_rt::time::sleep(Duration::from_millis(3)).await;
                     assert_ne!(outer, sim_rt::task::id());
@@ -247,7 +248,7 @@ fn a_std_thread_runs_a_runtime_of_its_own() {
     let rt = multi_thread(8);
     let got = rt.block_on(async {
         let thread = std::thread::spawn(|| {
-            let rt = Builder::new_current_thread().build().unwrap();
+            let rt = Builder::new_current_thread().enable_all().build().unwrap();
             rt.block_on(async {
                 let task = sim_rt::spawn(async { 6 });
                 task.await.unwrap()

@@ -43,7 +43,7 @@ fn simulated_scenario() -> Vec<String> {
 }
 
 fn runtime() -> sim_rt::runtime::Runtime {
-    Builder::new_current_thread().build().unwrap()
+    Builder::new_current_thread().enable_all().build().unwrap()
 }
 
 #[test]
@@ -201,7 +201,11 @@ fn a_host_can_have_its_own_disk_settings() {
 #[test]
 fn the_same_seed_gives_the_same_execution() {
     let run = |seed| {
-        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(seed)
+            .build()
+            .unwrap();
         rt.block_on(async {
             let mut tasks = Vec::new();
             for i in 0..4u8 {

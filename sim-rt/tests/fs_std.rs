@@ -20,7 +20,7 @@ use sim_rt::sim::{self, RealFiles};
 use sim_rt::sync::Notify;
 
 fn runtime() -> sim_rt::runtime::Runtime {
-    Builder::new_current_thread().build().unwrap()
+    Builder::new_current_thread().enable_all().build().unwrap()
 }
 
 /// A path under the real temporary directory that does not exist, unique to
@@ -186,6 +186,7 @@ fn a_directory_created_inside_is_not_on_the_real_disk() {
 fn hidden_real_files_leave_an_empty_disk() {
     let me = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fs_std.rs");
     Builder::new_current_thread()
+        .enable_all()
         .real_files(RealFiles::Hidden)
         .build()
         .unwrap()
@@ -379,6 +380,7 @@ fn hosts_do_not_see_each_others_files() {
 /// inode numbers: all functions of the seed.
 fn tempfile_program(seed: u64) -> Vec<String> {
     Builder::new_current_thread()
+        .enable_all()
         .exact_seed(seed)
         .build()
         .unwrap()
@@ -463,7 +465,7 @@ fn outside_a_simulation_the_real_disk_is_used() {
 /// taken while `hold` keeps the simulation alive.
 fn dev_and_ino_of_a_file(hold: impl FnOnce() + 'static) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async move {
         let out = Arc::new(Mutex::new(None));
         let seen = out.clone();

@@ -10,7 +10,7 @@ use sim_rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use sim_rt::runtime::Builder;
 
 fn runtime() -> sim_rt::runtime::Runtime {
-    Builder::new_current_thread().build().unwrap()
+    Builder::new_current_thread().enable_all().build().unwrap()
 }
 
 fn dev_null() -> std::fs::File {

@@ -204,6 +204,7 @@ fn simplex_halves() {
 fn tasks_stream_through_a_small_pipe_deterministically() {
     fn run(seed: u64) -> (Vec<u8>, u64) {
         let rt = sim_rt::runtime::Builder::new_current_thread()
+            .enable_all()
             .seed(seed)
             .build()
             .unwrap();

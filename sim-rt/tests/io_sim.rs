@@ -51,7 +51,11 @@ async fn copy_between_always_ready_ends_yields_on_budget() {
 #[test]
 fn a_proxy_with_copy_bidirectional_over_simulated_tcp() {
     for seed in 0..10 {
-        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(seed)
+            .build()
+            .unwrap();
         let (lines, counts) = rt.block_on(async {
             sim::host("server").start(|| async {
                 let listener = TcpListener::bind("0.0.0.0:80").await?;
@@ -127,6 +131,12 @@ fn async_fd_cannot_be_created_and_says_what_to_use() {
     use sim_rt::io::unix::AsyncFd;
     use std::os::fd::{AsRawFd, OwnedFd};
 
+    // As tokio's, it registers with the runtime's I/O driver: inside one.
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    let _in = rt.enter();
     let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
     let raw = fd.as_raw_fd();
     let err = AsyncFd::try_new(fd).unwrap_err();

@@ -205,10 +205,14 @@ fn pin_shadows_variables_and_declares_new_ones() {
 /// simulation they add no tasks.
 #[sim_rt::test]
 async fn join_runs_its_branches_on_the_calling_task() {
-    let here = sim_rt::task::id();
-    let (a, b) = sim_rt::join!(async { sim_rt::task::id() }, async {
-        sim_rt::task::yield_now().await;
-        sim_rt::task::id()
-    });
-    assert_eq!((a, b), (here, here));
+    sim_rt::spawn(async {
+        let here = sim_rt::task::id();
+        let (a, b) = sim_rt::join!(async { sim_rt::task::id() }, async {
+            sim_rt::task::yield_now().await;
+            sim_rt::task::id()
+        });
+        assert_eq!((a, b), (here, here));
+    })
+    .await
+    .unwrap();
 }

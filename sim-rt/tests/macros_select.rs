@@ -516,7 +516,11 @@ fn the_first_to_complete_in_simulated_time_wins() {
 
 /// Which of two always-ready branches wins, and the trace of the run.
 fn race(seed: u64) -> (&'static str, Vec<Step>) {
-    let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(seed)
+        .build()
+        .unwrap();
     let winner = rt.block_on(async {
         sim_rt::select! {
             v = ready("a") => v,
@@ -551,7 +555,11 @@ fn without_biased_the_first_branch_varies_with_the_seed_and_replays() {
 
 #[test]
 fn no_choice_is_asked_when_at_most_one_branch_is_enabled() {
-    let rt = Builder::new_current_thread().seed(1).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(1)
+        .build()
+        .unwrap();
     let v = rt.block_on(async {
         let one = sim_rt::select! { v = ready(1) => v };
         let three = sim_rt::select! {
@@ -578,7 +586,11 @@ fn the_choice_is_among_enabled_branches_only() {
     // answer starts at a different one.
     let mut winners = Vec::new();
     for seed in 0..50 {
-        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(seed)
+            .build()
+            .unwrap();
         let winner = rt.block_on(async {
             sim_rt::select! {
                 v = ready(0), if false => v,

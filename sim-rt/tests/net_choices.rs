@@ -24,6 +24,7 @@ use sim_rt::time::{sleep, timeout};
 /// order alone.
 fn last_writer_wins(seed: u64) -> u8 {
     Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .build()
         .unwrap()
@@ -163,6 +164,7 @@ fn survive_faults(
     let seen = Rc::new(RefCell::new((0, 0)));
     let s2 = seen.clone();
     let mut builder = Builder::new_current_thread();
+    builder.enable_all();
     if let Some(faults) = faults {
         builder.fault_injector(faults);
     }
@@ -248,6 +250,7 @@ fn the_fault_injector_is_off_by_default_and_stays_within_budget() {
         let s2 = Rc::new(RefCell::new((0u32, 0u32)));
         let s3 = s2.clone();
         Builder::new_current_thread()
+            .enable_all()
             .seed(seed)
             .fault_injector(
                 FaultInjector::new()
@@ -299,6 +302,7 @@ fn a_partition_healed_by_the_program_is_no_longer_the_injectors_to_heal() {
     let options = Rc::new(RefCell::new(Vec::new()));
     let o2 = options.clone();
     let after_heal = Builder::new_current_thread()
+        .enable_all()
         .fault_injector(FaultInjector::new().max_resets(0).max_partitions(1))
         .scheduler(move |seed| RandomWith::answering(seed, fault_options(o2.clone())))
         .build()
@@ -355,6 +359,7 @@ fn first_fault(take: usize) -> (usize, Faults) {
     let o2 = options.clone();
     let starts = Rc::new(RefCell::new(Vec::new()));
     let (restarted, partitioned) = Builder::new_current_thread()
+        .enable_all()
         .fault_injector(FaultInjector::new().max_resets(1).max_partitions(1))
         .scheduler(move |seed| RandomWith::answering(seed, first_fault_taking(take, o2.clone())))
         .build()

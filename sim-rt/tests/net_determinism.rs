@@ -312,7 +312,7 @@ async fn program(extra: bool) -> Vec<String> {
 
 /// Runs the program once on a runtime from `builder`.
 fn run(builder: &mut Builder, extra: bool) -> (Vec<String>, Trace) {
-    let rt = builder.build().unwrap();
+    let rt = builder.enable_all().build().unwrap();
     let log = rt.block_on(program(extra));
     (log, rt.trace())
 }
@@ -320,6 +320,7 @@ fn run(builder: &mut Builder, extra: bool) -> (Vec<String>, Trace) {
 /// The builder every run starts from: `seed`, with the fault injector.
 fn seeded(seed: u64) -> Builder {
     let mut b = Builder::new_current_thread();
+    b.enable_all();
     b.seed(seed).fault_injector(faults());
     b
 }
@@ -498,6 +499,7 @@ fn a_recorded_trace_replays_log_trace_and_observations() {
         // A replay wrapped like the original: the same observations too.
         let t = trace.clone();
         let mut builder = Builder::new_current_thread();
+        builder.enable_all();
         builder.replay(trace.clone()).fault_injector(faults());
         let (replayed_log, replayed_trace, replayed_seen) =
             run_observed(&mut builder, move |_| Replay::new(t.clone()));
@@ -572,6 +574,7 @@ fn replaying_a_changed_program_diverges() {
         let (_, trace) = run(&mut seeded(seed), false);
         let replay = || {
             let mut b = Builder::new_current_thread();
+            b.enable_all();
             b.replay(trace.clone()).fault_injector(faults());
             b
         };

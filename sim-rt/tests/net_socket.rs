@@ -434,7 +434,7 @@ fn getaddrinfo_follows_its_hints() {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn a_raw_socket_cannot_reach_the_network_from_a_simulation() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let failure = rt
         .try_block_on(async {
             let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).unwrap();

@@ -15,6 +15,7 @@ use sim_rt::runtime::Builder;
 
 fn run<F: std::future::Future>(future: F) -> F::Output {
     Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("building a simulation cannot fail")
         .block_on(future)

@@ -81,6 +81,7 @@ fn child_runs_program() {
         .parse()
         .unwrap();
     let rt = Builder::new_current_thread()
+        .enable_all()
         .exact_seed(seed)
         .build()
         .unwrap();
@@ -154,6 +155,7 @@ fn same_seed_same_output_in_separate_processes() {
 fn per_call_randomness_and_time_follow_the_seed_in_process() {
     fn sample(seed: u64) -> (Vec<u8>, Vec<u8>, Vec<u8>, uuid::Uuid, Duration) {
         let rt = Builder::new_current_thread()
+            .enable_all()
             .exact_seed(seed)
             .build()
             .unwrap();
@@ -243,7 +245,11 @@ fn real_time_and_randomness_checks(when: &str) {
 #[test]
 fn outside_a_simulation_time_and_randomness_are_real() {
     real_time_and_randomness_checks("before any simulation");
-    let rt = Builder::new_current_thread().seed(1).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(1)
+        .build()
+        .unwrap();
     let sim_wall = rt.block_on(async {
         assert!(intercepting());
         let sim_wall = SystemTime::now();
@@ -285,7 +291,7 @@ fn std_thread_spawn_inside_a_simulation_runs_a_simulated_thread() {
     assert_eq!(n, 3);
 
     // The opt-out: a real thread, outside the simulation.
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let (n, real) = rt.block_on(async {
         allow_threads(|| std::thread::spawn(|| (42, !intercepting())).join().unwrap())
     });
@@ -394,6 +400,7 @@ fn child_checks_determinism() {
     // where each run happens.
     let builder = || {
         let mut builder = Builder::new_current_thread();
+        builder.enable_all();
         builder.seed(seed);
         builder
     };

@@ -25,6 +25,7 @@ fn the_scheduler_sees_each_label_with_its_task_and_host() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s = seen.clone();
     let (main_host, worker_host, worker_task) = Builder::new_current_thread()
+        .enable_all()
         .scheduler(move |seed| RandomWith::watching(seed, record_annotations(s.clone())))
         .build()
         .unwrap()

@@ -51,9 +51,14 @@ async fn workload() -> u64 {
 
 #[test]
 fn both_flavors_run() {
-    let ct = Builder::new_current_thread().seed(1).build().unwrap();
+    let ct = Builder::new_current_thread()
+        .enable_all()
+        .seed(1)
+        .build()
+        .unwrap();
     assert_eq!(ct.block_on(workload()), 60);
     let mt = Builder::new_multi_thread()
+        .enable_all()
         .worker_threads(4)
         .seed(1)
         .build()
@@ -76,9 +81,14 @@ fn zero_max_blocking_threads_panics() {
 
 #[test]
 fn thread_and_driver_options_are_accepted_and_change_nothing() {
-    let plain = Builder::new_current_thread().seed(2).build().unwrap();
+    let plain = Builder::new_current_thread()
+        .enable_all()
+        .seed(2)
+        .build()
+        .unwrap();
     let plain_out = plain.block_on(workload());
     let mut builder = Builder::new_multi_thread();
+    builder.enable_all();
     builder
         .enable_all()
         .enable_time()
@@ -109,29 +119,41 @@ fn runtime_new_runs_a_multi_thread_flavored_simulation() {
 
 #[test]
 fn runtime_flavor_of_the_runtime_handle() {
-    let ct = Builder::new_current_thread().build().unwrap();
+    let ct = Builder::new_current_thread().enable_all().build().unwrap();
     assert_eq!(ct.handle().runtime_flavor(), RuntimeFlavor::CurrentThread);
-    let mt = Builder::new_multi_thread().build().unwrap();
+    let mt = Builder::new_multi_thread().enable_all().build().unwrap();
     assert_eq!(mt.handle().runtime_flavor(), RuntimeFlavor::MultiThread);
 }
 
 #[test]
 fn runtime_flavor_of_handle_current_in_a_current_thread_runtime() {
-    let rt = Builder::new_current_thread().seed(3).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(3)
+        .build()
+        .unwrap();
     let flavor = rt.block_on(async { Handle::current().runtime_flavor() });
     assert_eq!(flavor, RuntimeFlavor::CurrentThread);
 }
 
 #[test]
 fn runtime_flavor_of_handle_current_in_a_multi_thread_runtime() {
-    let rt = Builder::new_multi_thread().seed(4).build().unwrap();
+    let rt = Builder::new_multi_thread()
+        .enable_all()
+        .seed(4)
+        .build()
+        .unwrap();
     let flavor = rt.block_on(async { Handle::current().runtime_flavor() });
     assert_eq!(flavor, RuntimeFlavor::MultiThread);
 }
 
 #[test]
 fn handle_current_inside_block_on_spawns_onto_the_simulation() {
-    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(5)
+        .build()
+        .unwrap();
     let (out, id) = rt.block_on(async {
         let handle = Handle::current();
         let h = handle.spawn(async { (sim_rt::task::id(), 11) });
@@ -164,7 +186,11 @@ fn handle_current_outside_panics() {
 
 #[test]
 fn handle_block_on_from_outside_the_simulation() {
-    let rt = Builder::new_current_thread().seed(6).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(6)
+        .build()
+        .unwrap();
     let handle = rt.handle().clone();
     let out = handle.block_on(async {
         sleep(Duration::from_millis(8)).await;
@@ -178,7 +204,11 @@ fn handle_block_on_from_outside_the_simulation() {
 
 #[test]
 fn runtime_spawn_and_spawn_blocking_before_block_on() {
-    let rt = Builder::new_current_thread().seed(7).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(7)
+        .build()
+        .unwrap();
     let a = rt.spawn(async { 1 });
     let b = rt.spawn_blocking(|| 2);
     let c = rt.handle().spawn(async { 3 });
@@ -188,7 +218,11 @@ fn runtime_spawn_and_spawn_blocking_before_block_on() {
 
 #[test]
 fn enter_lets_spawn_run_outside_block_on() {
-    let rt = Builder::new_current_thread().seed(8).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(8)
+        .build()
+        .unwrap();
     let ran = Arc::new(AtomicUsize::new(0));
     let r = ran.clone();
     let h = {
@@ -220,7 +254,11 @@ fn block_on_while_an_enter_guard_is_held() {
     // tokio allows this (a common `let _guard = rt.enter(); ... rt.block_on(..)`
     // pattern): `enter` sets the current handle, it does not enter the
     // runtime's executor.
-    let rt = Builder::new_current_thread().seed(9).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(9)
+        .build()
+        .unwrap();
     let _guard = rt.enter();
     let h = sim_rt::spawn(async { 5 });
     assert_eq!(rt.block_on(h).unwrap(), 5);
@@ -230,28 +268,48 @@ fn block_on_while_an_enter_guard_is_held() {
 #[test]
 #[should_panic(expected = "Cannot start a runtime from within a runtime")]
 fn nested_block_on_panics() {
-    let rt = Builder::new_current_thread().seed(10).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(10)
+        .build()
+        .unwrap();
     rt.block_on(async { rt.block_on(async {}) });
 }
 
 #[test]
 #[should_panic(expected = "Cannot start a runtime from within a runtime")]
 fn nested_handle_block_on_panics() {
-    let rt = Builder::new_current_thread().seed(11).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(11)
+        .build()
+        .unwrap();
     rt.block_on(async { Handle::current().block_on(async {}) });
 }
 
 #[test]
 #[should_panic(expected = "Cannot start a runtime from within a runtime")]
 fn block_on_of_another_runtime_inside_a_simulation_panics() {
-    let outer = Builder::new_current_thread().seed(12).build().unwrap();
-    let inner = Builder::new_current_thread().seed(13).build().unwrap();
+    let outer = Builder::new_current_thread()
+        .enable_all()
+        .seed(12)
+        .build()
+        .unwrap();
+    let inner = Builder::new_current_thread()
+        .enable_all()
+        .seed(13)
+        .build()
+        .unwrap();
     outer.block_on(async { inner.block_on(async {}) });
 }
 
 #[test]
 fn block_on_twice_keeps_the_tasks_of_the_first_call() {
-    let rt = Builder::new_current_thread().seed(14).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(14)
+        .build()
+        .unwrap();
     let (mut rx, ticker) = rt.block_on(async {
         let (tx, mut rx) = mpsc::channel(8);
         let ticker = sim_rt::spawn(async move {
@@ -280,16 +338,27 @@ fn block_on_twice_keeps_the_tasks_of_the_first_call() {
 
 #[test]
 fn block_on_ids_continue_across_calls() {
-    let rt = Builder::new_current_thread().seed(15).build().unwrap();
-    let first = rt.block_on(async { sim_rt::task::id().as_u64() });
-    let second = rt.block_on(async { sim_rt::task::id().as_u64() });
-    assert_eq!((first, second), (1, 2));
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(15)
+        .build()
+        .unwrap();
+    // Each future of a `block_on` takes an id too (1 and 3), although it
+    // is not a task.
+    let spawned = || async { sim_rt::spawn(async { sim_rt::task::id().as_u64() }).await };
+    let first = rt.block_on(spawned()).unwrap();
+    let second = rt.block_on(spawned()).unwrap();
+    assert_eq!((first, second), (2, 4));
 }
 
 #[test]
 fn shutdown_timeout_drops_pending_tasks() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let rt = Builder::new_current_thread().seed(16).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(16)
+        .build()
+        .unwrap();
     let d = drops.clone();
     rt.block_on(async move {
         sim_rt::spawn(DropProbe(d.clone()));
@@ -316,7 +385,11 @@ fn spawn_pending_holding<G: Send + 'static>(rt: &Runtime, guard: G) {
 #[test]
 fn shutdown_background_drops_pending_tasks() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let rt = Builder::new_current_thread().seed(17).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(17)
+        .build()
+        .unwrap();
     let d = drops.clone();
     let never_polled = rt.spawn(DropProbe(drops.clone()));
     spawn_pending_holding(&rt, DropProbe(d));
@@ -330,7 +403,11 @@ fn shutdown_background_drops_pending_tasks() {
 /// gives a cancelled task; a `block_on` says the simulation is gone.
 #[test]
 fn a_handle_outliving_its_runtime_spawns_cancelled_tasks() {
-    let rt = Builder::new_current_thread().seed(18).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(18)
+        .build()
+        .unwrap();
     let handle = rt.handle().clone();
     drop(rt);
     struct Dropped(Arc<AtomicUsize>);
@@ -366,7 +443,11 @@ fn a_handle_outliving_its_runtime_spawns_cancelled_tasks() {
 
 #[test]
 fn a_failed_simulation_cannot_be_run_again() {
-    let rt = Builder::new_current_thread().seed(19).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(19)
+        .build()
+        .unwrap();
     let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(async { panic!("first run fails") })
     }));
@@ -391,12 +472,17 @@ fn a_failed_simulation_cannot_be_run_again() {
 
 #[test]
 fn seed_and_trace_replay() {
-    let rt = Builder::new_current_thread().seed(20).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(20)
+        .build()
+        .unwrap();
     let out = rt.block_on(workload());
     let trace = rt.trace();
     assert_eq!(trace.seed(), rt.seed());
     assert!(!trace.is_empty());
     let replayed = Builder::new_current_thread()
+        .enable_all()
         .replay(trace.clone())
         .build()
         .unwrap();
@@ -427,7 +513,11 @@ impl Drop for SpawnOnDrop {
 #[test]
 fn a_task_spawned_while_the_runtime_drops_is_dropped_too() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let rt = Builder::new_current_thread().seed(21).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(21)
+        .build()
+        .unwrap();
     let d = drops.clone();
     spawn_pending_holding(&rt, SpawnOnDrop(d));
     drop(rt);
@@ -479,7 +569,7 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
     fn assert_sync<T: Sync>() {}
     assert_sync::<sim_rt::runtime::EnterGuard<'static>>();
 
-    let rt = Arc::new(Builder::new_current_thread().build().unwrap());
+    let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
     let caught = std::panic::catch_unwind(|| rt.block_on(async { panic!("in block_on") }));
     assert!(caught.is_err());
 
@@ -500,7 +590,7 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
 
     // A healthy one runs it, as a guest (the owner drives it while it
     // joins); the owner-only methods say where they work.
-    let rt = Arc::new(Builder::new_current_thread().build().unwrap());
+    let rt = Arc::new(Builder::new_current_thread().enable_all().build().unwrap());
     let shared = rt.clone();
     let from_other = std::thread::spawn(move || {
         let one = shared.block_on(async { 1 });
@@ -521,7 +611,7 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
         from_other.1
     );
 
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     assert_eq!(rt.block_on(async { 2 }), 2);
     std::thread::spawn(move || drop(rt)).join().unwrap();
 }
@@ -533,12 +623,14 @@ fn a_runtime_is_send_sync_and_unwind_safe_and_stays_on_its_thread() {
 fn a_builder_is_send_and_sync() {
     fn send_sync<T: Send + Sync>(_: &T) {}
     let mut plain = Builder::new_current_thread();
+    plain.enable_all();
     send_sync(&plain);
     let built = std::thread::spawn(move || plain.build().is_ok())
         .join()
         .unwrap();
     assert!(built);
     let mut custom = Builder::new_current_thread();
+    custom.enable_all();
     let rc = std::rc::Rc::new(());
     custom.scheduler(move |seed| {
         let _ = &rc;

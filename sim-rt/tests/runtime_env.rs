@@ -39,14 +39,25 @@ async fn honest() -> u64 {
 fn environment_overrides() {
     // SIM_SEED overrides the builder's seed, in decimal or hex.
     std::env::set_var("SIM_SEED", "1234");
-    let rt = Builder::new_current_thread().seed(1).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(1)
+        .build()
+        .unwrap();
     assert_eq!(rt.seed(), 1234);
     std::env::set_var("SIM_SEED", "0x10");
-    assert_eq!(Builder::new_current_thread().build().unwrap().seed(), 16);
+    assert_eq!(
+        Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .seed(),
+        16
+    );
 
     // A malformed SIM_SEED is a clear error.
     std::env::set_var("SIM_SEED", "12abc");
-    let err = catch_unwind(|| Builder::new_current_thread().build()).unwrap_err();
+    let err = catch_unwind(|| Builder::new_current_thread().enable_all().build()).unwrap_err();
     let msg = message(err);
     assert!(
         msg.starts_with(
@@ -55,10 +66,11 @@ fn environment_overrides() {
         "{msg}"
     );
     std::env::set_var("SIM_SEED", "-1");
-    assert!(catch_unwind(|| Builder::new_current_thread().build()).is_err());
+    assert!(catch_unwind(|| Builder::new_current_thread().enable_all().build()).is_err());
     std::env::remove_var("SIM_SEED");
     assert_eq!(
         Builder::new_current_thread()
+            .enable_all()
             .seed(5)
             .build()
             .unwrap()
@@ -89,7 +101,7 @@ fn environment_overrides() {
 
     // Runtime::block_on cannot re-run its future: it runs once (and says on
     // stderr that the check does not apply).
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let before = RUNS.load(Ordering::SeqCst);
     rt.block_on(leaky());
     assert_eq!(RUNS.load(Ordering::SeqCst), before + 1, "run once");

@@ -9,7 +9,7 @@ use rt_support::{assert_contains_all, panic_text};
 use sim_rt::runtime::Builder;
 
 fn failure_of<F: std::future::Future>(builder: &mut Builder, fut: F) -> String {
-    let rt = builder.build().unwrap();
+    let rt = builder.enable_all().build().unwrap();
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(fut)))
         .err()
         .expect("the simulation should fail");
@@ -168,7 +168,7 @@ fn time_limit_names_the_likely_cause() {
 
 #[test]
 fn a_failed_runtime_refuses_to_run_again() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let first = catch_unwind(AssertUnwindSafe(|| rt.block_on(async { panic!("first") })));
     assert!(first.is_err());
     let second = catch_unwind(AssertUnwindSafe(|| rt.block_on(async { 1 }))).unwrap_err();
@@ -185,7 +185,11 @@ fn a_failed_runtime_refuses_to_run_again() {
 #[test]
 fn try_block_on_returns_the_failure() {
     use sim_rt::runtime::FailureKind;
-    let rt = Builder::new_current_thread().seed(5).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(5)
+        .build()
+        .unwrap();
     let failure = rt
         .try_block_on(async {
             sim_rt::sim::host("worker").start(|| async {
@@ -205,10 +209,10 @@ fn try_block_on_returns_the_failure() {
     assert!(text.contains("a task panicked: worker gave up"), "{text}");
     assert!(!text.contains("reproduce"), "{text}");
 
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let out = rt.try_block_on(async { 7 });
     assert_eq!(out.unwrap(), 7);
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let deadlock = rt.try_block_on(std::future::pending::<()>()).unwrap_err();
     assert_eq!(deadlock.kind(), FailureKind::Deadlock);
     assert_eq!(deadlock.host(), None);

@@ -13,6 +13,7 @@ use sim_rt::sim;
 fn a_reset_drops_tasks_that_hold_each_others_handles() {
     for seed in 0..4 {
         Builder::new_current_thread()
+            .enable_all()
             .seed(seed)
             .build()
             .unwrap()

@@ -31,7 +31,7 @@ async fn spin_wait(fair: bool) {
 
 #[test]
 fn a_spin_wait_is_reported_as_a_livelock_naming_the_spinner() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let failure = rt.try_block_on(spin_wait(false)).unwrap_err();
     assert_eq!(failure.kind(), FailureKind::Livelock);
     let text = failure.to_string();
@@ -50,13 +50,14 @@ fn a_spin_wait_is_reported_as_a_livelock_naming_the_spinner() {
 
 #[test]
 fn a_fair_wait_completes() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(spin_wait(true));
 }
 
 #[test]
 fn the_limit_is_the_builders_and_zero_turns_it_off() {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(1_000)
         .build()
         .unwrap();
@@ -64,6 +65,7 @@ fn the_limit_is_the_builders_and_zero_turns_it_off() {
     assert!(failure.to_string().contains("for 1000 steps"), "{failure}");
 
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(0)
         .max_steps(50_000)
         .build()
@@ -77,6 +79,7 @@ fn the_limit_is_the_builders_and_zero_turns_it_off() {
 #[test]
 fn many_tasks_yielding_once_are_not_a_livelock() {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(100)
         .build()
         .unwrap();
@@ -102,6 +105,7 @@ fn many_tasks_yielding_once_are_not_a_livelock() {
 #[test]
 fn the_main_future_spinning_is_a_livelock() {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(500)
         .build()
         .unwrap();
@@ -133,6 +137,7 @@ fn the_main_future_spinning_is_a_livelock() {
 #[test]
 fn yields_forced_by_the_coop_budget_are_work() {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(50)
         .build()
         .unwrap();
@@ -164,6 +169,7 @@ fn yields_forced_by_the_coop_budget_are_work() {
 #[test]
 fn budget_yields_that_starve_a_timer_are_a_livelock() {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .livelock_steps(200)
         .build()
         .unwrap();

@@ -25,6 +25,7 @@ async fn long_then_choose(n: u64) {
 
 fn builder() -> Builder {
     let mut b = Builder::new_current_thread();
+    b.enable_all();
     b.max_steps(u64::MAX / 2).livelock_steps(u64::MAX);
     b
 }

@@ -49,7 +49,11 @@ fn metrics_reject_a_second_worker() {
 #[test]
 fn ids_are_unique_and_names_are_kept() {
     let a = Runtime::new().unwrap();
-    let b = Builder::new_current_thread().name("db").build().unwrap();
+    let b = Builder::new_current_thread()
+        .enable_all()
+        .name("db")
+        .build()
+        .unwrap();
     assert_ne!(a.handle().id(), b.handle().id());
     assert_eq!(a.handle().name(), None);
     assert_eq!(b.handle().name(), Some("db"));
@@ -80,6 +84,7 @@ fn a_local_runtime_runs_tasks_that_are_not_send() {
     });
     assert_eq!(rt.block_on(task).unwrap(), 6);
     let rt = Builder::new_current_thread()
+        .enable_all()
         .build_local(LocalOptions::default())
         .unwrap();
     assert_eq!(rt.block_on(async { 1 }), 1);
@@ -88,7 +93,9 @@ fn a_local_runtime_runs_tasks_that_are_not_send() {
 #[test]
 #[should_panic(expected = "multi_thread is not supported for LocalRuntime")]
 fn a_local_runtime_is_current_thread_only() {
-    let _ = Builder::new_multi_thread().build_local(LocalOptions::default());
+    let _ = Builder::new_multi_thread()
+        .enable_all()
+        .build_local(LocalOptions::default());
 }
 
 #[test]

@@ -73,6 +73,7 @@ fn record(seed: u64) -> (Vec<u32>, Trace, Vec<String>) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let l = log.clone();
     let rt = Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .full_trace(true)
         .scheduler(move |seed| Recording {
@@ -96,6 +97,7 @@ fn replay_reproduces_the_run_step_for_step() {
         let l = log.clone();
         let t = trace.clone();
         let rt = Builder::new_current_thread()
+            .enable_all()
             .replay(trace.clone())
             .scheduler(move |_| Recording {
                 inner: sim_rt::scheduler::Replay::new(t.clone()),
@@ -120,6 +122,7 @@ fn replay_reproduces_the_run_step_for_step() {
 fn replay_via_builder_replay_gives_the_same_trace() {
     let (out, trace, _) = record(7);
     let rt = Builder::new_current_thread()
+        .enable_all()
         .replay(trace.clone())
         .build()
         .unwrap();
@@ -130,7 +133,11 @@ fn replay_via_builder_replay_gives_the_same_trace() {
 #[test]
 fn a_changed_program_diverges_with_a_clear_message() {
     let (_, trace, _) = record(3);
-    let rt = Builder::new_current_thread().replay(trace).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .replay(trace)
+        .build()
+        .unwrap();
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(true)))).unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert_contains_all(
@@ -146,7 +153,11 @@ fn a_changed_program_diverges_with_a_clear_message() {
 fn a_trace_that_ends_early_is_reported() {
     let (_, trace, _) = record(4);
     let short = Trace::from_steps(trace.seed(), trace.steps()[..trace.len() / 2].to_vec());
-    let rt = Builder::new_current_thread().replay(short).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .replay(short)
+        .build()
+        .unwrap();
     let err = catch_unwind(AssertUnwindSafe(|| rt.block_on(program(false)))).unwrap_err();
     let msg = err.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("the recorded run ended after"), "{msg}");
@@ -183,6 +194,7 @@ fn a_scheduler_that_declines_observations_gets_none_and_the_same_run() {
         let seen = Arc::new(Mutex::new(0));
         let s = seen.clone();
         let rt = Builder::new_current_thread()
+            .enable_all()
             .seed(3)
             .scheduler(move |seed| Opting {
                 inner: sim_rt::scheduler::RandomScheduler::new(seed),
@@ -228,6 +240,7 @@ fn a_compact_trace_replays_the_same_execution() {
         .all(|&at| !full.steps()[at as usize].is_forced()));
 
     let rt = Builder::new_current_thread()
+        .enable_all()
         .replay(compact.clone())
         .build()
         .unwrap();
@@ -236,6 +249,7 @@ fn a_compact_trace_replays_the_same_execution() {
     drop(rt);
 
     let rt = Builder::new_current_thread()
+        .enable_all()
         .replay(compact)
         .build()
         .unwrap();
@@ -255,6 +269,7 @@ fn a_walk_replays_its_prefix_then_goes_its_own_way() {
     let walk = |walk_seed: u64| {
         let t = recorded.clone();
         let rt = Builder::new_current_thread()
+            .enable_all()
             .seed(recorded.seed())
             .full_trace(true)
             .scheduler(move |_| ReplayPrefix::new(t.clone(), k, RandomScheduler::new(walk_seed)))
@@ -279,6 +294,7 @@ fn a_walk_replays_its_prefix_then_goes_its_own_way() {
     // A prefix of the whole trace is the recorded run.
     let t = recorded.clone();
     let rt = Builder::new_current_thread()
+        .enable_all()
         .seed(recorded.seed())
         .full_trace(true)
         .scheduler(move |_| ReplayPrefix::new(t.clone(), t.len() as u64, RandomScheduler::new(99)))

@@ -30,6 +30,7 @@ async fn ping_pong(round_trips: u32, fail: bool) {
 
 fn trace_of(round_trips: u32, full: bool) -> Trace {
     let rt = Builder::new_current_thread()
+        .enable_all()
         .full_trace(full)
         .build()
         .unwrap();
@@ -60,7 +61,7 @@ fn a_ping_pong_trace_does_not_grow_with_its_length() {
 
 #[test]
 fn a_failure_late_in_a_long_run_replays_from_its_compact_trace() {
-    let rt = Builder::new_current_thread().build().unwrap();
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(ping_pong(3_000, true))
     }));
@@ -73,6 +74,7 @@ fn a_failure_late_in_a_long_run_replays_from_its_compact_trace() {
     );
 
     let rt = Builder::new_current_thread()
+        .enable_all()
         .replay(trace.clone())
         .build()
         .unwrap();

@@ -36,6 +36,7 @@ fn logged(spans: FmtSpan, f: impl FnOnce(&sim_rt::runtime::Runtime)) -> String {
         .finish();
     tracing::subscriber::with_default(subscriber, || {
         f(&sim_rt::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .unwrap())
     });

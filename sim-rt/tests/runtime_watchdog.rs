@@ -89,6 +89,7 @@ fn an_owner_spinning_on_yield_now_forever_is_reported() {
 #[ignore = "run by an_owner_spinning_on_yield_now_forever_is_reported"]
 fn child_spins_on_yield_now() {
     let mut b = sim_rt::runtime::Builder::new_multi_thread();
+    b.enable_all();
     b.exact_seed(9);
     let rt = b.build().unwrap();
     let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -127,6 +128,7 @@ fn a_real_sleep_inside_a_simulation_is_noted_once() {
 #[ignore = "run by a_task_that_never_returns_from_a_poll_ends_the_process_with_a_report"]
 fn child_spins_in_a_task() {
     let mut b = sim_rt::runtime::Builder::new_current_thread();
+    b.enable_all();
     b.exact_seed(7);
     b.build().unwrap().block_on(async {
         sim_rt::sim::host("spinner").start(|| async {
@@ -147,6 +149,7 @@ fn child_spins_in_a_task() {
 fn child_blocks_on_a_std_channel() {
     let (_tx, rx) = std::sync::mpsc::channel::<()>();
     let mut b = sim_rt::runtime::Builder::new_current_thread();
+    b.enable_all();
     b.exact_seed(7);
     b.build().unwrap().block_on(async move {
         let _ = rx.recv();
@@ -157,6 +160,7 @@ fn child_blocks_on_a_std_channel() {
 #[ignore = "run by a_real_sleep_inside_a_simulation_is_noted_once"]
 fn child_sleeps_for_real() {
     sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(async {
@@ -169,6 +173,7 @@ fn child_sleeps_for_real() {
 #[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
 fn child_waits_for_a_spawned_task() {
     let mut b = sim_rt::runtime::Builder::new_current_thread();
+    b.enable_all();
     b.exact_seed(7);
     let rt = b.build().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -181,6 +186,7 @@ fn child_waits_for_a_spawned_task() {
 #[ignore = "run by a_thread_waiting_for_tasks_only_block_on_could_run_is_reported"]
 fn child_waits_then_drives() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     // Nothing waits for block_on: a long real wait is no concern.

@@ -249,6 +249,7 @@ fn a_host_entry_returning_err_fails_the_simulation_even_when_panics_are_ignored(
     // goes to the entry's JoinHandle, which `start` has already dropped.
     let res = std::panic::catch_unwind(|| {
         Builder::new_current_thread()
+            .enable_all()
             .seed(10)
             .unhandled_panic(sim_rt::runtime::UnhandledPanic::Ignore)
             .build()

@@ -15,7 +15,11 @@ fn unreached() {
 
 #[test]
 fn an_execution_counts_its_points() {
-    let rt = Builder::new_current_thread().seed(3).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(3)
+        .build()
+        .unwrap();
     rt.block_on(async {
         for i in 0..4 {
             let held = sim_rt::sometimes!(i % 2 == 1, "odd");

@@ -8,6 +8,7 @@ use sim_rt::net::{TcpListener, TcpStream};
 
 fn rt() -> sim_rt::runtime::Runtime {
     sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
 }

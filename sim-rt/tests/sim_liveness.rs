@@ -13,6 +13,7 @@ use sim_rt::sim;
 
 fn run<F: std::future::Future>(fut: F) -> Result<F::Output, Failure> {
     Builder::new_current_thread()
+        .enable_all()
         .seed(1)
         .build()
         .unwrap()
@@ -139,6 +140,7 @@ fn the_check_cadence_is_the_builders() {
     let count = Arc::new(AtomicU32::new(0));
     let c = count.clone();
     let rt = Builder::new_current_thread()
+        .enable_all()
         .seed(1)
         .liveness_check_every(10)
         .build()
@@ -184,6 +186,7 @@ fn a_liveness_failure_is_deterministic() {
 
 fn walking(steps: u64) -> sim_rt::runtime::Runtime {
     Builder::new_current_thread()
+        .enable_all()
         .seed(1)
         .liveness_walk(steps)
         .build()
@@ -259,6 +262,7 @@ fn a_busy_system_that_never_gets_there_is_indeterminate_after_the_walk() {
 fn heal_at_step_heals_every_partition_once() {
     let observe = |heal_at: Option<u64>| {
         let mut b = Builder::new_current_thread();
+        b.enable_all();
         b.seed(1);
         if let Some(step) = heal_at {
             b.heal_at_step(step);
@@ -300,7 +304,11 @@ fn heal_at_step_heals_every_partition_once() {
 #[test]
 fn buggify_fires_with_its_probability_and_replays() {
     let fired = |seed: u64| {
-        let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(seed)
+            .build()
+            .unwrap();
         rt.block_on(async { (0..200).filter(|_| sim::buggify()).count() })
     };
     let counts: Vec<usize> = (0..5).map(fired).collect();

@@ -131,6 +131,7 @@ both! {
 fn tasks_get_the_lock_in_request_order() {
     fn run(seed: u64) -> Vec<u64> {
         let rt = sim_rt::runtime::Builder::new_current_thread()
+            .enable_all()
             .seed(seed)
             .build()
             .unwrap();

@@ -184,6 +184,7 @@ both! {
 /// one; returns the order they ran in.
 fn release_order(seed: u64) -> Vec<u64> {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .build()
         .unwrap();

@@ -190,6 +190,7 @@ fn blocking_acquire_outside_and_inside() {
     let sem = sim_rt::sync::Semaphore::new(1);
     assert_eq!(sem.blocking_acquire().unwrap().num_permits(), 1);
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -282,6 +282,7 @@ async fn a_sleeps_waker_may_drop_another_sleep() {
 fn a_join_handles_replaced_waker_may_use_the_runtime() {
     no_deadlock("JoinHandle", || {
         sim_rt::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .unwrap()
             .block_on(async {

@@ -80,7 +80,11 @@ fn wake_order(rt: &sim_rt::runtime::Runtime) -> Vec<usize> {
 
 /// `wake_order` on a fresh runtime seeded with `seed`, and its trace.
 fn run(seed: u64) -> (Vec<usize>, Trace) {
-    let rt = Builder::new_current_thread().seed(seed).build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .seed(seed)
+        .build()
+        .unwrap();
     let order = wake_order(&rt);
     (order, rt.trace())
 }
@@ -112,6 +116,7 @@ fn replay_of_a_watch_wakeup_does_not_diverge() {
     for seed in 0..8 {
         let (order, trace) = run(seed);
         let rt = Builder::new_current_thread()
+            .enable_all()
             .replay(trace.clone())
             .build()
             .unwrap();

@@ -125,6 +125,7 @@ async fn cooperative_futures_spend_budget() {
 #[test]
 fn block_in_place_runs_inline_on_a_multi_thread_runtime() {
     let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .enable_all()
         .build()
         .unwrap();
     let out = rt.block_on(async {
@@ -140,6 +141,7 @@ fn block_in_place_runs_inline_on_a_multi_thread_runtime() {
 #[should_panic(expected = "can call blocking only when running on the multi-threaded runtime")]
 fn block_in_place_panics_on_a_current_thread_runtime() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     rt.block_on(async { sim_rt::task::block_in_place(|| ()) });
@@ -149,6 +151,7 @@ fn block_in_place_panics_on_a_current_thread_runtime() {
 #[should_panic(expected = "can call blocking only when running on the multi-threaded runtime")]
 fn block_in_place_panics_in_a_task_of_a_current_thread_runtime() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     let handle = rt.handle().clone();
@@ -167,6 +170,7 @@ fn block_in_place_panics_in_a_task_of_a_current_thread_runtime() {
 #[test]
 fn block_in_place_works_in_a_current_thread_handle_block_on() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap();
     let handle = rt.handle().clone();
@@ -186,6 +190,7 @@ fn block_in_place_works_in_a_current_thread_handle_block_on() {
 #[test]
 fn block_in_place_has_no_budget() {
     let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
@@ -365,6 +370,7 @@ async fn join_set_join_next_yields_when_the_budget_is_spent() {
 #[test]
 fn a_timeout_fires_when_its_future_spends_the_budget() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .max_steps(1_000)
         .build()
         .unwrap();

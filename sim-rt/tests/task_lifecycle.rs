@@ -48,6 +48,7 @@ fn allocations() -> u64 {
 /// Runs `future` on a fresh simulation with the default settings.
 fn run<F: Future>(future: F) -> F::Output {
     Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(future)
@@ -61,6 +62,7 @@ const N: u64 = 1_000;
 /// themselves cost.
 fn allocations_for_n_spawns(spawn_n: fn(u64) -> Vec<sim_rt::task::JoinHandle<u64>>) -> u64 {
     Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(async move {
@@ -191,7 +193,7 @@ fn spawn_counted(send: bool, f: Counted) -> sim_rt::task::JoinHandle<Output> {
 #[test]
 fn wakes_polls_and_drops_are_counted_exactly() {
     both(|send| {
-        let rt = Builder::new_current_thread().build().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let (f, counts, keep) = counted(1);
         rt.block_on(async {
             let h = spawn_counted(send, f);
@@ -259,7 +261,7 @@ fn resets_and_the_end_of_the_runtime_drop_once() {
     both(|send| {
         let counts: Rc<RefCell<Option<Arc<Counts>>>> = Rc::default();
         let seen = counts.clone();
-        let rt = Builder::new_current_thread().build().unwrap();
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
         let (f, left, _keep) = counted(usize::MAX);
         let pending = left.clone();
         rt.block_on(async move {

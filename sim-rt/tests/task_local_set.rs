@@ -10,7 +10,11 @@ use sim_rt::task::{self, LocalSet};
 use sim_rt::time::{sleep, Instant};
 
 fn rt(seed: u64) -> Runtime {
-    Builder::new_current_thread().seed(seed).build().unwrap()
+    Builder::new_current_thread()
+        .enable_all()
+        .seed(seed)
+        .build()
+        .unwrap()
 }
 
 fn run<F: Future>(seed: u64, fut: F) -> F::Output {

@@ -182,6 +182,7 @@ fn blocking_closures_sleep_in_simulated_time_while_tasks_run() {
 #[test]
 fn the_blocking_pool_limits_and_reuses_its_threads() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .max_blocking_threads(1)
         .thread_keep_alive(Duration::from_secs(5))
         .build()
@@ -225,6 +226,7 @@ fn a_panic_in_a_blocking_closure_reaches_its_join_handle() {
 #[test]
 fn a_paused_clock_stands_while_a_blocking_closure_sleeps() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
         .start_paused(true)
         .build()
         .unwrap();
@@ -248,6 +250,7 @@ fn a_paused_clock_stands_while_a_blocking_closure_sleeps() {
 #[test]
 fn block_on_inside_block_in_place() {
     let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .enable_all()
         .build()
         .unwrap();
     let (value, elapsed, other) = rt.block_on(async {
@@ -261,6 +264,7 @@ fn block_on_inside_block_in_place() {
                     sim_rt::spawn(async { 5 }).await.unwrap()
                 });
                 let other = sim_rt::runtime::Builder::new_current_thread()
+                    .enable_all()
                     .build()
                     .unwrap()
                     .block_on(async { 6 });

@@ -207,6 +207,7 @@ fn a_task_of_one_runtime_wakes_a_task_of_another_while_the_owner_waits() {
 #[test]
 fn an_owner_spinning_with_yield_now_sees_its_tasks_run() {
     let rt = Builder::new_multi_thread()
+        .enable_all()
         .worker_threads(1)
         .build()
         .unwrap();

@@ -60,13 +60,15 @@ impl Disk {
     /// Outside a simulation.
     #[track_caller]
     pub(crate) fn current() -> Disk {
-        let world = context::try_current().unwrap_or_else(|| {
+        // A `match`: a closure would not carry the caller's location.
+        let Some(world) = context::try_current() else {
             panic!(
-                "sim_rt::fs was used outside a simulation: a simulated file lives on a \
+                "there is no reactor running, must be called from the context of a Tokio 1.x \
+                 runtime (sim_rt::fs was used outside a simulation: a simulated file lives on a \
                  simulated host's disk, so call it from inside `Runtime::block_on`, \
-                 `#[sim_rt::test]` or `#[sim_rt::main]` (use std::fs or tokio::fs for real files)"
+                 `#[sim_rt::test]` or `#[sim_rt::main]`; use std::fs or tokio::fs for real files)"
             )
-        });
+        };
         let host = world.current_host();
         Disk {
             runtime: world.id,

@@ -13,7 +13,7 @@ use super::blocking::{asyncify, Disk};
 /// missing parents.
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::fs::DirBuilder;
 ///
 /// DirBuilder::new().recursive(true).create("/a/b/c").await?;

@@ -57,7 +57,7 @@ use crate::task::JoinHandle;
 /// file's name is durable only once its directory is synced too:
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::fs::File;
 /// use sim_rt::io::AsyncWriteExt;
 ///
@@ -344,7 +344,10 @@ impl File {
             fs.try_clone(fd).map(|fd| Handle { disk, fd })
         })
         .await?;
-        Ok(File::from_handle(new))
+        let mut clone = File::from_handle(new);
+        // tokio's clone keeps the buffer size.
+        clone.max_buf_size = self.max_buf_size;
+        Ok(clone)
     }
 
     /// Simulated [`tokio::fs::File::into_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.into_std):
@@ -439,7 +442,13 @@ impl File {
     /// # Differences from tokio
     ///
     /// None.
+    ///
+    /// # Panics
+    ///
+    /// When `max_buf_size` is 0, as tokio does.
+    #[track_caller]
     pub fn set_max_buf_size(&mut self, max_buf_size: usize) {
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         self.max_buf_size = max_buf_size;
     }
 

@@ -14,7 +14,7 @@ use super::File;
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::fs::OpenOptions;
 /// use sim_rt::io::AsyncWriteExt;
 ///

@@ -16,7 +16,7 @@ use super::metadata::{FileType, Metadata};
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// sim_rt::fs::create_dir("/d").await?;
 /// sim_rt::fs::write("/d/b", b"").await?;
 /// sim_rt::fs::write("/d/a", b"").await?;

@@ -8,7 +8,7 @@
 //! simulation would make the run depend on the outside world, so there
 //! `Stdin` is at end of file.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -21,9 +21,9 @@ use super::{AsyncRead, AsyncWrite, ReadBuf};
 /// # Differences from tokio
 ///
 /// Inside a simulation, reading returns end of file at once (`Ok` with
-/// nothing read): a run cannot depend on real input. Outside one it reads
-/// the real standard input synchronously, blocking the thread (tokio reads
-/// on a blocking thread). The `Debug` output shows no inner handle.
+/// nothing read): a run cannot depend on real input. Outside one a read
+/// panics, as tokio's does outside a runtime (it reads on the runtime's
+/// blocking pool). The `Debug` output shows no inner handle.
 #[derive(Debug)]
 pub struct Stdin {
     _private: (),
@@ -46,11 +46,8 @@ impl AsyncRead for Stdin {
         _cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if crate::runtime::context::try_current_quiet().is_some() {
-            return Poll::Ready(Ok(()));
-        }
-        let n = io::stdin().read(buf.initialize_unfilled())?;
-        buf.advance(n);
+        let _ = buf;
+        crate::runtime::context::require();
         Poll::Ready(Ok(()))
     }
 }
@@ -83,8 +80,9 @@ macro_rules! std_output {
         /// # Differences from tokio
         ///
         /// Writes complete at once, synchronously (tokio hands them to a
-        /// blocking thread). Output does not change the run. The `Debug`
-        /// output shows no inner handle.
+        /// blocking thread). Output does not change the run. Outside a
+        /// simulation a write panics, as tokio's does outside a runtime. The
+        /// `Debug` output shows no inner handle.
         #[derive(Debug)]
         pub struct $name {
             _private: (),
@@ -106,6 +104,7 @@ macro_rules! std_output {
                 _cx: &mut Context<'_>,
                 buf: &[u8],
             ) -> Poll<io::Result<usize>> {
+                crate::runtime::context::require();
                 Poll::Ready($std().write(buf))
             }
 

@@ -153,6 +153,9 @@ impl<T: AsRawFd> AsyncFd<T> {
         inner: T,
         _interest: Interest,
     ) -> Result<Self, AsyncFdRegisterError<T>> {
+        // tokio registers with the reactor first: it panics outside a
+        // runtime and in one without the I/O driver.
+        crate::runtime::context::with_io();
         Err(AsyncFdRegisterError {
             inner,
             cause: unsupported(),

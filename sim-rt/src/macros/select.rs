@@ -80,7 +80,7 @@
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::future::ready;
 ///
 /// let mut first = std::pin::pin!(async { 7 });

@@ -124,17 +124,12 @@ pub(crate) fn domain_of(addr: io::Result<std::net::SocketAddr>) -> Domain {
     }
 }
 
-/// tokio's `from_std` panics outside a runtime (it needs the reactor);
-/// so does the simulated one, at the caller's location, outside a
-/// simulation.
+/// tokio's `from_std` panics outside a runtime and in one without the I/O
+/// driver (it registers with the reactor); so does the simulated one, at
+/// the caller's location.
 #[track_caller]
 pub(crate) fn require_simulation() {
-    if crate::runtime::context::try_current().is_none() {
-        panic!(
-            "from_std must be called from inside a sim_rt simulation (tokio: from the context \
-             of a runtime with IO enabled)"
-        );
-    }
+    crate::runtime::context::with_io();
 }
 
 /// The error of every `from_std` (and `TryFrom`) of a std socket: a real OS

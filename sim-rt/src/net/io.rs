@@ -116,10 +116,11 @@ impl NetIo {
     ///
     /// # Panics
     ///
-    /// Outside a simulation.
+    /// Outside a simulation, and in one whose runtime has no I/O driver
+    /// (built without `enable_io`), with tokio's messages.
     #[track_caller]
     pub(crate) fn current() -> (Rc<World>, NetIo, sim_net::HostId) {
-        let world = context::current();
+        let world = context::with_io();
         let host = world
             .current()
             .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);

@@ -64,7 +64,7 @@ use crate::io::{Interest, ReadBuf, Ready};
 /// A name server on host "dns" and a client on the main host:
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::net::UdpSocket;
 ///
 /// sim_rt::sim::host("dns").start(|| async {
@@ -295,7 +295,7 @@ impl UdpSocket {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{Interest, Ready};
     /// use sim_rt::net::UdpSocket;
     ///
@@ -338,7 +338,7 @@ impl UdpSocket {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::Interest;
     /// use sim_rt::net::UdpSocket;
     ///

@@ -16,9 +16,21 @@ thread_local! {
     static REGISTRY: RefCell<Vec<(u64, Weak<World>)>> = const { RefCell::new(Vec::new()) };
 }
 
-const NO_SIMULATION: &str = "this must be called from inside a sim_rt simulation (within \
-    `Runtime::block_on`, `#[sim_rt::test]` or `#[sim_rt::main]`), but no simulation is running \
-    on this thread. A simulation is single-threaded: a std thread never sees it";
+/// tokio's words outside a runtime, then how a simulation is entered.
+pub(crate) const NO_SIMULATION: &str = "there is no reactor running, must be called from the \
+    context of a Tokio 1.x runtime (sim_rt: this must be called from inside a simulation, within \
+    `Runtime::block_on`, `#[sim_rt::test]` or `#[sim_rt::main]`, but no simulation is running \
+    on this thread; a std thread started outside one never sees it)";
+
+/// tokio's panic where a timer is made in a runtime built without
+/// `enable_time`.
+const NO_TIMERS: &str = "A Tokio 1.x context was found, but timers are disabled. Call \
+    `enable_time` on the runtime builder to enable timers.";
+
+/// tokio's panic where an I/O resource is made in a runtime built without
+/// `enable_io`.
+const NO_IO: &str = "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the \
+    runtime builder to enable IO.";
 
 /// The current world, if any.
 pub(crate) fn try_current() -> Option<Rc<World>> {
@@ -53,6 +65,33 @@ pub(crate) fn require() {
     if !CURRENT.with(|c| c.borrow().is_some()) {
         panic!("{NO_SIMULATION}");
     }
+}
+
+/// The current world, for making a timer: panics, at the caller's location,
+/// outside a simulation and in one whose runtime has no timers (built
+/// without `enable_time`), as tokio's `Sleep` does.
+#[track_caller]
+pub(crate) fn with_timers() -> Rc<World> {
+    with_driver(|d| d.time, NO_TIMERS)
+}
+
+/// The current world, for making an I/O resource (a socket, a signal
+/// listener): panics, at the caller's location, outside a simulation and in
+/// one whose runtime has no I/O driver (built without `enable_io`), as
+/// tokio's registration does.
+#[track_caller]
+pub(crate) fn with_io() -> Rc<World> {
+    with_driver(|d| d.io, NO_IO)
+}
+
+/// The current world when `has` its driver, else a panic with `missing`.
+#[track_caller]
+fn with_driver(has: fn(&super::world::Drivers) -> bool, missing: &str) -> Rc<World> {
+    let world = current();
+    if !has(&world.drivers) {
+        panic!("{missing}");
+    }
+    world
 }
 
 /// Runs `f` on the current world, or returns `None` outside a simulation.

@@ -41,7 +41,7 @@ use super::world::{Core, HostOp, World, MAIN_HOST};
 /// ```
 /// use sim_rt::sim::FaultInjector;
 /// let faults = FaultInjector::new().max_resets(2).max_partitions(1).probability(0.01);
-/// let rt = sim_rt::runtime::Builder::new_current_thread()
+/// let rt = sim_rt::runtime::Builder::new_current_thread().enable_all()
 ///     .fault_injector(faults)
 ///     .build()
 ///     .unwrap();

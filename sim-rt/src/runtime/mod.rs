@@ -105,12 +105,17 @@ const NESTED_BLOCK_ON: &str = "Cannot start a runtime from within a runtime. Thi
     the future instead of blocking on it.";
 
 /// Builder options that only make sense for real threads or a real I/O
-/// driver: accepted with tokio's signature, and dropped.
+/// driver: accepted with tokio's signature and its argument check (`assert
+/// check, "message"`: tokio's panic, at the caller's location), and
+/// dropped.
 macro_rules! ignored_options {
-    ($($(#[$doc:meta])* fn $name:ident $(<$g:ident>)? ($arg:ident: $ty:ty) $(where [$($w:tt)*])?;)*) => {
+    ($($(#[$doc:meta])* fn $name:ident $(<$g:ident>)? ($arg:ident: $ty:ty) $(where [$($w:tt)*])?
+        $(, assert $check:expr, $msg:literal)?;)*) => {
         $(
             $(#[$doc])*
+            #[track_caller]
             pub fn $name$(<$g>)?(&mut self, $arg: $ty) -> &mut Self $(where $($w)*)? {
+                $(assert!($check, $msg);)?
                 let _ = $arg;
                 self
             }
@@ -177,6 +182,7 @@ pub struct Builder {
     park_hooks: world::ParkHooks,
     max_blocking_threads: usize,
     keep_alive: Duration,
+    drivers: world::Drivers,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -275,6 +281,7 @@ impl Builder {
             park_hooks: world::ParkHooks::default(),
             max_blocking_threads: world::blocking::MAX_BLOCKING_THREADS,
             keep_alive: world::blocking::KEEP_ALIVE,
+            drivers: world::Drivers::default(),
         }
     }
 
@@ -292,19 +299,38 @@ impl Builder {
         Builder::with_flavor(RuntimeFlavor::MultiThread)
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_all`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_all): every simulated
-    /// driver is always on, so this does nothing.
+    /// Simulated [`tokio::runtime::Builder::enable_all`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_all): enables the I/O
+    /// and time drivers ([`enable_io`](Self::enable_io),
+    /// [`enable_time`](Self::enable_time)).
     pub fn enable_all(&mut self) -> &mut Self {
-        self
+        self.enable_io().enable_time()
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_time`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_time) (always on).
+    /// Simulated [`tokio::runtime::Builder::enable_time`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_time): enables
+    /// tokio's timers on the runtime.
+    ///
+    /// Without it, creating a [`Sleep`](crate::time::Sleep), a
+    /// [`timeout`](crate::time::timeout) or an
+    /// [`Interval`](crate::time::Interval) panics inside the runtime with
+    /// tokio's message ("timers are disabled"). The simulated clock runs
+    /// either way: [`Instant::now`](crate::time::Instant::now),
+    /// [`pause`](crate::time::pause) and the network's latencies do not need
+    /// it, as in tokio.
     pub fn enable_time(&mut self) -> &mut Self {
+        self.drivers.time = true;
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::enable_io`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_io) (always on).
+    /// Simulated [`tokio::runtime::Builder::enable_io`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.enable_io): enables
+    /// tokio's I/O driver on the runtime.
+    ///
+    /// Without it, creating a `tokio::net` socket (`bind`, `connect`,
+    /// `from_std`) or a signal listener panics inside the runtime with
+    /// tokio's message ("IO is disabled"). `tokio::fs`, the standard streams
+    /// and the `sim` module's own network do not need it, as `tokio::fs`
+    /// and the standard streams do not in tokio.
     pub fn enable_io(&mut self) -> &mut Self {
+        self.drivers.io = true;
         self
     }
 
@@ -353,15 +379,23 @@ impl Builder {
         /// Simulated [`tokio::runtime::Builder::thread_stack_size`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_stack_size): ignored.
         fn thread_stack_size(val: usize);
         /// Simulated [`tokio::runtime::Builder::event_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.event_interval): ignored.
-        fn event_interval(val: u32);
+        fn event_interval(val: u32), assert val > 0, "event_interval must be greater than 0";
         /// Simulated [`tokio::runtime::Builder::global_queue_interval`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.global_queue_interval): ignored.
-        fn global_queue_interval(val: u32);
+        fn global_queue_interval(val: u32),
+            assert val > 0, "global_queue_interval must be greater than 0";
     }
 
     /// Simulated [`tokio::runtime::Builder::name`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.name): the runtime's name, as
     /// [`Handle::name`] returns it.
+    ///
+    /// # Panics
+    ///
+    /// When `val` is empty or only whitespace, as tokio does.
+    #[track_caller]
     pub fn name(&mut self, val: impl Into<String>) -> &mut Self {
-        self.name = Some(Arc::from(val.into()));
+        let val = val.into();
+        assert!(!val.trim().is_empty(), "runtime name shouldn't be empty");
+        self.name = Some(Arc::from(val));
         self
     }
 
@@ -407,10 +441,12 @@ impl Builder {
     ignored_options! {
         /// Simulated [`tokio::runtime::Builder::max_io_events_per_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_tick):
         /// ignored (there is no I/O driver; the network is simulated).
-        fn max_io_events_per_tick(capacity: usize);
+        fn max_io_events_per_tick(capacity: usize),
+            assert capacity > 0, "max_io_events_per_tick must be non-zero";
         /// Simulated [`tokio::runtime::Builder::max_io_events_per_busy_tick`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.max_io_events_per_busy_tick):
         /// ignored, as [`max_io_events_per_tick`](Self::max_io_events_per_tick).
-        fn max_io_events_per_busy_tick(capacity: usize);
+        fn max_io_events_per_busy_tick(capacity: usize),
+            assert capacity > 0, "max_io_events_per_busy_tick must be non-zero";
     }
 
     /// Simulated [`tokio::runtime::Builder::start_paused`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.start_paused): whether the
@@ -507,7 +543,7 @@ impl Builder {
     ///     crash: CrashModel { keep: KeepUnsynced::Subset, ..CrashModel::default() },
     ///     ..FsConfig::default()
     /// };
-    /// let rt = sim_rt::runtime::Builder::new_current_thread().disk(disk).build().unwrap();
+    /// let rt = sim_rt::runtime::Builder::new_current_thread().enable_all().disk(disk).build().unwrap();
     /// # drop(rt);
     /// ```
     pub fn disk(&mut self, config: sim_fs::FsConfig) -> &mut Self {
@@ -527,7 +563,7 @@ impl Builder {
     ///
     /// ```
     /// use sim_rt::sim::RealFiles;
-    /// let rt = sim_rt::runtime::Builder::new_current_thread()
+    /// let rt = sim_rt::runtime::Builder::new_current_thread().enable_all()
     ///     .real_files(RealFiles::Hidden)
     ///     .build()
     ///     .unwrap();
@@ -648,7 +684,13 @@ impl Builder {
     /// # Panics
     ///
     /// When `SIM_SEED` is set but is not an unsigned 64-bit integer.
+    #[track_caller]
     pub fn build(&mut self) -> io::Result<Runtime> {
+        assert!(
+            !(self.start_paused && self.flavor == RuntimeFlavor::MultiThread),
+            "`time::pause()` requires the `current_thread` Tokio runtime. This is the default \
+             Runtime used by `#[tokio::test]."
+        );
         let from_env = if self.exact_seed {
             None
         } else {
@@ -689,6 +731,7 @@ impl Builder {
                 park_hooks: self.park_hooks.clone(),
                 max_blocking_threads: self.max_blocking_threads,
                 keep_alive: self.keep_alive,
+                drivers: self.drivers,
             },
             scheduler,
         );
@@ -922,10 +965,7 @@ impl Runtime {
         if !self.on_owner() {
             return self.handle.enter();
         }
-        EnterGuard {
-            _guard: Entered::Here(context::enter(self.world().clone())),
-            _runtime: PhantomData,
-        }
+        EnterGuard::new(Entered::Here(context::enter(self.world().clone())))
     }
 
     /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_timeout): drops every
@@ -1042,8 +1082,51 @@ impl Drop for Runtime {
 #[derive(Debug)]
 #[must_use = "the simulation stays current only while the guard is held"]
 pub struct EnterGuard<'a> {
+    /// Checked first: see [`Depth`].
+    _depth: Depth,
     _guard: Entered,
     _runtime: PhantomData<&'a Handle>,
+}
+
+thread_local! {
+    /// How many [`EnterGuard`]s this thread holds.
+    static ENTER_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl EnterGuard<'_> {
+    fn new(guard: Entered) -> Self {
+        let depth = ENTER_DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get()
+        });
+        EnterGuard {
+            _depth: Depth(depth),
+            _guard: guard,
+            _runtime: PhantomData,
+        }
+    }
+}
+
+/// How many guards this thread held once its [`EnterGuard`] was made.
+/// Guards must be dropped in the reverse order they were made, as tokio
+/// checks: a guard dropped before a later one panics (unless the thread is
+/// panicking already). A field, not the guard's own `Drop`: that would keep
+/// the runtime borrowed until the guard's end (tokio's can be held while
+/// the runtime is shut down).
+#[derive(Debug)]
+struct Depth(usize);
+
+impl Drop for Depth {
+    fn drop(&mut self) {
+        let held = ENTER_DEPTH.with(|d| d.replace(self.0 - 1));
+        if held != self.0 && !std::thread::panicking() {
+            panic!(
+                "`EnterGuard` values dropped out of order. Guards returned by \
+                 `tokio::runtime::Handle::enter()` must be dropped in the reverse order as they \
+                 were acquired."
+            );
+        }
+    }
 }
 
 /// How an [`EnterGuard`] made its simulation current.
@@ -1281,10 +1364,7 @@ impl Handle {
                 })),
             },
         };
-        EnterGuard {
-            _guard: guard,
-            _runtime: PhantomData,
-        }
+        EnterGuard::new(guard)
     }
 
     /// Simulated [`tokio::runtime::Handle::runtime_flavor`](https://docs.rs/tokio/1/tokio/runtime/struct.Handle.html#method.runtime_flavor).

@@ -105,6 +105,18 @@ pub(crate) struct Config {
     pub(crate) max_blocking_threads: usize,
     /// [`Builder::thread_keep_alive`](super::Builder::thread_keep_alive).
     pub(crate) keep_alive: Duration,
+    /// [`Builder::enable_io`](super::Builder::enable_io) and
+    /// [`enable_time`](super::Builder::enable_time).
+    pub(crate) drivers: Drivers,
+}
+
+/// Which of tokio's drivers a runtime has: what the builder enabled. The
+/// simulation has its network and clock either way; tokio's I/O and timer
+/// APIs ask for the driver, and panic as tokio's do without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Drivers {
+    pub(crate) io: bool,
+    pub(crate) time: bool,
 }
 
 impl Config {
@@ -374,6 +386,8 @@ pub(crate) struct World {
     /// The `block_in_place` calls whose closure runs while a relief thread
     /// drives (see `relief`).
     reliefs: RefCell<relief::Reliefs>,
+    /// [`Config::drivers`], read without a borrow.
+    pub(crate) drivers: Drivers,
 }
 
 /// The counters a `RuntimeMetrics` reads once its simulation is gone.
@@ -475,6 +489,7 @@ impl World {
             worker: RefCell::new(None),
             metrics_kept: RefCell::default(),
             reliefs: RefCell::default(),
+            drivers: config.drivers,
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -742,6 +757,15 @@ impl World {
 
     pub(crate) fn seed(&self) -> u64 {
         self.core.borrow().config.seed
+    }
+
+    /// The id of the task being polled now: `None` outside a poll, and in
+    /// the main future of a `block_on`, which tokio does not run as a task.
+    pub(crate) fn current_task_id(&self) -> Option<Id> {
+        let core = self.core.borrow();
+        let current = core.current?;
+        let main = core.main.as_ref().map(|m| m.id);
+        (Some(current.id) != main).then_some(current.id)
     }
 
     /// Whether the poll running now holds a current-thread runtime's core,

@@ -39,17 +39,21 @@ pub(crate) struct Listener {
 impl Listener {
     /// A listener on the calling task's host that sees only the signals
     /// sent from now on.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation, and in one whose runtime has no I/O driver
+    /// (tokio's signal driver is part of it).
     #[track_caller]
     pub(crate) fn new(signal: i32) -> Listener {
-        context::with(|w| {
-            let host = w
-                .current()
-                .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
-            let seen = w.core.borrow_mut().hosts[host.index()]
-                .signal_slot(signal)
-                .sent;
-            Listener { host, signal, seen }
-        })
+        let w = context::with_io();
+        let host = w
+            .current()
+            .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
+        let seen = w.core.borrow_mut().hosts[host.index()]
+            .signal_slot(signal)
+            .sent;
+        Listener { host, signal, seen }
     }
 
     /// Ready once a signal was sent after the last one seen.

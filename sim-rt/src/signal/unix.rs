@@ -177,6 +177,8 @@ impl Signal {
 /// See [`Signal`].
 #[track_caller]
 pub fn signal(kind: SignalKind) -> io::Result<Signal> {
+    // tokio finds the signal driver before it looks at the number.
+    crate::runtime::context::with_io();
     let signum = kind.as_raw_value();
     if signum < 0 || numbers::FORBIDDEN.contains(&signum) {
         return Err(io::Error::other(format!(

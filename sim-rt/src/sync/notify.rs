@@ -46,7 +46,7 @@ use super::util::{lock, register, WakeList};
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::sync::Arc;
 /// use sim_rt::sync::Notify;
 ///

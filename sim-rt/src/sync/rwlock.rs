@@ -41,7 +41,7 @@ const MAX_READS: u32 = u32::MAX >> 3;
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::sync::RwLock;
 ///
 /// let lock = RwLock::new(5);

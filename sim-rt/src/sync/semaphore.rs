@@ -19,7 +19,7 @@ use super::util::block_on;
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::sync::Semaphore;
 ///
 /// let semaphore = Semaphore::new(3);

@@ -79,6 +79,7 @@ impl Wake for ThreadWaker {
 /// Inside a simulation (as tokio panics inside a runtime): the simulation
 /// runs every task on this one thread, so blocking it would block them all
 /// and the awaited event could never happen.
+#[track_caller]
 pub(crate) fn block_on<F: Future>(what: &str, fut: F) -> F::Output {
     // A simulated std thread may block: its park is a simulated wait.
     if !crate::runtime::world::threads::on_turn()

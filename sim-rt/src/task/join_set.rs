@@ -613,7 +613,11 @@ mod tests {
     #[test]
     fn join_polls_each_handle_twice() {
         const N: u64 = 1_000;
-        let rt = Builder::new_current_thread().seed(1).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(1)
+            .build()
+            .unwrap();
         let polls = rt.block_on(async {
             let mut set = JoinSet::new();
             for i in 0..N {
@@ -635,7 +639,11 @@ mod tests {
     /// A handle whose task finished before the first join is polled once.
     #[test]
     fn finished_before_first_join_polls_once() {
-        let rt = Builder::new_current_thread().seed(2).build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .seed(2)
+            .build()
+            .unwrap();
         let polls = rt.block_on(async {
             let mut set = JoinSet::new();
             for i in 0..10u32 {

@@ -36,7 +36,7 @@ use crate::runtime::world::{Origin, World};
 ///
 /// # Panics
 ///
-/// Outside a task.
+/// Outside a task: the future of a `block_on` is not one, as in tokio.
 #[track_caller]
 pub fn id() -> Id {
     try_id().expect("can't get a task id when not inside a task")
@@ -44,7 +44,7 @@ pub fn id() -> Id {
 
 /// Simulated [`tokio::task::try_id`](https://docs.rs/tokio/1/tokio/task/fn.try_id.html).
 pub fn try_id() -> Option<Id> {
-    context::try_with(|w| w.current().map(|c| c.id)).flatten()
+    context::try_with(|w| w.current_task_id()).flatten()
 }
 
 /// Simulated [`tokio::task::spawn`](https://docs.rs/tokio/1/tokio/task/spawn/index.html).

@@ -107,6 +107,7 @@ pub fn interval_at(start: Instant, period: Duration) -> Interval {
     new_interval(start, period)
 }
 
+#[track_caller]
 fn new_interval(start: Instant, period: Duration) -> Interval {
     Interval {
         delay: Box::pin(sleep_until(start)),

@@ -40,7 +40,8 @@ fn safe_delay(duration: StdDuration) -> StdDuration {
 ///
 /// # Panics
 ///
-/// When the clock is already frozen, or outside a simulation (as tokio).
+/// When the clock is already frozen, on a multi-thread runtime, or outside
+/// a simulation (as tokio).
 ///
 /// # Differences from tokio
 ///
@@ -49,11 +50,16 @@ fn safe_delay(duration: StdDuration) -> StdDuration {
 /// flag decides what [`advance`] and [`resume`] allow, with tokio's panics.
 #[track_caller]
 pub fn pause() {
-    context::with(|w| {
-        let mut core = w.core.borrow_mut();
-        assert!(!core.paused, "time is already frozen");
-        core.paused = true;
-    })
+    // No closures: they would not carry the caller's location.
+    let world = context::current();
+    let mut core = world.core.borrow_mut();
+    assert!(
+        !core.config.tasks_run_in_background(),
+        "`time::pause()` requires the `current_thread` Tokio runtime. This is the default Runtime \
+         used by `#[tokio::test]."
+    );
+    assert!(!core.paused, "time is already frozen");
+    core.paused = true;
 }
 
 /// Simulated
@@ -68,11 +74,10 @@ pub fn pause() {
 /// See [`pause`].
 #[track_caller]
 pub fn resume() {
-    context::with(|w| {
-        let mut core = w.core.borrow_mut();
-        assert!(core.paused, "time is not frozen");
-        core.paused = false;
-    })
+    let world = context::current();
+    let mut core = world.core.borrow_mut();
+    assert!(core.paused, "time is not frozen");
+    core.paused = false;
 }
 
 /// Simulated

@@ -22,7 +22,10 @@ const TIMER_HORIZON: Duration = Duration::from_nanos(u64::MAX);
 ///
 /// # Panics
 ///
-/// When created outside a simulation, as tokio's outside a runtime.
+/// When created outside a simulation, as tokio's outside a runtime, and in
+/// one whose runtime was built without
+/// [`enable_time`](crate::runtime::Builder::enable_time), with tokio's
+/// message.
 ///
 /// # Differences from tokio
 ///
@@ -32,7 +35,7 @@ const TIMER_HORIZON: Duration = Duration::from_nanos(u64::MAX);
 /// simulation's epoch) never fires, as tokio's saturated deadlines do not.
 #[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    context::require();
+    context::with_timers();
     Sleep::new(deadline)
 }
 
@@ -57,7 +60,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 ///
 /// # Panics
 ///
-/// When created outside a simulation.
+/// As [`sleep_until`]'s.
 ///
 /// # Differences from tokio
 ///
@@ -66,8 +69,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// panic).
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    // One look at the simulation: it panics outside one, as tokio's.
-    let now = Instant::from_epoch(context::with(|w| w.now()));
+    // One look at the simulation: it panics outside one, and in one without
+    // timers, as tokio's.
+    let now = Instant::from_epoch(context::with_timers().now());
     Sleep::new(now + super::safe_delay(duration))
 }
 

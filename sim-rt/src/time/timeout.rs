@@ -45,7 +45,15 @@ pub fn timeout<F>(duration: Duration, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,
 {
-    let delay = Instant::now().checked_add(duration).map(sleep_until);
+    // A `match`, not `map`: a function passed on would not carry the
+    // caller's location to the panic without timers.
+    let delay = match Instant::now().checked_add(duration) {
+        Some(deadline) => Some(sleep_until(deadline)),
+        None => {
+            crate::runtime::context::with_timers();
+            None
+        }
+    };
     Timeout::new(future.into_future(), delay)
 }
 
@@ -55,6 +63,7 @@ where
 /// # Differences from tokio
 ///
 /// None.
+#[track_caller]
 pub fn timeout_at<F>(deadline: Instant, future: F) -> Timeout<F::IntoFuture>
 where
     F: IntoFuture,

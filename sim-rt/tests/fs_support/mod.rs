@@ -104,6 +104,7 @@ pub fn every_crash_outcome(seed: u64, limit: usize, mut run: impl FnMut(&mut Bui
     loop {
         let asked = Rc::new(RefCell::new(Vec::new()));
         let mut builder = Builder::new_current_thread();
+        builder.enable_all();
         let (s, a) = (script.clone(), asked.clone());
         builder
             .exact_seed(seed)

@@ -82,6 +82,7 @@ pub async fn udp_request_over_lossy_links(
 /// compares the simulation with the real thing.
 pub fn on_real_tokio<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("building a real tokio runtime")
         .block_on(future)
@@ -100,6 +101,7 @@ pub fn fresh_real_dir(name: &str) -> std::path::PathBuf {
 /// must fail; returns the failure.
 pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
     match Builder::new_current_thread()
+        .enable_all()
         .build()
         .expect("building a simulation cannot fail")
         .try_block_on(future)
@@ -112,6 +114,7 @@ pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
 /// Runs `future` on a fresh simulation that `builder` builds.
 pub fn sim_on<F: Future>(builder: &mut Builder, future: F) -> F::Output {
     builder
+        .enable_all()
         .build()
         .expect("building a simulation cannot fail")
         .block_on(future)
@@ -187,6 +190,7 @@ impl Drop for DropCount {
 /// at random among the runnable tasks, instead of in the default order.
 pub fn random_order(seed: u64) -> Runtime {
     Builder::new_current_thread()
+        .enable_all()
         .seed(seed)
         .scheduler(RandomScheduler::new)
         .build()

@@ -39,7 +39,7 @@ use crate::net::DEFAULT_TTL;
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::net::{TcpListener, TcpStream};
 ///
 /// let listener = TcpListener::bind("0.0.0.0:8080").await?;
@@ -81,7 +81,7 @@ impl TcpListener {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::net::TcpListener;
     ///
     /// let listener = TcpListener::bind("127.0.0.1:0").await?;
@@ -192,7 +192,7 @@ impl TcpListener {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
     /// let listener = TcpListener::bind("0.0.0.0:80").await?;

@@ -44,7 +44,7 @@ use crate::net::{TcpListener, TcpStream};
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::net::TcpSocket;
 ///
 /// let socket = TcpSocket::new_v4()?;
@@ -503,7 +503,7 @@ impl TcpSocket {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::net::{TcpListener, TcpSocket};
     /// use socket2::{Domain, Protocol, Socket, Type};
     ///

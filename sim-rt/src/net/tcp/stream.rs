@@ -57,7 +57,7 @@ use crate::net::DEFAULT_TTL;
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 /// use sim_rt::net::{TcpListener, TcpStream};
 ///
@@ -135,7 +135,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::AsyncWriteExt;
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -322,7 +322,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{AsyncWriteExt, Interest};
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -384,7 +384,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::AsyncWriteExt;
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -567,7 +567,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{AsyncWriteExt, Interest};
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -632,7 +632,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{AsyncWriteExt, Interest};
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -699,7 +699,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///
@@ -825,7 +825,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use std::time::Duration;
     /// use sim_rt::io::AsyncReadExt;
     /// use sim_rt::net::{TcpListener, TcpStream};
@@ -1010,7 +1010,7 @@ impl TcpStream {
     /// # Examples
     ///
     /// ```
-    /// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
     /// use sim_rt::net::{TcpListener, TcpStream};
     ///

@@ -90,7 +90,7 @@ pub struct Receiver<T> {
 /// # Examples
 ///
 /// ```
-/// # sim_rt::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use sim_rt::sync::mpsc;
 ///
 /// let (tx, mut rx) = mpsc::channel(1);
