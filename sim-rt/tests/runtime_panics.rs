@@ -12,7 +12,8 @@ use sim_rt::io::AsyncWriteExt;
 use sim_rt::runtime::Builder;
 use sim_rt::time::{interval, sleep, timeout, Instant};
 
-/// The panic hook is the process's: tests that set one take turns.
+/// The panic hook is the process's: tests that set one take turns, and it
+/// records only its own thread's panics.
 static HOOK: Mutex<()> = Mutex::new(());
 
 /// Runs `f`, which must panic, and returns the panic's message and the
@@ -23,7 +24,12 @@ fn panic_of(f: impl FnOnce()) -> (String, String) {
     let prev = std::panic::take_hook();
     {
         let seen = seen.clone();
+        // Other tests panic meanwhile, on their own threads.
+        let here = std::thread::current().id();
         std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current().id() != here {
+                return;
+            }
             let message = info
                 .payload()
                 .downcast_ref::<String>()
@@ -113,6 +119,11 @@ fn sockets_and_signals_need_enable_io() {
             .block_on(async {
                 let _ = sim_rt::net::TcpListener::bind("127.0.0.1:0").await;
             })
+    });
+    panics_here_with(NO_IO, || {
+        current_thread().build().unwrap().block_on(async {
+            let _ = sim_rt::net::UnixListener::bind("/tmp/s");
+        })
     });
     panics_here_with(NO_IO, || {
         current_thread().build().unwrap().block_on(async {
@@ -250,5 +261,68 @@ fn a_file_s_buffer_size_is_checked_and_kept_by_clones() {
         let mut file = sim_rt::fs::File::create("/tmp/f").await.unwrap();
         file.set_max_buf_size(7);
         assert_eq!(file.try_clone().await.unwrap().max_buf_size(), 7);
+    });
+}
+
+/// A task whose poll panics has its future dropped while the panic
+/// unwinds, as tokio's harness drops it: its destructors see
+/// `std::thread::panicking()`.
+#[test]
+fn a_panicking_task_s_future_is_dropped_while_unwinding() {
+    struct Boom(Option<sim_rt::sync::oneshot::Sender<bool>>);
+    impl std::future::Future for Boom {
+        type Output = ();
+        fn poll(
+            self: std::pin::Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<()> {
+            panic!("boom");
+        }
+    }
+    impl Drop for Boom {
+        fn drop(&mut self) {
+            let _ = self.0.take().unwrap().send(std::thread::panicking());
+        }
+    }
+    let rt = current_thread().build().unwrap();
+    let (tx, rx) = sim_rt::sync::oneshot::channel();
+    let task = rt.spawn(Boom(Some(tx)));
+    let (dropped_unwinding, joined) = rt.block_on(async { (rx.await.unwrap(), task.await) });
+    assert!(dropped_unwinding);
+    assert!(joined.unwrap_err().is_panic());
+}
+
+/// Panics in a task's destructors are contained, as tokio contains them:
+/// an aborted task whose future panics on drop ends as a panic (to its
+/// handle, or nowhere once the handle is gone), and a finished task's
+/// output that panics on drop does so where its handle drops it, quietly.
+#[test]
+fn panics_in_a_task_s_destructors_are_contained() {
+    struct PanicOnDrop;
+    impl Drop for PanicOnDrop {
+        fn drop(&mut self) {
+            panic!("dropped");
+        }
+    }
+    let sleeper = || async {
+        let _boom = PanicOnDrop;
+        sleep(Duration::from_secs(100)).await;
+    };
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let task = sim_rt::spawn(sleeper());
+        sleep(Duration::from_millis(10)).await;
+        task.abort();
+        assert!(task.await.unwrap_err().is_panic());
+
+        let task = sim_rt::spawn(sleeper());
+        sleep(Duration::from_millis(10)).await;
+        task.abort();
+        drop(task);
+        sleep(Duration::from_millis(10)).await;
+
+        let task = sim_rt::spawn(async { PanicOnDrop });
+        sleep(Duration::from_millis(10)).await;
+        drop(task);
     });
 }

@@ -118,6 +118,10 @@ where
 {
     let origin = Origin::Blocking(Location::caller());
     let world = disk.world()?;
+    if world.is_shut_down() {
+        // tokio's blocking pool is gone with its runtime.
+        return Err(background_failed());
+    }
     let job = async move {
         let latency = disk
             .world()

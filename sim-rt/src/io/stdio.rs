@@ -47,9 +47,19 @@ impl AsyncRead for Stdin {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let _ = buf;
-        crate::runtime::context::require();
-        Poll::Ready(Ok(()))
+        Poll::Ready(blocking_pool())
     }
+}
+
+/// What tokio's standard streams need for each read or write: the
+/// runtime's blocking pool. Panics outside a runtime, as tokio's; fails
+/// with the error `is_rt_shutdown_err` recognises in a runtime that was
+/// shut down (an `EnterGuard` held since).
+fn blocking_pool() -> io::Result<()> {
+    if crate::runtime::context::current().is_shut_down() {
+        return Err(io::Error::other(crate::runtime::RUNTIME_GONE));
+    }
+    Ok(())
 }
 
 /// `AsRawFd` and `AsFd` for a handle, borrowing the std handle's
@@ -104,7 +114,9 @@ macro_rules! std_output {
                 _cx: &mut Context<'_>,
                 buf: &[u8],
             ) -> Poll<io::Result<usize>> {
-                crate::runtime::context::require();
+                if let Err(e) = blocking_pool() {
+                    return Poll::Ready(Err(e));
+                }
                 Poll::Ready($std().write(buf))
             }
 

@@ -118,9 +118,17 @@ impl NetIo {
     ///
     /// Outside a simulation, and in one whose runtime has no I/O driver
     /// (built without `enable_io`), with tokio's messages.
+    ///
+    /// # Errors
+    ///
+    /// The runtime was shut down (an `EnterGuard` held since reaches it):
+    /// the error `is_rt_shutdown_err` recognises, as tokio's registration.
     #[track_caller]
-    pub(crate) fn current() -> (Rc<World>, NetIo, sim_net::HostId) {
+    pub(crate) fn current() -> io::Result<(Rc<World>, NetIo, sim_net::HostId)> {
         let world = context::with_io();
+        if world.is_shut_down() {
+            return Err(unreachable_world());
+        }
         let host = world
             .current()
             .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
@@ -129,7 +137,7 @@ impl NetIo {
             runtime: world.id,
             host,
         };
-        (world, io, net_host)
+        Ok((world, io, net_host))
     }
 
     /// The host the socket belongs to.

@@ -150,7 +150,7 @@ impl UdpSocket {
         // The world is an `Rc`: keep it out of the future so the future is
         // `Send`, as tokio's is.
         let (io, host) = {
-            let (_world, io, host) = NetIo::current();
+            let (_world, io, host) = NetIo::current()?;
             (io, host)
         };
         each_addr(addr, |addr| async move {

@@ -27,6 +27,10 @@ pub(crate) const NO_SIMULATION: &str = "there is no reactor running, must be cal
 const NO_TIMERS: &str = "A Tokio 1.x context was found, but timers are disabled. Call \
     `enable_time` on the runtime builder to enable timers.";
 
+/// tokio's panic where a timer is made or polled in a runtime that was
+/// shut down.
+pub(crate) const SHUTTING_DOWN: &str = "A Tokio 1.x context was found, but it is being shutdown.";
+
 /// tokio's panic where an I/O resource is made in a runtime built without
 /// `enable_io`.
 const NO_IO: &str = "A Tokio 1.x context was found, but IO is disabled. Call `enable_io` on the \
@@ -58,21 +62,16 @@ pub(crate) fn current() -> Rc<World> {
     }
 }
 
-/// Panics, at the caller's location, outside a simulation (tokio's
-/// "there is no reactor running").
-#[track_caller]
-pub(crate) fn require() {
-    if !CURRENT.with(|c| c.borrow().is_some()) {
-        panic!("{NO_SIMULATION}");
-    }
-}
-
 /// The current world, for making a timer: panics, at the caller's location,
-/// outside a simulation and in one whose runtime has no timers (built
-/// without `enable_time`), as tokio's `Sleep` does.
+/// outside a simulation, in one whose runtime has no timers (built without
+/// `enable_time`), and in one that was shut down, as tokio's `Sleep` does.
 #[track_caller]
 pub(crate) fn with_timers() -> Rc<World> {
-    with_driver(|d| d.time, NO_TIMERS)
+    let world = with_driver(|d| d.time, NO_TIMERS);
+    if world.is_shut_down() {
+        panic!("{SHUTTING_DOWN}");
+    }
+    world
 }
 
 /// The current world, for making an I/O resource (a socket, a signal
@@ -270,6 +269,10 @@ pub(crate) fn entered_gone() -> Option<Gone> {
 #[track_caller]
 pub(crate) fn current_or_gone() -> Result<Rc<World>, u64> {
     if let Some(world) = try_current() {
+        if world.is_shut_down() {
+            // An `EnterGuard` held across the shutdown: as gone.
+            return Err(world.id);
+        }
         return Ok(world);
     }
     match entered_gone() {

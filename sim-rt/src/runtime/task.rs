@@ -106,18 +106,33 @@ where
     }
 }
 
+/// Drops a task's future if dropped itself, which happens only while a
+/// panic of the future's poll unwinds (the poll forgets it otherwise).
+struct DropOnUnwind<'a, F: Future>(Pin<&'a mut Stage<F>>);
+
+impl<F: Future> Drop for DropOnUnwind<'_, F> {
+    fn drop(&mut self) {
+        self.0.set(Stage::Finished { out: None });
+    }
+}
+
 impl<F> Stage<F>
 where
     F: Future,
     F::Output: 'static,
 {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let out = match self.as_mut().project() {
-            StageProj::Running { fut } => match fut.poll(cx) {
-                Poll::Ready(out) => out,
-                Poll::Pending => return Poll::Pending,
-            },
+        // A poll that panics drops the future while the panic unwinds, as
+        // tokio's task harness does: its destructors see
+        // `std::thread::panicking()`.
+        let mut unwinding = DropOnUnwind(self.as_mut());
+        let polled = match unwinding.0.as_mut().project() {
+            StageProj::Running { fut } => fut.poll(cx),
             StageProj::Finished { .. } => return Poll::Ready(()),
+        };
+        std::mem::forget(unwinding);
+        let Poll::Ready(out) = polled else {
+            return Poll::Pending;
         };
         self.set(Stage::Finished { out: Some(Ok(out)) });
         Poll::Ready(())
@@ -257,4 +272,23 @@ impl Wake for TaskWaker {
 }
 
 /// Takes a finished task's output from its type-erased cell.
+/// Cancels a task: drops its future and stores a cancelled `JoinError`.
+/// A destructor that panics is contained, as tokio contains it: the output
+/// is then the panic (`JoinError::is_panic`).
+pub(crate) fn cancel(mut cell: Pin<&mut dyn TaskCell>, id: Id) {
+    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cell.as_mut().finish_with(JoinError::cancelled(id))
+    }));
+    if let Err(payload) = dropped {
+        cell.finish_with(JoinError::panic(id, payload));
+    }
+}
+
+/// Drops what a task left (its future or its output), containing a
+/// destructor's panic, as tokio does where a `JoinHandle` or the runtime
+/// drops them.
+pub(crate) fn drop_contained<T>(left: T) {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(left)));
+}
+
 pub(crate) type TakeOutput<T> = fn(Pin<&mut dyn TaskCell>) -> Option<Result<T, JoinError>>;

@@ -388,6 +388,10 @@ pub(crate) struct World {
     reliefs: RefCell<relief::Reliefs>,
     /// [`Config::drivers`], read without a borrow.
     pub(crate) drivers: Drivers,
+    /// The runtime was shut down (dropped, or `shutdown_timeout`): what an
+    /// `EnterGuard` held since still reaches, as tokio's context of a
+    /// shut-down runtime (see [`World::is_shut_down`]).
+    shut_down: std::cell::Cell<bool>,
 }
 
 /// The counters a `RuntimeMetrics` reads once its simulation is gone.
@@ -490,6 +494,7 @@ impl World {
             metrics_kept: RefCell::default(),
             reliefs: RefCell::default(),
             drivers: config.drivers,
+            shut_down: std::cell::Cell::new(false),
             core: RefCell::new(Core {
                 config,
                 now: start,
@@ -749,6 +754,10 @@ impl World {
         for k in removable {
             Self::remove_task(&mut core, k);
         }
+        // From here on tokio's drivers answer as a shut-down runtime's. Not
+        // before: the futures dropped above may make timers or spawn in
+        // their destructors, as tokio's may while its drivers still run.
+        self.shut_down.set(true);
     }
 
     pub(crate) fn trace(&self) -> Trace {
@@ -757,6 +766,16 @@ impl World {
 
     pub(crate) fn seed(&self) -> u64 {
         self.core.borrow().config.seed
+    }
+
+    /// Whether the runtime was shut down. A `block_on` through an
+    /// `EnterGuard` held since still runs its future here, and tokio's
+    /// drivers answer as a shut-down runtime's: timers panic, sockets and
+    /// the standard streams fail with the error `is_rt_shutdown_err`
+    /// recognises, `spawn` and `spawn_blocking` return cancelled tasks, and
+    /// `tokio::fs` fails with "background task failed".
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.shut_down.get()
     }
 
     /// The id of the task being polled now: `None` outside a poll, and in

@@ -85,11 +85,11 @@ impl<T: 'static> JoinHandle<T> {
 
 impl<T: 'static> JoinHandle<T> {
     /// The handle of a task spawned on simulation `runtime` after it was
-    /// dropped: cancelled before it started, as tokio's.
+    /// dropped or shut down: cancelled before it started, as tokio's.
     pub(crate) fn cancelled(runtime: u64) -> JoinHandle<T> {
         JoinHandle {
             runtime,
-            key: usize::MAX,
+            key: NEVER_STARTED,
             id: Id::from_u64(u64::MAX),
             take: take_output::<T>,
             _output: PhantomData,
@@ -97,8 +97,16 @@ impl<T: 'static> JoinHandle<T> {
     }
 }
 
+/// The key of a [`JoinHandle::cancelled`] handle: its task has no slot,
+/// even while its (shut-down) simulation lives.
+const NEVER_STARTED: usize = usize::MAX;
+
 impl<T> JoinHandle<T> {
+    /// The handle's simulation, while it lives and holds the task's slot.
     fn world(&self) -> Option<Rc<World>> {
+        if self.key == NEVER_STARTED {
+            return None;
+        }
         context::world_of(self.runtime)
     }
 
@@ -138,6 +146,9 @@ impl<T> Future for JoinHandle<T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(world) = self.world() {
             return world.poll_join(self.key, self.id, self.take, cx);
+        }
+        if self.key == NEVER_STARTED {
+            return Poll::Ready(Err(JoinError::cancelled(self.id)));
         }
         // From a thread outside the simulation: as a guest of it. Once the
         // simulation is gone, a task that finished before has its output

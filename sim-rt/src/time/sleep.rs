@@ -173,6 +173,10 @@ impl Future for Sleep {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.project();
         let world = context::current();
+        if world.is_shut_down() {
+            // tokio's timer driver is gone with its runtime.
+            panic!("{}", context::SHUTTING_DOWN);
+        }
         // tokio's poll_proceed, kept when elapsed and given back otherwise,
         // in its cheaper form (see `coop::spend`).
         ready!(coop::poll_budget_available(cx));

@@ -119,7 +119,7 @@ impl TcpListener {
     }
 
     fn listen_at(addr: SocketAddr, fd: Placeholder) -> io::Result<TcpListener> {
-        let (world, io, host) = NetIo::current();
+        let (world, io, host) = NetIo::current()?;
         let id = world.net_op(|net, _| net.tcp_listen(host, addr))?;
         Ok(TcpListener {
             io,

@@ -207,7 +207,7 @@ impl TcpStream {
     /// Sends the SYN. Kept out of `connect_addr` so that the `Rc<World>`
     /// is never held across an await (the future must stay `Send`).
     fn start_connect(addr: SocketAddr) -> io::Result<TcpStream> {
-        let (world, io, host) = NetIo::current();
+        let (world, io, host) = NetIo::current()?;
         let conn = world.net_op(|net, now| net.tcp_connect(host, addr, now))?;
         Ok(TcpStream::new(
             io,

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use bytes::BufMut;
 
-use super::{unsupported, Never, SocketAddr};
+use super::{refuse, unsupported, Never, SocketAddr};
 use crate::io::{Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
@@ -35,14 +35,12 @@ impl UnixDatagram {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn bind<P>(path: P) -> io::Result<UnixDatagram>
     where
         P: AsRef<Path>,
     {
-        Err(unsupported(&format!(
-            "UnixDatagram::bind({:?})",
-            path.as_ref()
-        )))
+        refuse(&format!("UnixDatagram::bind({:?})", path.as_ref()))
     }
 
     /// Simulated/own version of
@@ -51,8 +49,9 @@ impl UnixDatagram {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn pair() -> io::Result<(UnixDatagram, UnixDatagram)> {
-        Err(unsupported("UnixDatagram::pair"))
+        refuse("UnixDatagram::pair")
     }
 
     /// Simulated/own version of
@@ -61,8 +60,9 @@ impl UnixDatagram {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn unbound() -> io::Result<UnixDatagram> {
-        Err(unsupported("UnixDatagram::unbound"))
+        refuse("UnixDatagram::unbound")
     }
 
     /// Simulated/own version of

@@ -6,7 +6,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::task::{Context, Poll};
 
-use super::{unsupported, Never, SocketAddr, UnixStream};
+use super::{refuse, unsupported, Never, SocketAddr, UnixStream};
 
 /// Simulated/own version of
 /// [`tokio::net::UnixListener`](https://docs.rs/tokio/1/tokio/net/struct.UnixListener.html):
@@ -30,14 +30,12 @@ impl UnixListener {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn bind<P>(path: P) -> io::Result<UnixListener>
     where
         P: AsRef<Path>,
     {
-        Err(unsupported(&format!(
-            "UnixListener::bind({:?})",
-            path.as_ref()
-        )))
+        refuse(&format!("UnixListener::bind({:?})", path.as_ref()))
     }
 
     /// Simulated/own version of
@@ -46,10 +44,9 @@ impl UnixListener {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn bind_addr(socket_addr: &SocketAddr) -> io::Result<UnixListener> {
-        Err(unsupported(&format!(
-            "UnixListener::bind_addr({socket_addr:?})"
-        )))
+        refuse(&format!("UnixListener::bind_addr({socket_addr:?})"))
     }
 
     /// Simulated/own version of

@@ -10,7 +10,12 @@
 //! [`UnixListener::bind`], [`UnixDatagram::bind`], `pair`, `unbound`,
 //! `from_std`, [`pipe::pipe`], [`pipe::OpenOptions::open_sender`]...)
 //! returns an `io::Error` of kind [`Unsupported`](std::io::ErrorKind::Unsupported)
-//! that says so and what to use instead: TCP between simulated hosts. The
+//! that says so and what to use instead: TCP between simulated hosts.
+//! Those that register with tokio's I/O driver (the sockets' `bind`,
+//! `bind_addr`, `connect`, `pair`, `unbound`, `from_std`) do that first,
+//! as tokio's: outside a runtime, or in one built without `enable_io`,
+//! they panic with tokio's message, and in one shut down they fail with
+//! the error `is_rt_shutdown_err` recognises. The
 //! socket types can therefore never exist: each holds an uninhabited
 //! field, and their methods are total over it (as `process.rs` does for
 //! child processes).
@@ -63,6 +68,16 @@ impl Never {
     fn absurd<T>(&self) -> T {
         match *self {}
     }
+}
+
+/// What the constructors that register with tokio's I/O driver do here:
+/// register, as tokio's (so they panic outside a runtime and in one built
+/// without `enable_io`, and fail with the error `is_rt_shutdown_err`
+/// recognises in one that was shut down), then fail with [`unsupported`].
+#[track_caller]
+fn refuse<T>(item: &str) -> std::io::Result<T> {
+    super::io::NetIo::current()?;
+    Err(unsupported(item))
 }
 
 /// The error of every constructor here.

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use bytes::BufMut;
 
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use super::{unsupported, Never, SocketAddr, UCred};
+use super::{refuse, unsupported, Never, SocketAddr, UCred};
 use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
@@ -40,10 +40,7 @@ impl UnixStream {
     where
         P: AsRef<Path>,
     {
-        Err(unsupported(&format!(
-            "UnixStream::connect({:?})",
-            path.as_ref()
-        )))
+        refuse(&format!("UnixStream::connect({:?})", path.as_ref()))
     }
 
     /// Simulated/own version of
@@ -53,9 +50,7 @@ impl UnixStream {
     ///
     /// Always `Unsupported` (see the type's docs).
     pub async fn connect_addr(socket_addr: &SocketAddr) -> io::Result<UnixStream> {
-        Err(unsupported(&format!(
-            "UnixStream::connect_addr({socket_addr:?})"
-        )))
+        refuse(&format!("UnixStream::connect_addr({socket_addr:?})"))
     }
 
     /// Simulated/own version of
@@ -64,8 +59,9 @@ impl UnixStream {
     /// # Errors
     ///
     /// Always `Unsupported` (see the type's docs).
+    #[track_caller]
     pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
-        Err(unsupported("UnixStream::pair"))
+        refuse("UnixStream::pair")
     }
 
     /// Simulated/own version of

@@ -4,7 +4,6 @@
 use std::rc::Rc;
 
 use super::{Entry, Host, HostOp, Origin, World, WorldMetrics, MAIN_HOST};
-use crate::runtime::join_error::JoinError;
 use crate::runtime::task::{WakeRecord, MAIN_KEY};
 use crate::scheduler::{HostId, Observation};
 
@@ -158,7 +157,7 @@ impl World {
         self.observe(Observation::HostStopped { host });
         for (key, id, mut cell, join_waker) in cells {
             // Drops the future: its sockets close on a dead kernel (no-ops).
-            cell.as_mut().finish_with(JoinError::cancelled(id));
+            crate::runtime::task::cancel(cell.as_mut(), id);
             let unclaimed = {
                 let mut core = self.core.borrow_mut();
                 match Self::slot(&mut core, key, id) {

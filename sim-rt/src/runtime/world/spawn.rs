@@ -248,7 +248,9 @@ impl World {
             }
             Self::remove_task(&mut core, key).cell
         };
-        drop(cell); // the unclaimed output, dropped outside the borrow
+        // The unclaimed output, dropped outside the borrow; a panic of its
+        // destructor stays here, as tokio's `JoinHandle` keeps it.
+        crate::runtime::task::drop_contained(cell);
     }
 
     pub(crate) fn abort(&self, key: usize, id: Id) {

@@ -641,7 +641,7 @@ impl World {
         let res = {
             let _e = span.as_ref().map(tracing::Span::enter);
             if abort {
-                cell.as_mut().finish_with(JoinError::cancelled(id));
+                crate::runtime::task::cancel(cell.as_mut(), id);
                 Ok(Poll::Ready(()))
             } else {
                 catch_unwind(AssertUnwindSafe(|| cell.as_mut().poll()))

@@ -1,0 +1,130 @@
+//! A runtime shut down (`shutdown_timeout`, `shutdown_background`, a drop)
+//! while an `EnterGuard` of it is held: `Handle::current().block_on` still
+//! runs a future there, and tokio's drivers answer as a shut-down
+//! runtime's. Sockets and the standard streams fail with the error
+//! `is_rt_shutdown_err` recognises, spawns are cancelled, `fs` fails with
+//! "background task failed", and timers panic.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use sim_rt::io::AsyncWriteExt;
+use sim_rt::runtime::{is_rt_shutdown_err, Builder, Handle, Runtime};
+
+const SHUTTING_DOWN: &str = "A Tokio 1.x context was found, but it is being shutdown.";
+
+fn runtimes() -> Vec<Runtime> {
+    vec![
+        Builder::new_current_thread().enable_all().build().unwrap(),
+        Builder::new_multi_thread().enable_all().build().unwrap(),
+    ]
+}
+
+/// The message of the panic `f` raises.
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("a panic");
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+#[test]
+fn sockets_made_or_bound_after_the_shutdown_fail_as_tokio_s() {
+    for rt in runtimes() {
+        let _in = rt.enter();
+        // Made before, polled after: the body of `bind` runs at the poll.
+        let tcp_before = sim_rt::net::TcpListener::bind("127.0.0.1:0");
+        rt.shutdown_timeout(Duration::from_secs(1000));
+        let err = Handle::current().block_on(tcp_before).unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        let err = Handle::current()
+            .block_on(sim_rt::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        let err = Handle::current()
+            .block_on(sim_rt::net::UdpSocket::bind("127.0.0.1:0"))
+            .unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        let err = Handle::current()
+            .block_on(sim_rt::net::TcpStream::connect("127.0.0.1:1"))
+            .unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        // Not simulated, but registered first, as tokio's.
+        let err = sim_rt::net::UnixListener::bind("/tmp/s").unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+    }
+}
+
+#[test]
+fn spawns_after_the_shutdown_are_cancelled() {
+    for rt in runtimes() {
+        let _in = rt.enter();
+        rt.shutdown_timeout(Duration::from_secs(1000));
+        let err = Handle::current()
+            .block_on(sim_rt::task::spawn_blocking(|| 42))
+            .unwrap_err();
+        assert!(err.is_cancelled(), "{err}");
+        let err = Handle::current()
+            .block_on(sim_rt::spawn(async { 42 }))
+            .unwrap_err();
+        assert!(err.is_cancelled(), "{err}");
+    }
+}
+
+#[test]
+fn files_and_the_standard_streams_fail_after_the_shutdown() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let _in = rt.enter();
+    rt.shutdown_background();
+    let err = Handle::current()
+        .block_on(sim_rt::fs::read_to_string("Cargo.toml"))
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::Other);
+    assert_eq!(
+        err.get_ref().map(|e| e.to_string()).as_deref(),
+        Some("background task failed")
+    );
+    let err = Handle::current()
+        .block_on(async { sim_rt::io::stdout().write_all(b"x").await })
+        .unwrap_err();
+    assert!(is_rt_shutdown_err(&err), "{err}");
+    let err = Handle::current()
+        .block_on(async { sim_rt::io::stderr().write_all(b"x").await })
+        .unwrap_err();
+    assert!(is_rt_shutdown_err(&err), "{err}");
+}
+
+#[test]
+fn timers_panic_after_the_shutdown() {
+    // Made before, polled after.
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let _in = rt.enter();
+    let before = sim_rt::time::sleep(Duration::from_millis(100));
+    drop(rt);
+    let message = panic_message(|| Handle::current().block_on(before));
+    assert!(message.contains(SHUTTING_DOWN), "{message}");
+    // Made after; the clock itself still reads.
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let _in = rt.enter();
+    drop(rt);
+    Handle::current().block_on(async { sim_rt::time::Instant::now() });
+    let message = panic_message(|| {
+        Handle::current().block_on(async {
+            sim_rt::time::sleep(Duration::from_millis(100)).await;
+        })
+    });
+    assert!(message.contains(SHUTTING_DOWN), "{message}");
+}
+
+#[test]
+fn a_runtime_entered_and_not_shut_down_is_untouched() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let _in = rt.enter();
+    let out = Handle::current().block_on(async {
+        sim_rt::time::sleep(Duration::from_millis(1)).await;
+        sim_rt::spawn(async { 7 }).await.unwrap()
+    });
+    assert_eq!(out, 7);
+}
