@@ -33,6 +33,8 @@ fn panic_message(f: impl FnOnce()) -> String {
 #[test]
 fn sockets_made_or_bound_after_the_shutdown_fail_as_tokio_s() {
     for rt in runtimes() {
+        // A real socket, made before any simulation is entered.
+        let real = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let _in = rt.enter();
         // Made before, polled after: the body of `bind` runs at the poll.
         let tcp_before = sim_rt::net::TcpListener::bind("127.0.0.1:0");
@@ -50,6 +52,8 @@ fn sockets_made_or_bound_after_the_shutdown_fail_as_tokio_s() {
         let err = Handle::current()
             .block_on(sim_rt::net::TcpStream::connect("127.0.0.1:1"))
             .unwrap_err();
+        assert!(is_rt_shutdown_err(&err), "{err}");
+        let err = sim_rt::net::TcpListener::from_std(real).unwrap_err();
         assert!(is_rt_shutdown_err(&err), "{err}");
         // Not simulated, but registered first, as tokio's.
         let err = sim_rt::net::UnixListener::bind("/tmp/s").unwrap_err();

@@ -44,9 +44,8 @@ impl AsyncRead for Stdin {
     fn poll_read(
         self: Pin<&mut Self>,
         _cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
+        _buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let _ = buf;
         Poll::Ready(blocking_pool())
     }
 }

@@ -124,12 +124,13 @@ pub(crate) fn domain_of(addr: io::Result<std::net::SocketAddr>) -> Domain {
     }
 }
 
-/// tokio's `from_std` panics outside a runtime and in one without the I/O
-/// driver (it registers with the reactor); so does the simulated one, at
-/// the caller's location.
+/// What tokio's socket constructors do first, registering with the
+/// reactor: panics outside a runtime and in one without the I/O driver, at
+/// the caller's location, and fails with the error `is_rt_shutdown_err`
+/// recognises in one that was shut down (see `NetIo::current`).
 #[track_caller]
-pub(crate) fn require_simulation() {
-    crate::runtime::context::with_io();
+pub(crate) fn register() -> io::Result<()> {
+    super::io::NetIo::current().map(drop)
 }
 
 /// The error of every `from_std` (and `TryFrom`) of a std socket: a real OS
@@ -146,13 +147,12 @@ pub(crate) fn from_std_unsupported(item: &str) -> io::Error {
     )
 }
 
-/// What every `from_std` of a std socket does: panics outside a
-/// simulation (see [`require_simulation`]), closes `std`, and fails with
-/// [`from_std_unsupported`].
+/// What every `from_std` of a std socket does: closes `std`, registers as
+/// tokio's does (see [`register`]), and fails with [`from_std_unsupported`].
 #[track_caller]
 pub(crate) fn refuse_from_std<T>(std: impl Sized, item: &str) -> io::Result<T> {
-    require_simulation();
     drop(std);
+    register()?;
     Err(from_std_unsupported(item))
 }
 

@@ -17,7 +17,7 @@ thread_local! {
 }
 
 /// tokio's words outside a runtime, then how a simulation is entered.
-pub(crate) const NO_SIMULATION: &str = "there is no reactor running, must be called from the \
+const NO_SIMULATION: &str = "there is no reactor running, must be called from the \
     context of a Tokio 1.x runtime (sim_rt: this must be called from inside a simulation, within \
     `Runtime::block_on`, `#[sim_rt::test]` or `#[sim_rt::main]`, but no simulation is running \
     on this thread; a std thread started outside one never sees it)";

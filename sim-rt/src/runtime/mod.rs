@@ -326,9 +326,8 @@ impl Builder {
     ///
     /// Without it, creating a `tokio::net` socket (`bind`, `connect`,
     /// `from_std`) or a signal listener panics inside the runtime with
-    /// tokio's message ("IO is disabled"). `tokio::fs`, the standard streams
-    /// and the `sim` module's own network do not need it, as `tokio::fs`
-    /// and the standard streams do not in tokio.
+    /// tokio's message ("IO is disabled"). `tokio::fs` and the standard
+    /// streams do not need it, as in tokio.
     pub fn enable_io(&mut self) -> &mut Self {
         self.drivers.io = true;
         self

@@ -76,7 +76,7 @@ where
     let origin = Origin::Spawn(Location::caller());
     match context::current_or_gone() {
         Ok(world) => JoinHandle::spawn_on(&world, future, None, origin),
-        // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+        // A dropped or shut-down runtime entered (`Handle::enter`): cancelled.
         Err(gone) => {
             drop(future);
             JoinHandle::cancelled(gone)
@@ -133,7 +133,7 @@ where
     let origin = Origin::Blocking(Location::caller());
     match context::current_or_gone() {
         Ok(world) => blocking_on(&world, f, origin),
-        // A dropped runtime's handle entered (`Handle::enter`): cancelled.
+        // A dropped or shut-down runtime entered (`Handle::enter`): cancelled.
         Err(gone) => {
             drop(f);
             JoinHandle::cancelled(gone)

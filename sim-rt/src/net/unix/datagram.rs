@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use bytes::BufMut;
 
-use super::{refuse, unsupported, Never, SocketAddr};
+use super::{refuse, Never, SocketAddr};
 use crate::io::{Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
@@ -78,9 +78,8 @@ impl UnixDatagram {
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(datagram: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
-        crate::net::fd::require_simulation();
         drop(datagram);
-        Err(unsupported("UnixDatagram::from_std"))
+        refuse("UnixDatagram::from_std")
     }
 
     never_methods!(

@@ -6,7 +6,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::path::Path;
 use std::task::{Context, Poll};
 
-use super::{refuse, unsupported, Never, SocketAddr, UnixStream};
+use super::{refuse, Never, SocketAddr, UnixStream};
 
 /// Simulated/own version of
 /// [`tokio::net::UnixListener`](https://docs.rs/tokio/1/tokio/net/struct.UnixListener.html):
@@ -62,9 +62,8 @@ impl UnixListener {
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
-        crate::net::fd::require_simulation();
         drop(listener);
-        Err(unsupported("UnixListener::from_std"))
+        refuse("UnixListener::from_std")
     }
 
     /// Simulated/own version of

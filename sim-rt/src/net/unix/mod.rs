@@ -76,7 +76,7 @@ impl Never {
 /// recognises in one that was shut down), then fail with [`unsupported`].
 #[track_caller]
 fn refuse<T>(item: &str) -> std::io::Result<T> {
-    super::io::NetIo::current()?;
+    super::fd::register()?;
     Err(unsupported(item))
 }
 

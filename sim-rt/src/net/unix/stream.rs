@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use bytes::BufMut;
 
 use super::split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf};
-use super::{refuse, unsupported, Never, SocketAddr, UCred};
+use super::{refuse, Never, SocketAddr, UCred};
 use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 
 /// Simulated/own version of
@@ -77,9 +77,8 @@ impl UnixStream {
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
-        crate::net::fd::require_simulation();
         drop(stream);
-        Err(unsupported("UnixStream::from_std"))
+        refuse("UnixStream::from_std")
     }
 
     /// Simulated/own version of
