@@ -19,6 +19,7 @@
 //! | [`quorum_read`] | a register on 3 replicas over UDP with majority writes and reads, on a lossy network | a read returns the newest of its two answers without writing it back: a later read can return an older value |
 //! | [`shards`] | a name directory in two locked shards on one host, a write-ahead journal of moves with group commit, checkpoints | a move lets the source shard go before journaling: a checkpoint between the sync and the insert includes the move but not the name (four tasks in one order) |
 //! | [`flusher`] | a key-value store over TCP: a data file of writes, a background flusher (group commit), a compactor that renames a rewritten copy into place | the compactor renames its copy into place unsynced and leaves the sync to the flusher: a crash in between empties the store |
+//! | [`drain`] | a key-value store over TCP that writes behind and drains its queue on SIGTERM (graceful shutdown) | on SIGTERM the writer stops at once: acknowledged writes still queued are lost |
 //!
 //! # Three ways the same source is compiled
 //!
@@ -41,6 +42,7 @@ extern crate sim_rt as tokio;
 
 pub mod chain;
 pub mod counter;
+pub mod drain;
 pub mod election;
 pub mod flusher;
 #[cfg(doctest)]

@@ -265,21 +265,29 @@ pub fn lookup_host(name: &str) -> Option<HostId> {
     context::with(|w| w.host_by_name(name))
 }
 
-/// Sends ctrl-c (SIGINT) to the host named `name`: every pending
+/// Sends ctrl-c (SIGINT) to `host` (a name or a [`HostId`]): every pending
 /// [`crate::signal::ctrl_c`] future of that host completes, as does every
 /// SIGINT listener made with [`crate::signal::unix::signal`].
 ///
 /// # Panics
 ///
-/// When no host has that name, or outside a simulation.
+/// On an unknown host, or outside a simulation.
 #[track_caller]
-pub fn send_ctrl_c(name: &str) {
-    deliver_signal(name, 2, "send_ctrl_c");
+pub fn send_ctrl_c(host: impl ToHost) {
+    context::with(|w| w.deliver_signal(host.to_host(w), 2));
 }
 
-/// Sends the Unix signal `signal` to the host named `name`: every listener
-/// for it on that host ([`crate::signal::unix::signal`], and
-/// [`crate::signal::ctrl_c`] for SIGINT) made before this call sees it.
+/// Sends the Unix signal `signal` (a [`SignalKind`](crate::signal::unix::SignalKind)
+/// or its number, `libc::SIGTERM`) to `host` (a name or a [`HostId`]),
+/// as `kill -TERM` from outside would: every listener for it on that host
+/// ([`crate::signal::unix::signal`], and [`crate::signal::ctrl_c`] for
+/// SIGINT) made before this call sees it, at once. Explored like any other
+/// step of the test: send it after a delay, or when a request is in flight,
+/// to test a service's graceful shutdown.
+///
+/// A program that signals its own process (`kill(getpid(), ..)`, `raise`,
+/// `pthread_kill`) inside a simulation raises the signal on its own host
+/// instead; see the guide's "No escape" chapter.
 ///
 /// ```
 /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
@@ -294,29 +302,19 @@ pub fn send_ctrl_c(name: &str) {
 /// # });
 /// ```
 ///
+/// # Differences from a real process
+///
+/// A host with no listener for `signal` ignores it, where a real process
+/// without a handler would be terminated by most signals.
+///
 /// # Panics
 ///
-/// When no host has that name, or outside a simulation.
+/// On an unknown host, or outside a simulation.
 #[cfg(unix)]
 #[track_caller]
-pub fn send_signal(name: &str, signal: crate::signal::unix::SignalKind) {
-    deliver_signal(name, signal.as_raw_value(), "send_signal");
-}
-
-#[track_caller]
-fn deliver_signal(name: &str, signal: i32, caller: &str) {
-    let waiters = context::with(|w| {
-        let host = w
-            .host_by_name(name)
-            .unwrap_or_else(|| panic!("{caller}: no host named \"{name}\" in this simulation"));
-        let mut core = w.core.borrow_mut();
-        let slot = core.hosts[host.index()].signal_slot(signal);
-        slot.sent += 1;
-        std::mem::take(&mut slot.waiters)
-    });
-    for w in waiters {
-        w.wake();
-    }
+pub fn send_signal(host: impl ToHost, signal: impl Into<crate::signal::unix::SignalKind>) {
+    let signum = signal.into().as_raw_value();
+    context::with(|w| w.deliver_signal(host.to_host(w), signum));
 }
 
 /// States the liveness property "eventually `pred` holds": the runtime

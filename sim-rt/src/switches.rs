@@ -56,6 +56,8 @@ pub(crate) enum Escape {
     Symlink,
     /// `io_uring_setup`.
     IoUring,
+    /// A signal sent to another process.
+    Signal,
 }
 
 impl Escape {
@@ -92,6 +94,12 @@ impl Escape {
                 "a symlink was created on the simulated disk (symlink was refused with EPERM: \
                  the simulated disk has no symlinks). Use a hard link (std::fs::hard_link) or a \
                  copy; the real files' symlinks under the simulated disk are followed"
+            }
+            Escape::Signal => {
+                "a signal was sent to another process from inside a simulation (kill was \
+                 refused with EPERM): processes are not simulated. Send a signal to a simulated \
+                 host with sim_rt::sim::send_signal; a signal a program sends to itself \
+                 (kill(getpid(), ..), raise) reaches its own host's tokio::signal listeners"
             }
             Escape::IoUring => {
                 "io_uring was set up inside a simulation (io_uring_setup was refused with \

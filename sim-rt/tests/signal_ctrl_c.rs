@@ -190,7 +190,7 @@ fn tasks_spawned_by_a_host_run_on_that_host() {
 }
 
 #[test]
-#[should_panic(expected = "send_ctrl_c: no host named \"zzz\" in this simulation")]
+#[should_panic(expected = "no host named \"zzz\" in this simulation")]
 fn send_ctrl_c_to_an_unknown_host_panics() {
     run(6, async {
         sim::host("a").start(|| async {});

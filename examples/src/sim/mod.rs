@@ -18,6 +18,7 @@ use explorer::Explorer;
 pub mod chain;
 pub mod chain_explorer;
 pub mod counter;
+pub mod drain;
 pub mod election;
 pub mod flusher;
 pub mod kv;
@@ -69,6 +70,7 @@ pub fn cases() -> Vec<Case> {
         quorum_read::case(),
         shards::case(),
         flusher::case(),
+        drain::case(),
     ]
 }
 

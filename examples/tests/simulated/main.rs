@@ -14,6 +14,7 @@ mod sim;
 
 mod chain;
 mod counter;
+mod drain;
 mod election;
 mod flusher;
 mod kv;

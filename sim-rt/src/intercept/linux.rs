@@ -259,6 +259,77 @@ fn refuse_socket() -> c_int {
     -1
 }
 
+// ----- signals ---------------------------------------------------------------
+
+/// Whether `sig` stays real when a simulated program sends it to itself:
+/// the signals no handler can catch (tokio refuses to listen for them) and
+/// `SIGABRT`, whose sender means the process to end.
+fn stays_real(sig: c_int) -> bool {
+    matches!(
+        sig,
+        libc::SIGKILL | libc::SIGSTOP | libc::SIGILL | libc::SIGFPE | libc::SIGSEGV | libc::SIGABRT
+    )
+}
+
+/// Raises `sig`, sent by the program to its own process, on the calling
+/// task's simulated host: 0, or -1 with `errno` (`EINVAL` for a number
+/// that is no signal, `EAGAIN` when the simulation is unreachable from
+/// here). Signal 0 only asks whether the process exists.
+fn raise_simulated(sig: c_int) -> c_int {
+    if sig == 0 {
+        return 0;
+    }
+    if !(1..=libc::SIGRTMAX()).contains(&sig) {
+        set_errno(libc::EINVAL);
+        return -1;
+    }
+    if crate::signal::raise(sig) {
+        0
+    } else {
+        set_errno(libc::EAGAIN);
+        -1
+    }
+}
+
+/// Whether `pid`, as `kill` takes it, is the calling process or its
+/// process group (0, or minus the group's id).
+fn is_own_process(pid: libc::pid_t) -> bool {
+    // SAFETY: getpid and getpgrp cannot fail.
+    pid == 0 || pid == unsafe { libc::getpid() } || pid == -unsafe { libc::getpgrp() }
+}
+
+/// Refuses a signal to another process from inside a simulation:
+/// remembers it for the failure report, says so on stderr, `EPERM`.
+fn refuse_signal() -> c_int {
+    refuse(Escape::Signal);
+    set_errno(libc::EPERM);
+    -1
+}
+
+/// What `kill(pid, sig)` does here: `None` to forward it to libc, else
+/// what the call returns. Inside a simulation, a signal to the calling
+/// process is raised on the calling task's host and one to another process
+/// refused. Outside every simulation, a signal to the calling process goes
+/// to the hosts of this thread's simulations that listen for it (a program
+/// signalling itself between two `block_on`s), and is real when none does.
+/// The signals that stay real always do.
+fn signal_call(pid: libc::pid_t, sig: c_int) -> Option<c_int> {
+    if stays_real(sig) {
+        return None;
+    }
+    if in_simulation() {
+        return Some(if is_own_process(pid) {
+            raise_simulated(sig)
+        } else {
+            refuse_signal()
+        });
+    }
+    if sig == 0 || crate::switches::suspended() || !is_own_process(pid) {
+        return None;
+    }
+    crate::signal::raise_outside(sig).then_some(0)
+}
+
 // ----- name resolution -------------------------------------------------------
 
 /// One entry of a `getaddrinfo` answer, before allocation.
@@ -655,6 +726,21 @@ interpose! {
                 _ => {}
             }
         }
+        // The raw signal calls, as `kill` (a thread of this process is the
+        // process, as for `pthread_kill`).
+        let signal = match num {
+            libc::SYS_kill => Some((a1 as libc::pid_t, a2 as c_int)),
+            // SAFETY: getpid cannot fail.
+            libc::SYS_tgkill if a1 as libc::pid_t == unsafe { libc::getpid() } => {
+                Some((0, a3 as c_int))
+            }
+            libc::SYS_tgkill => Some((a1 as libc::pid_t, a3 as c_int)),
+            libc::SYS_tkill => Some((0, a2 as c_int)),
+            _ => None,
+        };
+        if let Some(r) = signal.and_then(|(pid, sig)| signal_call(pid, sig)) {
+            return r as c_long;
+        }
         let forward = real;
         // std's blocking waits (Mutex, Condvar, channels, Barrier, park,
         // join): the poll watchdog ends one that waits for tasks only a
@@ -667,6 +753,61 @@ interpose! {
             return crate::runtime::watchdog::real_wait(forward);
         }
         forward()
+    }
+
+    // ----- signals -----------------------------------------------------------
+
+    /// Interposed `kill`: inside a simulation, a signal to the calling
+    /// process (or its group) is raised on the calling task's simulated
+    /// host, where its `tokio::signal` listeners see it once the running
+    /// poll returns; one to another process is refused (`EPERM`: processes
+    /// are not simulated). Outside, one to the calling process reaches this
+    /// thread's simulations that listen for it, if any. `SIGKILL`,
+    /// `SIGSTOP`, `SIGSEGV`, `SIGILL`, `SIGFPE` and `SIGABRT` stay real
+    /// (`signal_call`).
+    ///
+    /// # Safety
+    ///
+    /// None beyond libc's.
+    fn kill(pid: libc::pid_t, sig: c_int) -> c_int {
+        signal_call(pid, sig).unwrap_or_else(real)
+    }
+
+    /// Interposed `killpg`: as [`kill`] of minus the group (0 is the
+    /// caller's own group).
+    ///
+    /// # Safety
+    ///
+    /// None beyond libc's.
+    fn killpg(pgrp: libc::pid_t, sig: c_int) -> c_int {
+        signal_call(pgrp.saturating_neg(), sig).unwrap_or_else(real)
+    }
+
+    /// Interposed `raise`: inside a simulation, as [`kill`] of the calling
+    /// process.
+    ///
+    /// # Safety
+    ///
+    /// None beyond libc's.
+    fn raise(sig: c_int) -> c_int {
+        signal_call(0, sig).unwrap_or_else(real)
+    }
+
+    /// Interposed `pthread_kill`: inside a simulation, a signal to any
+    /// thread of the process is raised on the calling task's host, as
+    /// [`kill`] does (tokio's listeners are the process's). Returns an
+    /// error number, as `pthread_kill` does.
+    ///
+    /// # Safety
+    ///
+    /// As libc's: `thread` is a live thread of this process.
+    fn pthread_kill(thread: libc::pthread_t, sig: c_int) -> c_int {
+        match signal_call(0, sig) {
+            Some(0) => 0,
+            // SAFETY: reads this thread's errno.
+            Some(_) => unsafe { *libc::__errno_location() },
+            None => real(),
+        }
     }
 
     // ----- threads and real I/O --------------------------------------------------

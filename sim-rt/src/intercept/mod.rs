@@ -18,6 +18,7 @@
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
 //! | `pthread_create` (`std::thread::spawn`), `pthread_join`, `sched_yield`, `nanosleep`, `syscall(SYS_futex)` | a simulated thread, run one at a time under the scheduler; its blocking calls give the turn back (`runtime::world::threads`); a real thread inside [`allow_threads`] |
 //! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
+//! | `kill`, `killpg`, `raise`, `pthread_kill`, `syscall(SYS_kill / SYS_tgkill / SYS_tkill)` | a signal to the calling process (or its group) raised on the calling task's host, seen by its `tokio::signal` listeners when the raising poll returns (`crate::signal`); one to another process refused (`EPERM`) with a message; `SIGKILL`, `SIGSTOP`, `SIGSEGV`, `SIGILL`, `SIGFPE`, `SIGABRT` real |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
 //! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::disk::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |

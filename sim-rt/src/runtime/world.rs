@@ -209,12 +209,22 @@ pub(crate) struct SignalSlot {
     signal: i32,
     /// How many times it was sent.
     pub(crate) sent: u64,
+    /// Whether a listener for it was ever made on the host (tokio's
+    /// handler, once installed, stays for the process's life).
+    pub(crate) listened: bool,
     /// Listeners waiting for the next one, in the order they started
     /// waiting.
     pub(crate) waiters: Vec<Waker>,
 }
 
 impl Host {
+    /// Whether a listener for `signal` was ever made on this host.
+    pub(crate) fn listens(&self, signal: i32) -> bool {
+        self.signals
+            .iter()
+            .any(|s| s.signal == signal && s.listened)
+    }
+
     /// The slot of `signal`, made on first use.
     pub(crate) fn signal_slot(&mut self, signal: i32) -> &mut SignalSlot {
         let i = match self.signals.iter().position(|s| s.signal == signal) {
@@ -223,6 +233,7 @@ impl Host {
                 self.signals.push(SignalSlot {
                     signal,
                     sent: 0,
+                    listened: false,
                     waiters: Vec::new(),
                 });
                 self.signals.len() - 1
@@ -240,6 +251,9 @@ pub(crate) enum HostOp {
     Start,
     Reset,
     Pause,
+    /// A signal the host's program sent to its own process (`kill`,
+    /// `raise`): its listeners see it once the raising poll returns.
+    Signal(i32),
 }
 
 #[derive(Debug, Clone, Copy)]

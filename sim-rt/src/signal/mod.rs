@@ -1,6 +1,8 @@
 //! Simulated [`tokio::signal`](https://docs.rs/tokio/1/tokio/signal/index.html): signals a host receives only when the
 //! simulation sends them ([`crate::sim::send_signal`],
-//! [`crate::sim::send_ctrl_c`]), never the process's real ones.
+//! [`crate::sim::send_ctrl_c`]) or its own program raises them
+//! (`kill(getpid(), ..)`, `raise`, `pthread_kill`: interposed inside a
+//! simulation, see `crate::intercept`), never the process's real ones.
 //!
 //! # Invariants
 //!
@@ -12,13 +14,18 @@
 //! # Determinism
 //!
 //! Signals come only from the simulation's own calls; a delivery wakes the
-//! host's waiting listeners in the order they started waiting.
+//! host's waiting listeners in the order they started waiting. A signal
+//! the program raises is delivered when the poll that raised it returns,
+//! at the same point of every run.
 
+use std::cell::RefCell;
 use std::future::poll_fn;
 use std::io;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 
 use crate::runtime::context;
+use crate::runtime::world::World;
 use crate::scheduler::HostId;
 
 #[cfg(unix)]
@@ -50,9 +57,13 @@ impl Listener {
         let host = w
             .current()
             .map_or(crate::runtime::world::MAIN_HOST, |c| c.host);
-        let seen = w.core.borrow_mut().hosts[host.index()]
-            .signal_slot(signal)
-            .sent;
+        let seen = {
+            let mut core = w.core.borrow_mut();
+            let slot = core.hosts[host.index()].signal_slot(signal);
+            slot.listened = true;
+            slot.sent
+        };
+        listening_on_this_thread(&w);
         Listener { host, signal, seen }
     }
 
@@ -71,6 +82,86 @@ impl Listener {
             Poll::Pending
         })
     }
+}
+
+/// Raises `signum` on the calling task's host, for the program's own
+/// `kill(getpid(), ..)`, `raise` or `pthread_kill` (the interposed calls):
+/// its listeners see it when the running poll returns. Never panics (it
+/// runs inside an `extern "C"` function); false when no simulation is
+/// reachable from here (the world is busy, as in a destructor the runtime
+/// runs), and the call then fails.
+#[cfg_attr(
+    not(all(
+        feature = "intercept",
+        target_os = "linux",
+        target_env = "gnu",
+        not(target_feature = "crt-static")
+    )),
+    allow(dead_code)
+)]
+pub(crate) fn raise(signum: i32) -> bool {
+    let Some(w) = context::try_current_quiet() else {
+        return false;
+    };
+    let host = match w.core.try_borrow() {
+        Ok(core) => core
+            .current
+            .map_or(crate::runtime::world::MAIN_HOST, |c| c.host),
+        Err(_) => return false,
+    };
+    w.signal_host(host, signum);
+    true
+}
+
+thread_local! {
+    /// The simulations of this thread that made a signal listener: where a
+    /// signal this thread sends its own process from outside every
+    /// simulation goes.
+    static LISTENING: RefCell<Vec<Weak<World>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Remembers that `world` listens for signals, for [`raise_outside`].
+fn listening_on_this_thread(world: &Rc<World>) {
+    LISTENING.with(|l| {
+        let mut l = l.borrow_mut();
+        if !l
+            .iter()
+            .any(|w| std::ptr::eq(w.as_ptr(), Rc::as_ptr(world)))
+        {
+            l.retain(|w| w.strong_count() > 0);
+            l.push(Rc::downgrade(world));
+        }
+    });
+}
+
+/// Delivers `signum`, which this thread sent its own process from outside
+/// every simulation (between two `block_on`s), to every host of this
+/// thread's live simulations that listens for it: as the process's tokio
+/// handler would, had the runtimes been real. False when none listens (the
+/// signal is then real). Never panics (it runs inside an `extern "C"`
+/// function).
+#[cfg_attr(
+    not(all(
+        feature = "intercept",
+        target_os = "linux",
+        target_env = "gnu",
+        not(target_feature = "crt-static")
+    )),
+    allow(dead_code)
+)]
+pub(crate) fn raise_outside(signum: i32) -> bool {
+    let worlds: Vec<Rc<World>> = LISTENING
+        .try_with(|l| {
+            l.try_borrow()
+                .map(|l| l.iter().filter_map(Weak::upgrade).collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    let mut delivered = false;
+    for w in worlds {
+        delivered |= w.deliver_signal_from_outside(signum);
+    }
+    delivered
 }
 
 /// Simulated [`tokio::signal::ctrl_c`](https://docs.rs/tokio/1/tokio/signal/ctrl_c/index.html): completes when the simulation sends

@@ -67,6 +67,9 @@ impl World {
     /// Stops, starts, resets or pauses `host` now, or, when the running task
     /// belongs to `host`, as soon as its poll returns.
     pub(crate) fn host_op(&self, host: HostId, op: HostOp) {
+        if let HostOp::Signal(signum) = op {
+            return self.signal_host(host, signum);
+        }
         assert!(
             host != MAIN_HOST,
             "the main host runs the test's own future: it cannot be stopped, reset or paused \
@@ -91,7 +94,56 @@ impl World {
                 self.start_host(host);
             }
             HostOp::Pause => self.pause_host(host, true),
+            HostOp::Signal(signum) => self.deliver_signal(host, signum),
         }
+    }
+
+    /// Raises `signum` on `host` as its program's own `kill`/`raise` does:
+    /// while a task or simulated thread is being run, its listeners see it
+    /// when that poll returns (tokio's signal driver sees a signal at its
+    /// next turn, never in the middle of a poll); otherwise now.
+    pub(crate) fn signal_host(&self, host: HostId, signum: i32) {
+        {
+            let mut core = self.core.borrow_mut();
+            if core.current.is_some() {
+                core.host_ops.push((host, HostOp::Signal(signum)));
+                return;
+            }
+        }
+        self.deliver_signal(host, signum);
+    }
+
+    /// Delivers `signum` to `host` now: every listener of it made before
+    /// this call is ready, and those waiting are woken in the order they
+    /// started waiting.
+    pub(crate) fn deliver_signal(&self, host: HostId, signum: i32) {
+        let waiters = {
+            let mut core = self.core.borrow_mut();
+            let slot = core.hosts[host.index()].signal_slot(signum);
+            slot.sent += 1;
+            std::mem::take(&mut slot.waiters)
+        };
+        for w in waiters {
+            w.wake();
+        }
+    }
+
+    /// Delivers `signum` to every host of this simulation that listens for
+    /// it, from outside the simulation (the program signalled its own
+    /// process between two `block_on`s). False when none listens, or the
+    /// simulation is busy (then nothing is delivered). Never panics.
+    pub(crate) fn deliver_signal_from_outside(&self, signum: i32) -> bool {
+        let hosts: Vec<HostId> = match self.core.try_borrow() {
+            Ok(core) => (0..core.hosts.len())
+                .filter(|&i| core.hosts[i].listens(signum))
+                .map(|i| HostId(i as u32))
+                .collect(),
+            Err(_) => return false,
+        };
+        for &host in &hosts {
+            self.deliver_signal(host, signum);
+        }
+        !hosts.is_empty()
     }
 
     /// Applies the host changes a task asked for on its own host. Inlined

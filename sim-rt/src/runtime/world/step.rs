@@ -135,7 +135,8 @@ impl World {
                         Ok(Poll::Pending) => {
                             let self_woken = self.wakes.self_woken.load(Ordering::Relaxed);
                             self.pending_poll(&mut self.core.borrow_mut(), self_woken, None);
-                            self.observe(Observation::Blocked { task: main_id })
+                            self.observe(Observation::Blocked { task: main_id });
+                            self.apply_host_ops();
                         }
                         Err(payload) => {
                             let failure = self.failure(Cause::MainPanic {
