@@ -5,8 +5,14 @@
 //! compared with the list of known differences (`conformance/known.toml`).
 //!
 //! ```text
-//! cargo run -p conformance -- [--files 'sync_*,time_*'] [--jobs 2] [--timeout 30] [--check]
+//! cargo run -p conformance -- [--suite tokio-util] [--files 'sync_*,time_*'] [--jobs 2] [--timeout 30] [--check]
 //! ```
+//!
+//! `--suite` runs another published package's integration tests the same
+//! way (`tokio-util`, `tokio-stream`: the version the workspace's lockfile
+//! pins), the package itself built against real tokio and under the patch,
+//! with its own list (`conformance/known-<suite>.toml`) and table
+//! (`conformance/RESULTS-<suite>.md`).
 //!
 //! It generates two scratch crates, `target/conformance/{real,sim}/` (see
 //! [`scratch`]), builds each with `cargo build --tests --keep-going` (see
@@ -51,7 +57,9 @@ use crate::scratch::{Mode, TokioPackage};
 const USAGE: &str = "\
 usage: cargo run -p conformance -- [options]
 
-  --files GLOBS   comma-separated globs of tokio test files (stems), default `*`
+  --suite NAME    whose integration tests: tokio (the default), tokio-util,
+                  tokio-stream (a registry package the workspace pins)
+  --files GLOBS   comma-separated globs of test files (stems), default `*`
   --jobs N        builds and tests at once, default 2
   --timeout SECS  time limit of one test, default 30
   --check         exit 1 when a test that passes on real tokio does not pass
@@ -65,6 +73,7 @@ usage: cargo run -p conformance -- [options]
 /// The command line.
 #[derive(Debug)]
 struct Options {
+    suite: String,
     files: Selection,
     jobs: usize,
     timeout: Duration,
@@ -76,6 +85,7 @@ struct Options {
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
+        suite: "tokio".to_owned(),
         files: Selection::all(),
         jobs: 2,
         timeout: Duration::from_secs(30),
@@ -99,6 +109,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         };
         match arg.as_str() {
             "--files" => o.files = Selection::parse(&value("--files")?),
+            "--suite" => o.suite = value("--suite")?,
             "--jobs" => {
                 o.jobs = value("--jobs")?
                     .parse()
@@ -158,13 +169,22 @@ fn cargo() -> Command {
 /// Returns whether the check (if asked for) holds.
 fn harness(o: &Options) -> Result<bool, String> {
     let root = repo_root();
-    let known_path = root.join("conformance/known.toml");
+    let known_path = root.join("conformance").join(report::known_file(&o.suite));
     let known = Known::parse(
         &fs::read_to_string(&known_path)
             .map_err(|e| format!("reading {}: {e}", known_path.display()))?,
     )?;
     let (tokio, target_dir) = tokio_package(&root)?;
-    let base = target_dir.join("conformance");
+    let suite = if o.suite == "tokio" {
+        tokio.clone()
+    } else {
+        TokioPackage::locate(&root, &o.suite)?
+    };
+    let base = if o.suite == "tokio" {
+        target_dir.join("conformance")
+    } else {
+        target_dir.join("conformance").join(&o.suite)
+    };
     let saved_path = base.join("results.json");
     let saved = if o.from_last_run {
         saved::from_json(
@@ -172,7 +192,7 @@ fn harness(o: &Options) -> Result<bool, String> {
                 .map_err(|e| format!("reading {}: {e}", saved_path.display()))?,
         )?
     } else {
-        let saved = build_and_run(o, &root, &tokio, &base)?;
+        let saved = build_and_run(o, &root, &tokio, &suite, &base)?;
         fs::write(&saved_path, saved::to_json(&saved))
             .map_err(|e| format!("writing {}: {e}", saved_path.display()))?;
         saved
@@ -181,7 +201,8 @@ fn harness(o: &Options) -> Result<bool, String> {
     let table = report::render(&known, results, &saved.info);
     let out = o.out.clone().unwrap_or_else(|| {
         if saved.all_files {
-            root.join("conformance/RESULTS.md")
+            root.join("conformance")
+                .join(report::results_file(&o.suite))
         } else {
             base.join("RESULTS.md")
         }
@@ -219,35 +240,37 @@ fn build_and_run(
     o: &Options,
     root: &Path,
     tokio: &TokioPackage,
+    suite: &TokioPackage,
     base: &Path,
 ) -> Result<saved::Saved, String> {
-    let files: Vec<String> = tokio
+    let files: Vec<String> = suite
         .test_files()?
         .into_iter()
         .filter(|f| o.files.matches(f))
         .collect();
     if files.is_empty() {
-        return Err("--files selects no tokio test file".to_owned());
+        return Err(format!("--files selects no {} test file", suite.name));
     }
     eprintln!(
-        "conformance: tokio {} from {}; {} test files",
-        tokio.version,
-        tokio.dir.display(),
+        "conformance: {} {} from {}; {} test files",
+        suite.name,
+        suite.version,
+        suite.dir.display(),
         files.len()
     );
     let host = CfgSet::parse(&output(
         Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
             .args(["--print", "cfg"]),
     )?);
-    let sources = scratch::read_sources(&tokio.dir.join("tests"))
-        .map_err(|e| format!("reading tokio's tests: {e}"))?;
-    let dev_deps = scratch::dev_dependencies(tokio, &sources, &host)?;
+    let sources = scratch::read_sources(&suite.dir.join("tests"))
+        .map_err(|e| format!("reading {}'s tests: {e}", suite.name))?;
+    let dev_deps = scratch::dev_dependencies(suite, &sources, &host)?;
 
     let mut phases = Vec::new();
     let mut builds = Vec::new();
     for mode in [Mode::Real, Mode::Sim] {
         let dir = base.join(mode.name());
-        prepare(tokio, mode, &dir, &dev_deps, &files, root)?;
+        prepare(tokio, suite, mode, &dir, &dev_deps, &files, root)?;
         let start = Instant::now();
         eprintln!(
             "conformance: building {} ({} files) in {}",
@@ -255,7 +278,7 @@ fn build_and_run(
             files.len(),
             dir.display()
         );
-        let built = build(&dir, mode, o.jobs)?;
+        let built = build(&dir, &scratch::crate_name(&suite.name, mode), o.jobs)?;
         let secs = start.elapsed().as_secs();
         eprintln!(
             "conformance: {} built {} of {} files in {secs} s",
@@ -273,7 +296,8 @@ fn build_and_run(
     Ok(saved::Saved {
         info: RunInfo {
             command: o.command.clone(),
-            tokio_version: tokio.version.clone(),
+            suite: suite.name.clone(),
+            tokio_version: suite.version.clone(),
             timeout_secs: o.timeout.as_secs(),
             phases,
         },
@@ -305,6 +329,7 @@ fn tokio_package(root: &Path) -> Result<(TokioPackage, PathBuf), String> {
 /// Writes the scratch crate of `mode` and readies its lockfile.
 fn prepare(
     tokio: &TokioPackage,
+    suite: &TokioPackage,
     mode: Mode,
     dir: &Path,
     dev_deps: &str,
@@ -312,21 +337,22 @@ fn prepare(
     root: &Path,
 ) -> Result<(), String> {
     let io = |what: &str, e: std::io::Error| format!("{what} in {}: {e}", dir.display());
-    scratch::copy_tests(&tokio.dir.join("tests"), &dir.join("tests"))
-        .map_err(|e| io("copying tokio's tests", e))?;
-    let manifest = scratch::manifest(tokio, mode, dev_deps, files);
+    scratch::copy_tests(&suite.dir.join("tests"), &dir.join("tests"))
+        .map_err(|e| io("copying the package's tests", e))?;
+    let manifest = scratch::manifest(tokio, suite, mode, dev_deps, files);
     scratch::write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())
         .map_err(|e| io("writing Cargo.toml", e))?;
     scratch::write_if_changed(
         &dir.join("lib.rs"),
-        b"//! Generated: tokio's test files are this crate's test targets.\n",
+        b"//! Generated: the package's test files are this crate's test targets.\n",
     )
     .map_err(|e| io("writing lib.rs", e))?;
     // Where the tests run: tokio's package root as its tests see it (one
     // reads `Cargo.toml` from the current directory).
     scratch::write_if_changed(
         &dir.join("package/Cargo.toml"),
-        &fs::read(tokio.dir.join("Cargo.toml")).map_err(|e| io("reading tokio's Cargo.toml", e))?,
+        &fs::read(suite.dir.join("Cargo.toml"))
+            .map_err(|e| io("reading the package's Cargo.toml", e))?,
     )
     .map_err(|e| io("writing package/Cargo.toml", e))?;
     let lock = dir.join("Cargo.lock");
@@ -391,7 +417,7 @@ fn child_cargo(dir: &Path) -> Command {
 }
 
 /// Builds every test target of a scratch crate, as far as each compiles.
-fn build(dir: &Path, mode: Mode, jobs: usize) -> Result<BuildOutcome, String> {
+fn build(dir: &Path, crate_name: &str, jobs: usize) -> Result<BuildOutcome, String> {
     let log = dir.join("build.log");
     let out = child_cargo(dir)
         .args([
@@ -407,7 +433,7 @@ fn build(dir: &Path, mode: Mode, jobs: usize) -> Result<BuildOutcome, String> {
         .output()
         .map_err(|e| format!("running cargo build in {}: {e}", dir.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let built = compile::parse_messages(&stdout, &format!("tokio-conformance-{}", mode.name()));
+    let built = compile::parse_messages(&stdout, crate_name);
     if built.executables.is_empty()
         && built.errors.is_empty()
         && built.dependency_error.is_none()

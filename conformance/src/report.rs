@@ -183,7 +183,9 @@ pub fn totals_line(c: &Counts) -> String {
 pub struct RunInfo {
     /// The command that made it.
     pub command: String,
-    /// tokio's version.
+    /// The package whose tests ran (`tokio`, `tokio-util`, ...).
+    pub suite: String,
+    /// Its version.
     pub tokio_version: String,
     /// The time limit per test, in seconds.
     pub timeout_secs: u64,
@@ -205,14 +207,36 @@ pub fn stale_names<'a>(known: &'a Known, files: &[FileResult]) -> Vec<(&'a str, 
         .collect()
 }
 
+/// The list of known differences of `suite`'s tests, under `conformance/`:
+/// `known.toml` for tokio's own, `known-<suite>.toml` for another
+/// package's.
+pub fn known_file(suite: &str) -> String {
+    if suite == "tokio" {
+        "known.toml".to_owned()
+    } else {
+        format!("known-{suite}.toml")
+    }
+}
+
+/// The table of a run of every file of `suite`, under `conformance/`.
+pub fn results_file(suite: &str) -> String {
+    if suite == "tokio" {
+        "RESULTS.md".to_owned()
+    } else {
+        format!("RESULTS-{suite}.md")
+    }
+}
+
 /// The Markdown table of a run.
 pub fn render(known: &Known, files: &[FileResult], info: &RunInfo) -> String {
     let total = Counts::total(known, files);
     let mut out = format!(
-        "# tokio {v}'s integration tests on the simulator\n\n\
+        "# {suite} {v}'s integration tests on the simulator\n\n\
          Made by `{cmd}` (each test alone in its own process, {t} s limit; \
          the harness is `conformance/`, its list of known differences \
-         `conformance/known.toml`).\n\n**{line}**\n\n",
+         `conformance/{known}`).\n\n**{line}**\n\n",
+        suite = info.suite,
+        known = known_file(&info.suite),
         v = info.tokio_version,
         cmd = info.command,
         t = info.timeout_secs,
@@ -423,6 +447,7 @@ mod tests {
         let (known, files) = sample();
         let info = RunInfo {
             command: "cargo run -p conformance".to_owned(),
+            suite: "tokio".to_owned(),
             tokio_version: "1.54.1".to_owned(),
             timeout_secs: 30,
             phases: vec![("build real".to_owned(), 75)],

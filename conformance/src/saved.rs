@@ -61,6 +61,7 @@ pub fn to_json(saved: &Saved) -> String {
         .collect();
     let doc = json!({
         "command": saved.info.command,
+        "suite": saved.info.suite,
         "tokio_version": saved.info.tokio_version,
         "timeout_secs": saved.info.timeout_secs,
         "phases": saved.info.phases,
@@ -101,6 +102,7 @@ pub fn from_json(text: &str) -> Result<Saved, String> {
     Ok(Saved {
         info: RunInfo {
             command: s(&doc["command"]),
+            suite: doc["suite"].as_str().unwrap_or("tokio").to_owned(),
             tokio_version: s(&doc["tokio_version"]),
             timeout_secs: doc["timeout_secs"].as_u64().unwrap_or(0),
             phases,
@@ -119,6 +121,7 @@ mod tests {
         let saved = Saved {
             info: RunInfo {
                 command: "cargo run -p conformance".to_owned(),
+                suite: "tokio-util".to_owned(),
                 tokio_version: "1.54.1".to_owned(),
                 timeout_secs: 30,
                 phases: vec![("run".to_owned(), 12)],

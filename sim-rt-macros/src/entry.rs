@@ -483,6 +483,9 @@ fn expand(mut item: ItemFn, kind: Kind, config: Config, root: Root) -> TokenStre
         Flavor::MultiThread => quote!(new_multi_thread),
     };
     let mut settings = quote!(.enable_all());
+    if config.flavor == Flavor::Local {
+        settings.extend(quote!(.__local()));
+    }
     if let Some(n) = config.worker_threads {
         settings.extend(quote!(.worker_threads(#n)));
     }

@@ -56,8 +56,10 @@ mod select;
 ///
 /// - `flavor = "multi_thread"` (the default for `main`), `"current_thread"`
 ///   or `"local"`: selects `Builder::new_multi_thread` or
-///   `Builder::new_current_thread` (`"local"` maps to the latter). Every
-///   flavor runs on the one simulation thread.
+///   `Builder::new_current_thread` (`"local"`: the latter, built as a
+///   `LocalRuntime`, where `spawn_local` works outside a `LocalSet`, as
+///   tokio's attribute builds). Every flavor runs on the one simulation
+///   thread.
 /// - `worker_threads = N`: only with `flavor = "multi_thread"`; passed to
 ///   `Builder::worker_threads`.
 /// - `start_paused = bool`: not with `multi_thread`; passed to

@@ -16,7 +16,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures::poll;
-use rt_support::{assert_contains_all, sim as run};
+use rt_support::{assert_contains_all, sim as run, sim_local};
 use sim_rt::runtime::Builder;
 use sim_rt::signal::ctrl_c;
 use sim_rt::sim;
@@ -68,7 +68,7 @@ fn ctrl_c_is_delivered_to_its_host_only() {
 
 #[test]
 fn one_ctrl_c_completes_every_waiter_of_the_host() {
-    run(1, async {
+    sim_local(1, async {
         let log = Log::default();
         let l = log.clone();
         sim::host("a").start(move || {

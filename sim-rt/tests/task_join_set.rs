@@ -398,7 +398,8 @@ fn join_next_is_cancel_safe() {
 
 #[test]
 fn spawn_local_blocking_collect_and_extend() {
-    let mut all = run(15, async {
+    // A local runtime: `spawn_local` needs one (or a `LocalSet`), as on tokio.
+    let mut all = rt_support::sim_local(15, async {
         let mut set: JoinSet<u32> = (0..3).map(|i| async move { i }).collect();
         set.extend((3..5).map(|i| async move { i }));
         set.spawn_blocking(|| 5);

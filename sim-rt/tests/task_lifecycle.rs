@@ -46,10 +46,11 @@ fn allocations() -> u64 {
 }
 
 /// Runs `future` on a fresh simulation with the default settings.
+/// Runs `future` on a local runtime: `spawn_local` works anywhere in it.
 fn run<F: Future>(future: F) -> F::Output {
     Builder::new_current_thread()
         .enable_all()
-        .build()
+        .build_local(Default::default())
         .unwrap()
         .block_on(future)
 }
@@ -61,9 +62,10 @@ const N: u64 = 1_000;
 /// every table to size (the slab, the wake queue): exactly what the tasks
 /// themselves cost.
 fn allocations_for_n_spawns(spawn_n: fn(u64) -> Vec<sim_rt::task::JoinHandle<u64>>) -> u64 {
+    // A local runtime: `spawn_local` works in it outside a `LocalSet`.
     Builder::new_current_thread()
         .enable_all()
-        .build()
+        .build_local(Default::default())
         .unwrap()
         .block_on(async move {
             for h in spawn_n(N) {
@@ -193,7 +195,10 @@ fn spawn_counted(send: bool, f: Counted) -> sim_rt::task::JoinHandle<Output> {
 #[test]
 fn wakes_polls_and_drops_are_counted_exactly() {
     both(|send| {
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .build_local(Default::default())
+            .unwrap();
         let (f, counts, keep) = counted(1);
         rt.block_on(async {
             let h = spawn_counted(send, f);
@@ -261,7 +266,10 @@ fn resets_and_the_end_of_the_runtime_drop_once() {
     both(|send| {
         let counts: Rc<RefCell<Option<Arc<Counts>>>> = Rc::default();
         let seen = counts.clone();
-        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = Builder::new_current_thread()
+            .enable_all()
+            .build_local(Default::default())
+            .unwrap();
         let (f, left, _keep) = counted(usize::MAX);
         let pending = left.clone();
         rt.block_on(async move {

@@ -377,7 +377,8 @@ fn spawn_blocking_runs_the_closure_once_and_returns_its_value() {
 
 #[test]
 fn spawn_local_runs_a_non_send_future() {
-    let out = sim(14, async {
+    // On a local runtime, as on tokio's (`build_local`).
+    let out = rt_support::sim_local(14, async {
         let shared = Rc::new(Cell::new(1));
         let s = shared.clone();
         let h = task::spawn_local(async move {
@@ -391,6 +392,32 @@ fn spawn_local_runs_a_non_send_future() {
         (shared.get(), Rc::strong_count(&shared))
     });
     assert_eq!(out, (10, 1));
+}
+
+#[test]
+#[should_panic(
+    expected = "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+)]
+fn spawn_local_outside_a_local_set_or_local_runtime_panics_as_tokio() {
+    sim(14, async {
+        drop(task::spawn_local(async {}));
+    });
+}
+
+#[test]
+#[should_panic(
+    expected = "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+)]
+fn spawn_local_outside_every_runtime_panics_as_tokio() {
+    drop(task::spawn_local(async {}));
+}
+
+#[sim_rt::test(flavor = "local")]
+async fn the_local_flavor_builds_a_local_runtime() {
+    let shared = Rc::new(Cell::new(1));
+    let s = shared.clone();
+    task::spawn_local(async move { s.set(2) }).await.unwrap();
+    assert_eq!(shared.get(), 2);
 }
 
 // ----- yield_now -------------------------------------------------------------

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::future::{pending, ready, Future};
 use std::io;
 use std::pin::{pin, Pin};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -791,4 +792,39 @@ fn creating_a_sleep_outside_a_simulation_panics() {
         "tokio's words: {message}"
     );
     assert!(std::panic::catch_unwind(|| sleep(ms(1))).is_err());
+}
+
+#[test]
+fn a_reset_to_a_passed_deadline_wakes_the_waiting_task_at_once() {
+    // As tokio's timer fires an entry reset to a tick already processed
+    // (tokio-util's DelayQueue relies on it): the waiter is woken by the
+    // reset, before any time moves.
+    sim(31, async {
+        let start = Instant::now();
+        let mut sleep = Box::pin(time::sleep_until(start + ms(200)));
+        let woken = Arc::new(AtomicUsize::new(0));
+        let waker = counting_waker(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        time::sleep(ms(80)).await;
+        assert_eq!(woken.load(Ordering::SeqCst), 0);
+        sleep.as_mut().reset(start + ms(50));
+        assert_eq!(woken.load(Ordering::SeqCst), 1, "woken by the reset");
+        assert!(sleep.as_mut().poll(&mut cx).is_ready());
+        // A reset into the future wakes nothing.
+        let mut later = Box::pin(time::sleep_until(start + ms(300)));
+        assert!(later.as_mut().poll(&mut cx).is_pending());
+        later.as_mut().reset(start + ms(250));
+        assert_eq!(woken.load(Ordering::SeqCst), 1);
+    });
+}
+
+fn counting_waker(count: Arc<AtomicUsize>) -> std::task::Waker {
+    struct Count(Arc<AtomicUsize>);
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    std::task::Waker::from(Arc::new(Count(count)))
 }

@@ -10,8 +10,8 @@
 //! as in the paper, a failure happens when the injector gets to run, and
 //! an explorer's ordering of the tasks decides when that is.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use explorer::{Explorer, Sampling};
@@ -72,12 +72,12 @@ pub fn explorer() -> Explorer {
 /// Starts the fault injector on its own host: see the module docs.
 fn fault_injector() {
     sim::host("fault").start(|| async {
-        let alive: Rc<RefCell<Vec<&str>>> = Rc::new(RefCell::new(SERVERS.to_vec()));
-        let decided = Rc::new(Cell::new(0u64));
+        let alive = Arc::new(Mutex::new(SERVERS.to_vec()));
+        let decided = Arc::new(AtomicU64::new(0));
         let mut tasks = Vec::new();
         for fail in [false, true] {
             let (alive, decided) = (alive.clone(), decided.clone());
-            tasks.push(sim_rt::task::spawn_local(async move {
+            tasks.push(sim_rt::spawn(async move {
                 if fail {
                     sim::annotate(chain_explorer::FAULT);
                 }
@@ -85,16 +85,17 @@ fn fault_injector() {
                 tick.tick().await;
                 for n in 1.. {
                     tick.tick().await;
-                    if sim::elapsed() >= FAULTS_UNTIL || alive.borrow().len() <= 1 {
+                    let mut alive = alive.lock().unwrap();
+                    if sim::elapsed() >= FAULTS_UNTIL || alive.len() <= 1 {
                         return;
                     }
-                    if decided.get() >= n {
+                    if decided.load(Ordering::Relaxed) >= n {
                         continue; // the other task ran first at this tick
                     }
-                    decided.set(n);
+                    decided.store(n, Ordering::Relaxed);
                     if fail {
-                        let i = sim_rt::choose(alive.borrow().len());
-                        let server = alive.borrow_mut().remove(i);
+                        let i = sim_rt::choose(alive.len());
+                        let server = alive.remove(i);
                         let host = server.split(':').next().unwrap_or(server);
                         sim::stop(host);
                     }

@@ -183,6 +183,8 @@ pub struct Builder {
     max_blocking_threads: usize,
     keep_alive: Duration,
     drivers: world::Drivers,
+    /// Whether it builds a [`LocalRuntime`] (see [`Builder::build_local`]).
+    local: bool,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -282,6 +284,7 @@ impl Builder {
             max_blocking_threads: world::blocking::MAX_BLOCKING_THREADS,
             keep_alive: world::blocking::KEEP_ALIVE,
             drivers: world::Drivers::default(),
+            local: false,
         }
     }
 
@@ -731,6 +734,7 @@ impl Builder {
                 max_blocking_threads: self.max_blocking_threads,
                 keep_alive: self.keep_alive,
                 drivers: self.drivers,
+                local: self.local,
             },
             scheduler,
         );
@@ -760,7 +764,19 @@ impl Builder {
         if self.flavor == RuntimeFlavor::MultiThread {
             panic!("multi_thread is not supported for LocalRuntime");
         }
-        self.build().map(LocalRuntime::from_runtime)
+        self.local = true;
+        let built = self.build();
+        self.local = false;
+        built.map(LocalRuntime::from_runtime)
+    }
+
+    /// What `#[sim_rt::test(flavor = "local")]` (and `main`) builds: a
+    /// runtime whose every task may `spawn_local`, as tokio's
+    /// [`LocalRuntime`] that the attribute builds. Not part of the API.
+    #[doc(hidden)]
+    pub fn __local(&mut self) -> &mut Self {
+        self.local = true;
+        self
     }
 }
 

@@ -164,6 +164,21 @@ impl Timers {
         self.compact_if_needed();
     }
 
+    /// Fires the entry now (a reset to a deadline already passed): marks
+    /// it fired and returns its waker, for the caller to wake outside its
+    /// borrow. Its queued item goes stale.
+    #[must_use = "wake the waker outside the world's borrow"]
+    pub(crate) fn fire(&mut self, key: TimerKey) -> Option<Waker> {
+        let seq = self.bump();
+        let e = self
+            .entries
+            .get_mut(key.0)
+            .expect("a timer key is removed only by its owner");
+        e.seq = seq;
+        e.fired = true;
+        e.waker.take()
+    }
+
     /// Removes the entry; returns its waker, for the caller to drop outside
     /// its borrow (a waker's `Drop` may drop another timer).
     #[must_use = "drop the waker outside the world's borrow"]

@@ -108,6 +108,9 @@ pub(crate) struct Config {
     /// [`Builder::enable_io`](super::Builder::enable_io) and
     /// [`enable_time`](super::Builder::enable_time).
     pub(crate) drivers: Drivers,
+    /// Built as a [`LocalRuntime`](super::LocalRuntime) (`build_local`,
+    /// `flavor = "local"`): `spawn_local` works anywhere in it.
+    pub(crate) local: bool,
 }
 
 /// Which of tokio's drivers a runtime has: what the builder enabled. The

@@ -84,14 +84,18 @@ where
     }
 }
 
-/// Simulated [`tokio::task::spawn_local`](https://docs.rs/tokio/1/tokio/task/fn.spawn_local.html).
+/// Simulated [`tokio::task::spawn_local`](https://docs.rs/tokio/1/tokio/task/fn.spawn_local.html):
+/// spawns a `!Send` task on the current [`LocalSet`] (inside one that is
+/// running, or with its [`LocalSet::enter`] guard held), or on the current
+/// [`LocalRuntime`](crate::runtime::LocalRuntime) (`build_local`,
+/// `#[sim_rt::test(flavor = "local")]`).
 ///
-/// # Differences from tokio
+/// # Panics
 ///
-/// Every simulated task is local to the simulation's thread, so this works
-/// anywhere inside a simulation, not only inside a `LocalSet`. Inside a
-/// running [`LocalSet`] (or with its [`LocalSet::enter`] guard held) the task
-/// joins that set, as in tokio.
+/// Anywhere else (a current-thread or multi-thread runtime outside a
+/// `LocalSet`, or outside every runtime), with tokio's message. Every
+/// simulated task is local to the simulation's thread, but code that
+/// spawned a local task there would panic on tokio.
 #[track_caller]
 pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
@@ -103,7 +107,12 @@ where
         Ok(handle) => return handle,
         Err(future) => future,
     };
-    context::with(|w| JoinHandle::spawn_on(w, future, None, origin))
+    match context::try_current() {
+        Some(w) if w.core.borrow().config.local => JoinHandle::spawn_on(&w, future, None, origin),
+        _ => panic!(
+            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+        ),
+    }
 }
 
 /// Simulated [`tokio::task::spawn_blocking`](https://docs.rs/tokio/1/tokio/task/fn.spawn_blocking.html): runs `f` on a thread of the

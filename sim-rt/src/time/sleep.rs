@@ -149,17 +149,28 @@ impl Sleep {
             // The timer lives in the simulation that armed it, which need
             // not be the current one (a sleep reset inside another
             // runtime's `block_on`, as tokio allows).
-            let removed = context::world_of(runtime).and_then(|w| {
+            // A deadline already passed fires at once, as tokio's timer
+            // fires an entry reset to a tick its wheel has processed: the
+            // waiting task is woken now, not at the next turn of the clock.
+            let (removed, fired) = context::world_of(runtime).map_or((None, None), |w| {
                 let mut core = w.core.borrow_mut();
                 if beyond {
-                    core.timers.remove(key)
+                    (core.timers.remove(key), None)
                 } else {
                     let tick = core.timers.tick(deadline.since_epoch());
                     core.timers.reset(key, tick);
-                    None
+                    let fired = if tick <= core.now {
+                        core.timers.fire(key)
+                    } else {
+                        None
+                    };
+                    (None, fired)
                 }
             });
             drop(removed); // outside the world's borrow
+            if let Some(waker) = fired {
+                waker.wake();
+            }
             if beyond {
                 *this.timer = None;
             }

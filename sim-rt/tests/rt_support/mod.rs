@@ -18,6 +18,18 @@ pub fn sim<F: Future>(seed: u64, future: F) -> F::Output {
     sim_on(Builder::new_current_thread().seed(seed), future)
 }
 
+/// Runs `future` on a fresh [`LocalRuntime`](sim_rt::runtime::LocalRuntime)
+/// with the given seed: `spawn_local` works anywhere in it.
+#[allow(dead_code)] // not every test binary spawns local tasks
+pub fn sim_local<F: Future>(seed: u64, future: F) -> F::Output {
+    Builder::new_current_thread()
+        .seed(seed)
+        .enable_all()
+        .build_local(Default::default())
+        .expect("building a simulation cannot fail")
+        .block_on(future)
+}
+
 /// Runs `future` on a fresh simulation with the given seed, where a
 /// spawned task's panic does not fail the simulation.
 pub fn sim_ignoring_panics<F: Future>(seed: u64, future: F) -> F::Output {
