@@ -150,8 +150,17 @@ impl Timers {
         }
     }
 
-    /// Moves the entry to a new deadline (re-arming it if it had fired).
-    pub(crate) fn reset(&mut self, key: TimerKey, deadline: Duration) {
+    /// Moves the entry to a new deadline (re-arming it if it had fired). A
+    /// deadline at or before `now` fires the entry at once, as tokio's
+    /// wheel fires an entry reset to a tick it has processed: its waker is
+    /// returned, for the caller to wake outside its borrow.
+    #[must_use = "wake the waker outside the world's borrow"]
+    pub(crate) fn reset(
+        &mut self,
+        key: TimerKey,
+        deadline: Duration,
+        now: Duration,
+    ) -> Option<Waker> {
         let seq = self.bump();
         let e = self
             .entries
@@ -159,24 +168,14 @@ impl Timers {
             .expect("a timer key is removed only by its owner");
         e.deadline = deadline;
         e.seq = seq;
+        if deadline <= now {
+            e.fired = true;
+            return e.waker.take();
+        }
         e.fired = false;
         self.push_item(deadline, seq, key.0);
         self.compact_if_needed();
-    }
-
-    /// Fires the entry now (a reset to a deadline already passed): marks
-    /// it fired and returns its waker, for the caller to wake outside its
-    /// borrow. Its queued item goes stale.
-    #[must_use = "wake the waker outside the world's borrow"]
-    pub(crate) fn fire(&mut self, key: TimerKey) -> Option<Waker> {
-        let seq = self.bump();
-        let e = self
-            .entries
-            .get_mut(key.0)
-            .expect("a timer key is removed only by its owner");
-        e.seq = seq;
-        e.fired = true;
-        e.waker.take()
+        None
     }
 
     /// Removes the entry; returns its waker, for the caller to drop outside
@@ -296,13 +295,13 @@ mod tests {
         assert_eq!(t.next_deadline(), Some(ms(10)));
         drop(t.remove(b));
         assert_eq!(t.next_deadline(), Some(ms(20)));
-        t.reset(c, ms(40));
+        assert!(t.reset(c, ms(40), Duration::ZERO).is_none());
         assert_eq!(t.next_deadline(), Some(ms(30)));
         let mut out = Vec::new();
         t.fire_until(ms(30), &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(t.next_deadline(), Some(ms(40)));
-        t.reset(a, ms(50));
+        assert!(t.reset(a, ms(50), Duration::ZERO).is_none());
         t.fire_until(ms(45), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(t.next_deadline(), Some(ms(50)));
@@ -314,7 +313,7 @@ mod tests {
         let mut t = Timers::default();
         let k = t.insert(ms(1), noop_waker());
         for i in 0..10_000 {
-            t.reset(k, ms(2 + i));
+            assert!(t.reset(k, ms(2 + i), Duration::ZERO).is_none());
         }
         assert!(t.items <= 130, "heap has {} items", t.items);
         assert_eq!(t.next_deadline(), Some(ms(10_001)));

@@ -109,7 +109,7 @@ pub(crate) fn raise(signum: i32) -> bool {
             .map_or(crate::runtime::world::MAIN_HOST, |c| c.host),
         Err(_) => return false,
     };
-    w.signal_host(host, signum);
+    w.host_op(host, crate::runtime::world::HostOp::Signal(signum));
     true
 }
 

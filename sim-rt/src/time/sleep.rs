@@ -158,13 +158,8 @@ impl Sleep {
                     (core.timers.remove(key), None)
                 } else {
                     let tick = core.timers.tick(deadline.since_epoch());
-                    core.timers.reset(key, tick);
-                    let fired = if tick <= core.now {
-                        core.timers.fire(key)
-                    } else {
-                        None
-                    };
-                    (None, fired)
+                    let now = core.now;
+                    (None, core.timers.reset(key, tick, now))
                 }
             });
             drop(removed); // outside the world's borrow

@@ -65,13 +65,14 @@ impl World {
     // ----- host lifecycle ---------------------------------------------------
 
     /// Stops, starts, resets or pauses `host` now, or, when the running task
-    /// belongs to `host`, as soon as its poll returns.
+    /// belongs to `host`, as soon as its poll returns. A signal the host's
+    /// program raised (`kill`, `raise`) waits for the end of any running
+    /// poll: tokio's signal driver sees a signal at its next turn, never in
+    /// the middle of a poll.
     pub(crate) fn host_op(&self, host: HostId, op: HostOp) {
-        if let HostOp::Signal(signum) = op {
-            return self.signal_host(host, signum);
-        }
+        let signal = matches!(op, HostOp::Signal(_));
         assert!(
-            host != MAIN_HOST,
+            signal || host != MAIN_HOST,
             "the main host runs the test's own future: it cannot be stopped, reset or paused \
              (create other hosts with sim_rt::sim::host and act on those)"
         );
@@ -81,7 +82,11 @@ impl World {
                 host.index() < core.hosts.len(),
                 "{host} is not a host of this simulation"
             );
-            if core.current.is_some_and(|c| c.host == host) {
+            let defer = match core.current {
+                Some(c) => signal || c.host == host,
+                None => false,
+            };
+            if defer {
                 core.host_ops.push((host, op));
                 return;
             }
@@ -96,21 +101,6 @@ impl World {
             HostOp::Pause => self.pause_host(host, true),
             HostOp::Signal(signum) => self.deliver_signal(host, signum),
         }
-    }
-
-    /// Raises `signum` on `host` as its program's own `kill`/`raise` does:
-    /// while a task or simulated thread is being run, its listeners see it
-    /// when that poll returns (tokio's signal driver sees a signal at its
-    /// next turn, never in the middle of a poll); otherwise now.
-    pub(crate) fn signal_host(&self, host: HostId, signum: i32) {
-        {
-            let mut core = self.core.borrow_mut();
-            if core.current.is_some() {
-                core.host_ops.push((host, HostOp::Signal(signum)));
-                return;
-            }
-        }
-        self.deliver_signal(host, signum);
     }
 
     /// Delivers `signum` to `host` now: every listener of it made before
