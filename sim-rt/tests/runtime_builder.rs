@@ -187,6 +187,7 @@ fn handle_current_outside_panics() {
 #[test]
 fn handle_block_on_from_outside_the_simulation() {
     let rt = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(6)
         .build()
@@ -219,6 +220,7 @@ fn runtime_spawn_and_spawn_blocking_before_block_on() {
 #[test]
 fn enter_lets_spawn_run_outside_block_on() {
     let rt = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(8)
         .build()
@@ -306,6 +308,7 @@ fn block_on_of_another_runtime_inside_a_simulation_panics() {
 #[test]
 fn block_on_twice_keeps_the_tasks_of_the_first_call() {
     let rt = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(14)
         .build()

@@ -33,14 +33,19 @@ fn assert_reproduce_line(msg: &str, seed: u64, test: &str) {
 
 #[test]
 fn task_panic_names_message_host_task_time_and_reproduction() {
-    let msg = failure_of(Builder::new_current_thread().seed(17), async {
-        sim_rt::sim::host("server").start(|| async {
-            sim_rt::time::sleep(Duration::from_millis(250)).await;
-            let balance: i64 = -5;
-            assert!(balance >= 0, "invariant broken: balance went negative");
-        });
-        std::future::pending::<()>().await
-    });
+    let msg = failure_of(
+        Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
+            .seed(17),
+        async {
+            sim_rt::sim::host("server").start(|| async {
+                sim_rt::time::sleep(Duration::from_millis(250)).await;
+                let balance: i64 = -5;
+                assert!(balance >= 0, "invariant broken: balance went negative");
+            });
+            std::future::pending::<()>().await
+        },
+    );
     assert_report(
         &msg,
         "simulation failed: a task panicked: invariant broken: balance went negative",
@@ -89,10 +94,15 @@ fn an_awaited_task_panic_is_named_in_the_report_of_what_it_caused() {
 
 #[test]
 fn main_future_panic_is_reported() {
-    let msg = failure_of(Builder::new_current_thread().seed(5), async {
-        sim_rt::time::sleep(Duration::from_secs(2)).await;
-        panic!("assertion in the test body");
-    });
+    let msg = failure_of(
+        Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
+            .seed(5),
+        async {
+            sim_rt::time::sleep(Duration::from_secs(2)).await;
+            panic!("assertion in the test body");
+        },
+    );
     assert!(
         msg.starts_with("simulation failed: the main future panicked: assertion in the test body"),
         "{msg}"
@@ -154,6 +164,7 @@ fn step_limit_names_the_likely_cause() {
 fn time_limit_names_the_likely_cause() {
     let msg = failure_of(
         Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
             .seed(2)
             .max_time(Duration::from_secs(60)),
         async {

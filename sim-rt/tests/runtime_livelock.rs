@@ -1,5 +1,9 @@
 //! A busy wait that can never end is reported as a livelock naming the
-//! spinning task, not as the step limit; a fair wait completes.
+//! spinning task, not as the step limit; a fair wait completes. With a
+//! paused clock (tokio's `start_paused`) polls take no time, so a spin
+//! waiting for a timer never ends, as on tokio; with a poll cost
+//! (`Builder::poll_cost`), each poll moves the clock and the timer fires,
+//! as real time would.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -8,8 +12,8 @@ use std::time::Duration;
 use sim_rt::runtime::{Builder, FailureKind};
 
 /// A waiter spins on `yield_now` until a flag is set by a task that sleeps
-/// first. The clock only moves when nothing can run, and the spinner can
-/// always run: the sleeper never wakes.
+/// first. With a paused clock, the clock only moves when nothing can run,
+/// and the spinner can always run: the sleeper never wakes.
 async fn spin_wait(fair: bool) {
     let flag = Arc::new(AtomicBool::new(false));
     let setter = flag.clone();
@@ -31,21 +35,43 @@ async fn spin_wait(fair: bool) {
 
 #[test]
 fn a_spin_wait_is_reported_as_a_livelock_naming_the_spinner() {
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
     let failure = rt.try_block_on(spin_wait(false)).unwrap_err();
     assert_eq!(failure.kind(), FailureKind::Livelock);
     let text = failure.to_string();
     assert!(text.contains("livelock: for 100000 steps"), "{text}");
     assert!(text.contains("spinning tasks:"), "{text}");
-    // The waiter (spawned at line 20 of this file) and nobody else.
+    // The waiter (spawned at line 24 of this file) and nobody else.
     let spinners: Vec<&str> = text
         .lines()
         .filter(|l| l.trim().starts_with("- task"))
         .collect();
     assert_eq!(spinners.len(), 1, "{text}");
-    assert!(spinners[0].contains("runtime_livelock.rs:20"), "{text}");
+    assert!(spinners[0].contains("runtime_livelock.rs:24"), "{text}");
     // Long before the step limit.
     assert!(failure.step() < 200_010, "{}", failure.step());
+}
+
+#[test]
+fn with_polls_moving_the_clock_a_spin_wait_for_a_timer_completes() {
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .poll_cost(Duration::from_micros(1))
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let start = sim_rt::time::Instant::now();
+        spin_wait(false).await;
+        // The 5 ms sleep fired at its tick once the spinner's polls passed
+        // it.
+        let waited = start.elapsed();
+        assert!(waited >= Duration::from_millis(5), "{waited:?}");
+        assert!(waited <= Duration::from_millis(7), "{waited:?}");
+    });
 }
 
 #[test]
@@ -58,6 +84,7 @@ fn a_fair_wait_completes() {
 fn the_limit_is_the_builders_and_zero_turns_it_off() {
     let rt = Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .livelock_steps(1_000)
         .build()
         .unwrap();
@@ -66,6 +93,7 @@ fn the_limit_is_the_builders_and_zero_turns_it_off() {
 
     let rt = Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .livelock_steps(0)
         .max_steps(50_000)
         .build()
@@ -106,6 +134,7 @@ fn many_tasks_yielding_once_are_not_a_livelock() {
 fn the_main_future_spinning_is_a_livelock() {
     let rt = Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .livelock_steps(500)
         .build()
         .unwrap();
@@ -162,29 +191,37 @@ fn yields_forced_by_the_coop_budget_are_work() {
 /// tokio's `timeout_is_not_exhausted_by_future`: a loop that never waits
 /// (reads of `io::empty()`) inside a timeout. It yields only because its
 /// coop budget runs out, so some task can always run and the clock never
-/// reaches the timeout's deadline (on tokio only real time passing ends
-/// it; with a paused clock it hangs). The run ends with a livelock report
-/// that names the budget, not with a hang: each poll is a budget-forced
-/// yield while a timer waits.
+/// reaches the timeout's deadline while the clock is paused (on tokio only
+/// real time passing ends it; with a paused clock it hangs). The run ends
+/// with a livelock report that names the budget, not with a hang: each poll
+/// is a budget-forced yield while a timer waits. Unpaused with a poll cost,
+/// the polls move the clock and the timeout elapses, as on tokio.
 #[test]
 fn budget_yields_that_starve_a_timer_are_a_livelock() {
+    let busy_in_timeout = || async {
+        let busy = async {
+            let mut buffer = [0u8; 1];
+            loop {
+                use sim_rt::io::AsyncReadExt;
+                let _ = sim_rt::io::empty().read(&mut buffer).await;
+            }
+        };
+        sim_rt::time::timeout(Duration::from_millis(1), busy).await
+    };
     let rt = Builder::new_current_thread()
         .enable_all()
+        .poll_cost(Duration::from_micros(1))
+        .build()
+        .unwrap();
+    assert!(rt.block_on(busy_in_timeout()).is_err(), "elapsed");
+
+    let rt = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
         .livelock_steps(200)
         .build()
         .unwrap();
-    let failure = rt
-        .try_block_on(async {
-            let busy = async {
-                let mut buffer = [0u8; 1];
-                loop {
-                    use sim_rt::io::AsyncReadExt;
-                    let _ = sim_rt::io::empty().read(&mut buffer).await;
-                }
-            };
-            sim_rt::time::timeout(Duration::from_millis(1), busy).await
-        })
-        .unwrap_err();
+    let failure = rt.try_block_on(busy_in_timeout()).unwrap_err();
     assert_eq!(failure.kind(), FailureKind::Livelock);
     let text = failure.to_string();
     assert!(text.contains("for 200 steps"), "{text}");

@@ -36,6 +36,8 @@ fn logged(spans: FmtSpan, f: impl FnOnce(&sim_rt::runtime::Runtime)) -> String {
         .finish();
     tracing::subscriber::with_default(subscriber, || {
         f(&sim_rt::runtime::Builder::new_current_thread()
+            // Work takes no time: the times asserted are exact.
+            .poll_cost(std::time::Duration::ZERO)
             .enable_all()
             .build()
             .unwrap())

@@ -113,7 +113,7 @@ both! {
 
 /// In a simulation: tasks meet at a barrier; exactly one is the leader,
 /// and none passes before the last arrives.
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn barrier_in_a_simulation() {
     let b = Arc::new(sim_rt::sync::Barrier::new(4));
     let leaders = Arc::new(AtomicUsize::new(0));

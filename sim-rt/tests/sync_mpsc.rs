@@ -269,7 +269,7 @@ both! {
 
 /// `send_timeout` times out in simulated time, and succeeds when capacity
 /// frees up in time.
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn send_timeout_uses_simulated_time() {
     use sim_rt::sync::mpsc::{self, error::SendTimeoutError};
     let (tx, mut rx) = mpsc::channel::<u8>(1);

@@ -651,7 +651,7 @@ async fn multiple_senders() {
     assert_eq!(h.await.unwrap(), (1, 2));
 }
 
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn wait_for_a_value() {
     let (tx, mut rx) = watch::channel(0);
     // The current value, seen or not, is tested first.
@@ -701,7 +701,7 @@ async fn wait_for_on_a_closed_channel_tests_the_last_value() {
     assert_eq!(calls, 1);
 }
 
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn closed_completes_when_all_receivers_drop() {
     let (tx, rx) = watch::channel(());
     let rx2 = rx.clone();

@@ -17,6 +17,18 @@ pub const DEFAULT_MAX_STEPS: u64 = 10_000_000;
 /// such a test raises it.
 pub const DEFAULT_LIVELOCK_STEPS: u64 = 100_000;
 
+/// Default [`Builder::poll_cost`](crate::runtime::Builder::poll_cost): for
+/// now zero, work takes no simulated time unless a runtime sets a cost.
+///
+/// A microsecond is the cost the guide recommends (see its "Work time"
+/// section): a poll of a small task on tokio takes from a few hundred
+/// nanoseconds to a few microseconds of real time. It is not yet the
+/// default: with it, every simulated time a run shows moves (a sleep ends
+/// up to a millisecond tick later, as on tokio), and the examples'
+/// effectiveness and tokio's suite have to be measured again under it
+/// first.
+pub const DEFAULT_POLL_COST: Duration = Duration::ZERO;
+
 /// How often a random walk (and the fault-rate draws of a swarm walk, which
 /// scale it like a fault's) delivers late: the probability of option 1 of
 /// a [`ChoiceKind::Late`](crate::scheduler::ChoiceKind::Late) choice, which

@@ -350,8 +350,9 @@ impl fmt::Display for Failure {
                     "simulation failed: livelock: for {steps} steps only the tasks below ran, \
                      each waking itself again at every poll (a busy wait: yield_now in a loop, or \
                      a retry without a sleep, or a loop that never waits and runs out of its \
-                     cooperative budget at every poll while a timer is pending: simulated time \
-                     moves only when no task can run, so that timer cannot fire), and nothing \
+                     cooperative budget at every poll while a timer is pending: with the clock \
+                     paused, or a zero Builder::poll_cost, simulated time moves only when no task \
+                     can run, so that timer cannot fire), and nothing \
                      else happened: no other task ran, no timer fired, no packet was delivered. \
                      What they wait for cannot happen while they spin; wait on it (a Notify, a \
                      channel, a sleep) instead, or, if the loop is real work, raise \

@@ -110,7 +110,9 @@ impl RuntimeMetrics {
     }
 
     /// Simulated [`tokio::runtime::RuntimeMetrics::worker_total_busy_duration`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_total_busy_duration):
-    /// always zero, since polls take no simulated time.
+    /// the simulated time the polls took: each costs
+    /// [`Builder::poll_cost`](crate::runtime::Builder::poll_cost) while the
+    /// clock is not paused, so with a paused clock it stays zero.
     ///
     /// # Panics
     ///
@@ -118,6 +120,6 @@ impl RuntimeMetrics {
     #[track_caller]
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
         self.check_worker(worker);
-        Duration::ZERO
+        self.counters().busy
     }
 }

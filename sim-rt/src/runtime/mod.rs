@@ -87,7 +87,7 @@ pub(crate) mod world;
 
 pub use self::config::{
     RuntimeFlavor, UnhandledPanic, DEFAULT_LIVELOCK_STEPS, DEFAULT_MAX_STEPS, DEFAULT_MAX_TIME,
-    DEFAULT_SEED, LATE_PROBABILITY,
+    DEFAULT_POLL_COST, DEFAULT_SEED, LATE_PROBABILITY,
 };
 pub use self::failure::{Failure, FailureKind};
 pub use self::id::Id;
@@ -156,6 +156,8 @@ pub struct Builder {
     /// `None`: the simulation's default (see [`UnhandledPanic`]).
     unhandled_panic: Option<UnhandledPanic>,
     start_paused: bool,
+    /// [`Builder::poll_cost`].
+    poll_cost: Duration,
     scheduler: Option<OwnerThread<SchedulerFactory>>,
     net: sim_net::NetConfig,
     disk: sim_fs::FsConfig,
@@ -248,6 +250,7 @@ impl fmt::Debug for Builder {
             .field("max_time", &self.max_time)
             .field("unhandled_panic", &self.unhandled_panic)
             .field("start_paused", &self.start_paused)
+            .field("poll_cost", &self.poll_cost)
             .field("custom_scheduler", &self.scheduler.is_some())
             .field("network", &self.net)
             .field("disk", &self.disk)
@@ -267,6 +270,7 @@ impl Builder {
             max_time: DEFAULT_MAX_TIME,
             unhandled_panic: None,
             start_paused: false,
+            poll_cost: DEFAULT_POLL_COST,
             scheduler: None,
             net: sim_net::NetConfig::default(),
             disk: sim_fs::FsConfig::default(),
@@ -456,12 +460,40 @@ impl Builder {
     ///
     /// # Differences from tokio
     ///
-    /// Simulated time never follows the wall clock: it always jumps to the
-    /// next deadline when nothing can run. The paused flag only decides
-    /// whether [`crate::time::advance`] is allowed and what
-    /// [`crate::time::pause`]/[`resume`](crate::time::resume) do.
+    /// Simulated time never follows the wall clock: it jumps to the next
+    /// deadline when nothing can run, paused or not. While the clock is not
+    /// paused, each poll also moves it by [`poll_cost`](Self::poll_cost), as
+    /// work moves tokio's real clock; a paused clock stands while tasks run,
+    /// as tokio's does. The paused flag also decides whether
+    /// [`crate::time::advance`] is allowed.
     pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
         self.start_paused = start_paused;
+        self
+    }
+
+    /// The simulated time a poll takes while the clock is not paused
+    /// (default [`DEFAULT_POLL_COST`]): a task's poll, the main future's,
+    /// or a simulated thread's run from one blocking point to the next
+    /// moves the clock by `cost` before it runs, so the poll reads the time
+    /// its work ended at. Timers the clock passed that way fire where
+    /// tokio's driver would see them: when the scheduler next parks (the
+    /// run queue empty, or 61 polls since the last park), their tasks
+    /// behind the ones already queued.
+    ///
+    /// This is what real work does to tokio's clock: with a cost of 1 us,
+    /// a wait measured under contention is above zero, an age compared
+    /// after a sleep of exactly its limit is past it, and a task looping on
+    /// ready timers (a zero-length `timeout`) lets another task's 1 ms
+    /// sleep fire after a thousand polls instead of starving it. A paused
+    /// clock ([`start_paused`](Self::start_paused), [`crate::time::pause`])
+    /// does not move with work, as tokio's. With `Duration::ZERO` (the
+    /// default, for now) all work is instantaneous: time moves only when
+    /// nothing can run.
+    ///
+    /// The cost is part of the execution: the same seed and choices give
+    /// the same times.
+    pub fn poll_cost(&mut self, cost: Duration) -> &mut Self {
+        self.poll_cost = cost;
         self
     }
 
@@ -718,6 +750,7 @@ impl Builder {
                 max_time: self.max_time,
                 unhandled_panic: self.unhandled_panic,
                 start_paused: self.start_paused,
+                poll_cost: self.poll_cost,
                 flavor: self.flavor,
                 net: self.net.clone(),
                 fs: self.disk.clone(),

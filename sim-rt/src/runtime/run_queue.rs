@@ -114,13 +114,20 @@ impl RunQueue {
         debug_assert!(self.queued <= self.runnable.len());
     }
 
+    /// Whether tokio's scheduler would park before its next poll (see
+    /// [`RunQueue::park_if_due`]) and has not yet.
+    #[inline]
+    pub(crate) fn park_due(&self) -> bool {
+        !self.parking && (self.queued == 0 || self.since_park >= EVENT_INTERVAL)
+    }
+
     /// Parks when tokio's scheduler would before its next poll: the queue
     /// is empty, or it ran [`EVENT_INTERVAL`] tasks since the last park.
     /// The main future moves to the front and the parked lane joins the
     /// queue.
     #[inline]
     pub(crate) fn park_if_due(&mut self) {
-        if self.parking || (self.queued > 0 && self.since_park < EVENT_INTERVAL) {
+        if !self.park_due() {
             return;
         }
         if self.queued < self.runnable.len() && self.runnable[self.queued].key() == MAIN_KEY {

@@ -76,6 +76,8 @@ pub(crate) struct Config {
     /// `None`: to the `JoinHandle` when one is held, else a failure.
     pub(crate) unhandled_panic: Option<UnhandledPanic>,
     pub(crate) start_paused: bool,
+    /// [`Builder::poll_cost`](super::Builder::poll_cost).
+    pub(crate) poll_cost: Duration,
     pub(crate) flavor: RuntimeFlavor,
     pub(crate) net: sim_net::NetConfig,
     /// The configuration of every host's disk, unless the host sets its own.
@@ -293,6 +295,9 @@ pub(crate) struct Core {
     /// How many times the clock moved (the simulated worker "parked"), for
     /// `RuntimeMetrics`.
     advances: u64,
+    /// The simulated time polls took so far (their cost while the clock
+    /// was not paused): the one worker's busy duration.
+    busy: Duration,
     /// The current spin streak: a run of steps in which every step polled a
     /// task that woke itself during its poll (`yield_now` in a loop) and
     /// nothing else happened. Any other step starts a new epoch.
@@ -447,6 +452,7 @@ pub(crate) struct WorldMetrics {
     pub(crate) alive_tasks: usize,
     pub(crate) runnable: usize,
     pub(crate) advances: u64,
+    pub(crate) busy: Duration,
 }
 
 /// The host that runs the test's own future.
@@ -520,6 +526,7 @@ impl World {
                 late_deliveries,
                 step: 0,
                 advances: 0,
+                busy: Duration::ZERO,
                 spin_epoch: 1,
                 spin_repeats: 0,
                 main_spin_epoch: 0,

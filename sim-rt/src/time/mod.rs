@@ -1,11 +1,15 @@
 //! Simulated [`tokio::time`](https://docs.rs/tokio/1/tokio/time/index.html): the simulation's clock.
 //!
-//! Simulated time starts at a seed-derived instant and moves only when the
-//! runtime advances it: when no task can run, the scheduler may pick
-//! `Advance`, which jumps to the next timer deadline and fires every timer
-//! due then. Computation takes no simulated time. So `sleep(1 hour)` returns
-//! at once in real time, and a timeout races a reply exactly when the
-//! simulation allows both orders.
+//! Simulated time starts at a seed-derived instant and moves two ways. When
+//! no task can run, the scheduler may pick `Advance`, which jumps to the
+//! next timer deadline and fires every timer due then; so `sleep(1 hour)`
+//! returns at once in real time, and a timeout races a reply exactly when
+//! the simulation allows both orders. And work may take time: while the
+//! clock is not paused, each poll moves it by the runtime's
+//! [`poll_cost`](crate::runtime::Builder::poll_cost) (zero by default for
+//! now), and the timers it passes fire at the scheduler's next park, as
+//! tokio's driver sees them. A paused clock ([`pause`], `start_paused`) stands
+//! while tasks run, as tokio's.
 
 use std::time::Duration as StdDuration;
 
@@ -45,9 +49,10 @@ fn safe_delay(duration: StdDuration) -> StdDuration {
 ///
 /// # Differences from tokio
 ///
-/// Simulated time is always virtual: whether frozen or not, it moves only
-/// when nothing can run (like tokio's auto-advance while paused). The frozen
-/// flag decides what [`advance`] and [`resume`] allow, with tokio's panics.
+/// Simulated time is always virtual: whether frozen or not, it jumps to the
+/// next deadline when nothing can run (like tokio's auto-advance while
+/// paused). Frozen, polls take no time (as on tokio); the flag also decides
+/// what [`advance`] and [`resume`] allow, with tokio's panics.
 #[track_caller]
 pub fn pause() {
     // No closures: they would not carry the caller's location.

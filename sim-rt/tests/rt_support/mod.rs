@@ -1,4 +1,9 @@
 //! Shared by the integration tests: one future run on a fresh simulation.
+//!
+//! The simulations built here take work as instantaneous
+//! (`Builder::poll_cost(Duration::ZERO)`): time moves only when nothing can
+//! run, so the tests assert simulated times exactly. `time_work.rs` tests
+//! the poll cost a default runtime charges.
 
 #![allow(dead_code)]
 
@@ -8,6 +13,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use sim_rt::runtime::{Builder, Runtime, UnhandledPanic};
 use sim_rt::scheduler::{ChoiceKind, Event, Observation, RandomScheduler, Scheduler};
@@ -15,7 +21,12 @@ use sim_rt::sim::{LinkConfig, NetConfig};
 
 /// Runs `future` on a fresh simulation with the given seed.
 pub fn sim<F: Future>(seed: u64, future: F) -> F::Output {
-    sim_on(Builder::new_current_thread().seed(seed), future)
+    sim_on(
+        Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
+            .seed(seed),
+        future,
+    )
 }
 
 /// Runs `future` on a fresh [`LocalRuntime`](sim_rt::runtime::LocalRuntime)
@@ -23,6 +34,7 @@ pub fn sim<F: Future>(seed: u64, future: F) -> F::Output {
 #[allow(dead_code)] // not every test binary spawns local tasks
 pub fn sim_local<F: Future>(seed: u64, future: F) -> F::Output {
     Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .seed(seed)
         .enable_all()
         .build_local(Default::default())
@@ -35,6 +47,7 @@ pub fn sim_local<F: Future>(seed: u64, future: F) -> F::Output {
 pub fn sim_ignoring_panics<F: Future>(seed: u64, future: F) -> F::Output {
     sim_on(
         Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
             .seed(seed)
             .unhandled_panic(UnhandledPanic::Ignore),
         future,
@@ -44,7 +57,10 @@ pub fn sim_ignoring_panics<F: Future>(seed: u64, future: F) -> F::Output {
 /// Runs `future` on a fresh simulation with seed 0 and the given network.
 pub fn sim_with_network<F: Future>(config: NetConfig, future: F) -> F::Output {
     sim_on(
-        Builder::new_current_thread().seed(0).network(config),
+        Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
+            .seed(0)
+            .network(config),
         future,
     )
 }
@@ -58,6 +74,7 @@ pub fn sim_scheduled<S: Scheduler + 'static, F: Future>(
 ) -> F::Output {
     sim_on(
         Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
             .seed(seed)
             .scheduler(scheduler),
         future,
@@ -113,6 +130,7 @@ pub fn fresh_real_dir(name: &str) -> std::path::PathBuf {
 /// must fail; returns the failure.
 pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
     match Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .build()
         .expect("building a simulation cannot fail")
@@ -123,9 +141,11 @@ pub fn sim_failure<F: Future>(future: F) -> sim_rt::runtime::Failure {
     }
 }
 
-/// Runs `future` on a fresh simulation that `builder` builds.
+/// Runs `future` on a fresh simulation that `builder` builds, its work
+/// taking no time (see the module docs).
 pub fn sim_on<F: Future>(builder: &mut Builder, future: F) -> F::Output {
     builder
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .build()
         .expect("building a simulation cannot fail")
@@ -202,6 +222,7 @@ impl Drop for DropCount {
 /// at random among the runnable tasks, instead of in the default order.
 pub fn random_order(seed: u64) -> Runtime {
     Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(seed)
         .scheduler(RandomScheduler::new)

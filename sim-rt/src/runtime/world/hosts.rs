@@ -301,13 +301,14 @@ impl World {
     }
 
     /// What `RuntimeMetrics` reports: spawned tasks not yet finished, tasks
-    /// woken and waiting to be polled, and clock advances so far.
+    /// woken and waiting to be polled, clock advances and busy time so far.
     pub(crate) fn metrics(&self) -> WorldMetrics {
         let core = self.core.borrow();
         WorldMetrics {
             alive_tasks: core.tasks.iter().filter(|(_, t)| !t.finished).count(),
             runnable: core.enabled.len(),
             advances: core.advances,
+            busy: core.busy,
         }
     }
 
@@ -332,11 +333,15 @@ impl World {
         if kept.is_empty() {
             return;
         }
-        let advances = self.core.try_borrow().map_or(0, |c| c.advances);
+        let (advances, busy) = self
+            .core
+            .try_borrow()
+            .map_or((0, std::time::Duration::ZERO), |c| (c.advances, c.busy));
         let last = WorldMetrics {
             alive_tasks: 0,
             runnable: 0,
             advances,
+            busy,
         };
         for k in kept.iter().filter_map(std::sync::Weak::upgrade) {
             *k.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);

@@ -93,8 +93,12 @@ impl World {
             };
             match next {
                 Next::Main => {
-                    if let Some(m) = self.core.borrow_mut().main.as_mut() {
-                        m.queued = false;
+                    {
+                        let mut core = self.core.borrow_mut();
+                        if let Some(m) = core.main.as_mut() {
+                            m.queued = false;
+                        }
+                        Self::charge_poll(&mut core);
                     }
                     self.watch
                         .begin(main_id.as_u64(), 0, watchdog::Kind::Main, None);
@@ -177,6 +181,23 @@ impl World {
         }
     }
 
+    /// A poll is about to run: the clock moves by the poll's cost unless
+    /// it is paused ([`Builder::poll_cost`](crate::runtime::Builder::poll_cost)).
+    #[inline(always)]
+    pub(super) fn charge_poll(core: &mut Core) {
+        if !core.paused {
+            core.now += core.config.poll_cost;
+            core.busy += core.config.poll_cost;
+        }
+    }
+
+    /// Whether polls move the clock now: a cost is set and the clock is
+    /// not paused.
+    #[inline(always)]
+    pub(super) fn clock_moves_with_work(core: &Core) -> bool {
+        !core.paused && !core.config.poll_cost.is_zero()
+    }
+
     /// A step that was not a task spinning: the spin streak ends.
     pub(super) fn progress(core: &mut Core) {
         core.spin_epoch += 1;
@@ -189,15 +210,22 @@ impl World {
     /// extends the streak (counting from its second spin in it); else the
     /// streak ends.
     pub(super) fn pending_poll(&self, core: &mut Core, self_woken: bool, key: Option<usize>) {
-        // A poll that yielded because its coop budget ran out did work,
-        // unless a timer waits meanwhile: time moves only when no task can
-        // run, so a loop that never waits starves the clock (as on tokio
-        // with a paused clock) and spins.
-        if !self_woken
-            || (crate::runtime::budget::poll_exhausted_budget()
-                && core.timers.next_deadline().is_none())
-        {
+        if !self_woken {
             return Self::progress(core);
+        }
+        // While polls move the clock, a task that keeps waking itself moves
+        // it towards the next timer, which will fire: not a spin. Else a
+        // poll that yielded because its coop budget ran out did work,
+        // unless a timer waits meanwhile: with a paused clock time moves
+        // only when no task can run, so a loop that never waits starves the
+        // clock (as on tokio) and spins.
+        let moves = Self::clock_moves_with_work(core);
+        let exhausted = crate::runtime::budget::poll_exhausted_budget();
+        if moves || exhausted {
+            let timer_waits = core.timers.next_deadline().is_some();
+            if (timer_waits && moves) || (!timer_waits && exhausted) {
+                return Self::progress(core);
+            }
         }
         let epoch = core.spin_epoch;
         let last = match key {
@@ -382,14 +410,44 @@ impl World {
             return Err(Box::new(core.failure.take().expect("checked")));
         }
         self.drain_wakes(core);
+        if Self::clock_moves_with_work(core)
+            && core.enabled.park_due()
+            && core.timers.any_due(core.now)
+        {
+            // The clock moved past deadlines while tasks ran (their polls'
+            // cost): tokio's driver fires them when it parks, and the tasks
+            // they wake join the queue behind the ones already in it,
+            // before the yielded ones.
+            let mut fired = std::mem::take(&mut core.fire_buf);
+            core.timers.fire_until(core.now, &mut fired);
+            Self::progress(core);
+            drop(guard);
+            for w in fired.drain(..) {
+                w.wake();
+            }
+            guard = self.core.borrow_mut();
+            let core = &mut *guard;
+            core.fire_buf = fired;
+            self.drain_wakes(core);
+        }
+        let core = &mut *guard;
         core.enabled.park_if_due();
-        let polls = core.enabled.len();
         let now = core.now;
         let mut net = self.net.borrow_mut();
         // The enabled events are the polls, then the deliveries (in send
         // order), then `Advance`; the deliveries are the model's own index,
         // copied into `enabled` only for a scheduler that reads the list.
         let (deliverable, window, latest) = net.schedule(now);
+        // A poll takes time: a packet that must arrive before the next poll
+        // would end arrives first (the kernel does not wait for the tasks),
+        // so no poll is enabled until it has.
+        let polls = if Self::clock_moves_with_work(core)
+            && latest.is_some_and(|l| l < now + core.config.poll_cost)
+        {
+            0
+        } else {
+            core.enabled.len()
+        };
         let delivers = deliverable.len();
         // Where `Advance`, if enabled, moves the clock.
         let mut advance_to = now;
@@ -468,7 +526,7 @@ impl World {
         let n = polls + delivers + usize::from(advance);
         let shape = Shape {
             polls,
-            queued: core.enabled.before_drivers(),
+            queued: core.enabled.before_drivers().min(polls),
             deliveries: delivers,
             advance,
         };
@@ -622,13 +680,15 @@ impl World {
                 .take()
                 .expect("a task is not polled while it is being polled");
             slot.queued = false;
+            let (id, host, abort) = (slot.id, slot.host, slot.abort_requested);
             let span = if core.spans.is_empty() {
                 None
             } else {
                 core.spans.get(&key).cloned()
             };
             let origin = core.cold[key].origin;
-            (cell, span, slot.id, slot.host, slot.abort_requested, origin)
+            Self::charge_poll(core);
+            (cell, span, id, host, abort, origin)
         };
         let (kind, at) = match origin {
             Origin::Spawn(l) => (watchdog::Kind::Spawn, Some(l)),
@@ -711,12 +771,14 @@ impl World {
         self.move_clock_to(to);
     }
 
-    /// Sets the clock to `to` (never backwards), then wakes every timer due
+    /// Sets the clock to `to` (or leaves it where it is when work already
+    /// moved it past `to`), then wakes every timer due
     /// by then, outside the borrow.
     pub(super) fn move_clock_to(&self, to: Duration) {
         let (now, fired) = {
             let mut core = self.core.borrow_mut();
-            debug_assert!(to >= core.now, "time never goes backwards");
+            // Never backwards: a deadline the polls' cost already passed
+            // fires now.
             core.now = core.now.max(to);
             core.advances += 1;
             let now = core.now;

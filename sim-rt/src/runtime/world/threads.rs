@@ -716,7 +716,8 @@ impl Future for ThreadTask {
                 } => Box::pin(FutexWait {
                     addr,
                     waiter: world.futex_enqueue(addr, bitset),
-                    timer: deadline.map(|d| crate::runtime::exact::sleep_exact(d - world.now())),
+                    timer: deadline
+                        .map(|d| crate::runtime::exact::sleep_exact(d.saturating_sub(world.now()))),
                 }),
                 // A paused clock does not move while a thread sleeps (as
                 // tokio's: real time passes, the paused clock stands): the
