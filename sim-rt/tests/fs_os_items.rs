@@ -199,6 +199,7 @@ fn set_times_waits_for_the_write_in_flight() {
     disk.latency.write = Duration::from_millis(10);
     disk.latency.meta = Duration::from_millis(1);
     Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .disk(disk)
         .build()
@@ -227,6 +228,7 @@ fn dir_builder_takes_the_metadata_latency() {
     let mut disk = FsConfig::default();
     disk.latency.meta = Duration::from_millis(3);
     Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .disk(disk)
         .build()

@@ -297,7 +297,7 @@ async fn peek_leaves_the_datagram_queued() {
     assert_eq!(rb.filled(), b"second");
 }
 
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn readable_waits_for_a_datagram_and_writable_does_not_wait() {
     let s = std::sync::Arc::new(UdpSocket::bind("0.0.0.0:0").await.unwrap());
     let me = addr(&format!("127.0.0.1:{}", s.local_addr().unwrap().port()));
@@ -331,7 +331,7 @@ async fn readable_waits_for_a_datagram_and_writable_does_not_wait() {
 /// waits for readability, as tokio's does; a `send` or `take_error` reports
 /// it too); an unconnected sender sees nothing, and a datagram to an
 /// address no host owns vanishes.
-#[sim_rt::test]
+#[sim_rt::test(start_paused = true)]
 async fn a_datagram_to_an_unbound_port_refuses_a_connected_sender() {
     use sim_rt::io::{Interest, Ready};
     let (report, mut reports) = sim_rt::sync::mpsc::unbounded_channel();

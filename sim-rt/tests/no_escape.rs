@@ -81,6 +81,7 @@ fn child_runs_program() {
         .parse()
         .unwrap();
     let rt = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .exact_seed(seed)
         .build()

@@ -182,6 +182,7 @@ fn blocking_closures_sleep_in_simulated_time_while_tasks_run() {
 #[test]
 fn the_blocking_pool_limits_and_reuses_its_threads() {
     let rt = sim_rt::runtime::Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .max_blocking_threads(1)
         .thread_keep_alive(Duration::from_secs(5))
@@ -250,6 +251,7 @@ fn a_paused_clock_stands_while_a_blocking_closure_sleeps() {
 #[test]
 fn block_on_inside_block_in_place() {
     let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .build()
         .unwrap();
@@ -264,6 +266,7 @@ fn block_on_inside_block_in_place() {
                     sim_rt::spawn(async { 5 }).await.unwrap()
                 });
                 let other = sim_rt::runtime::Builder::new_current_thread()
+                    .poll_cost(Duration::ZERO)
                     .enable_all()
                     .build()
                     .unwrap()

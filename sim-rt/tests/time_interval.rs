@@ -281,6 +281,7 @@ fn tick_is_cancel_safe() {
 #[test]
 fn an_idle_interval_arms_no_timer() {
     let rt = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(7)
         .full_trace(true)

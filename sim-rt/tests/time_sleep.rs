@@ -755,11 +755,13 @@ fn huge_durations_saturate_without_panicking() {
 #[test]
 fn a_sleep_reset_inside_another_runtime_moves_its_own_timer() {
     let rt_a = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(43)
         .build()
         .unwrap();
     let rt_b = Builder::new_current_thread()
+        .poll_cost(Duration::ZERO)
         .enable_all()
         .seed(44)
         .build()

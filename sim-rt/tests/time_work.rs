@@ -191,18 +191,25 @@ fn a_spinning_task_lets_a_timer_fire_at_the_next_park() {
 }
 
 #[test]
-fn the_default_cost_is_zero_for_now() {
-    assert_eq!(sim_rt::runtime::DEFAULT_POLL_COST, Duration::ZERO);
-    let rt = Builder::new_current_thread().enable_all().build().unwrap();
-    let (busy, metric) = rt.block_on(async {
-        let start = Instant::now();
-        for _ in 0..10 {
-            sim_rt::task::yield_now().await;
-        }
-        let metrics = sim_rt::runtime::Handle::current().metrics();
-        (start.elapsed(), metrics.worker_total_busy_duration(0))
-    });
-    assert_eq!((busy, metric), (Duration::ZERO, Duration::ZERO));
+fn the_default_cost_is_a_microsecond_and_zero_turns_it_off() {
+    assert_eq!(sim_rt::runtime::DEFAULT_POLL_COST, COST);
+    let busy = |rt: Runtime| {
+        rt.block_on(async {
+            let start = Instant::now();
+            for _ in 0..10 {
+                sim_rt::task::yield_now().await;
+            }
+            let metrics = sim_rt::runtime::Handle::current().metrics();
+            (start.elapsed(), metrics.worker_total_busy_duration(0))
+        })
+    };
+    let default = Builder::new_current_thread().enable_all().build().unwrap();
+    // Ten polls after the one that read the start; eleven in all.
+    assert_eq!(busy(default), (10 * COST, 11 * COST));
+    assert_eq!(
+        busy(runtime(Duration::ZERO)),
+        (Duration::ZERO, Duration::ZERO)
+    );
 }
 
 #[test]
@@ -248,4 +255,78 @@ fn work_time_replays_bit_for_bit() {
         })
     };
     assert_eq!(run(), run());
+}
+
+/// A scheduler that reads the enabled events and picks among them by a
+/// small linear congruential generator: every event, polls and deliveries
+/// alike, gets picked now and then.
+struct Lcg(u64);
+
+impl sim_rt::scheduler::Scheduler for Lcg {
+    fn pick(&mut self, enabled: &[sim_rt::scheduler::Event]) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as usize % enabled.len()
+    }
+
+    fn choose(&mut self, _kind: sim_rt::scheduler::ChoiceKind, _n: usize) -> usize {
+        0
+    }
+}
+
+#[test]
+fn packets_arrive_within_their_windows_while_polls_move_the_clock() {
+    // A spinner moves the clock while datagrams are in flight, so the
+    // clock nears their latest arrivals with polls enabled: the packets go
+    // first, and a scheduler reading the enabled events sees only them.
+    for seed in 0..8 {
+        let echoed = Builder::new_current_thread()
+            .enable_all()
+            .poll_cost(Duration::from_micros(50))
+            // Each datagram arrives exactly 130 us after it is sent, not a
+            // whole number of polls: a poll would often carry the clock
+            // past it.
+            .network(sim_rt::sim::NetConfig {
+                default_link: sim_rt::sim::LinkConfig::default()
+                    .with_latency(Duration::from_micros(130), Duration::from_micros(130)),
+                ..Default::default()
+            })
+            .seed(seed)
+            .scheduler(Lcg)
+            .build()
+            .unwrap()
+            .block_on(async {
+                sim_rt::sim::host("echo").start(|| async {
+                    let socket = sim_rt::net::UdpSocket::bind("0.0.0.0:7").await?;
+                    let mut buf = [0u8; 8];
+                    while let Ok((n, from)) = socket.recv_from(&mut buf).await {
+                        socket.send_to(&buf[..n], from).await?;
+                    }
+                    Ok::<(), std::io::Error>(())
+                });
+                let spinner = sim_rt::spawn(async {
+                    for _ in 0..2_000 {
+                        sim_rt::task::yield_now().await;
+                    }
+                });
+                // The echo host binds first (a datagram to no socket is
+                // lost).
+                time::sleep(Duration::from_millis(5)).await;
+                let socket = sim_rt::net::UdpSocket::bind("0.0.0.0:0").await.unwrap();
+                let mut echoed = 0;
+                for i in 0..20u8 {
+                    socket.send_to(&[i], "echo:7").await.unwrap();
+                    let mut buf = [0u8; 8];
+                    let reply = time::timeout(Duration::from_secs(1), socket.recv_from(&mut buf));
+                    if reply.await.is_ok() {
+                        echoed += 1;
+                    }
+                }
+                spinner.await.unwrap();
+                echoed
+            });
+        assert_eq!(echoed, 20, "seed {seed}");
+    }
 }

@@ -14,8 +14,10 @@ use tokio::task::Id;
 use tokio::time::Instant;
 
 /// tower's `Timeout` layer fires after exactly its duration of simulated
-/// time, however long the inner service would take.
-#[tokio::test]
+/// time, however long the inner service would take (the clock paused, as a
+/// tokio test that asserts times exactly has it, so that polls take no
+/// time).
+#[tokio::test(start_paused = true)]
 async fn tower_timeout_runs_on_simulated_time() {
     use tower::{Service, ServiceExt};
     let slow = tower::service_fn(|()| async {
@@ -47,7 +49,7 @@ async fn delay_queue_runs_on_simulated_time() {
 
 /// tokio-stream's `StreamExt::timeout` reports the gap of a stream that
 /// stalls, after exactly the timeout.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn stream_timeout_runs_on_simulated_time() {
     use tokio_stream::StreamExt as _;
     let (tx, rx) = tokio::sync::mpsc::channel::<u32>(4);
@@ -97,7 +99,7 @@ async fn framed_lines_over_simulated_tcp() {
 /// two simulated hosts, and its `AbortOnDropHandle` cancels a task on a
 /// third when dropped: tokio-util's task helpers on the simulator's
 /// `JoinHandle`.
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn task_tracker_and_abort_on_drop_on_simulated_hosts() {
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Arc;

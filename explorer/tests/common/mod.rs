@@ -81,11 +81,13 @@ pub fn start_b_waiting_for_a(wait: std::time::Duration) {
 }
 
 /// Round-robin sampling with one delay, a fault injector that may make one
-/// partition: finds [`hello`]'s failure.
+/// partition: finds [`hello`]'s failure. Work takes no simulated time
+/// (`poll_cost(ZERO)`), so that the stories' times are the sleeps' own.
 pub fn partition_explorer() -> explorer::Explorer {
     explorer::Explorer::new()
         .progress(false)
         .runtime(|b| {
+            b.poll_cost(std::time::Duration::ZERO);
             b.fault_injector(
                 sim_rt::sim::FaultInjector::new()
                     .max_resets(0)
@@ -146,13 +148,19 @@ pub fn assert_story_tells(story: &[String], context: &str, told: impl Fn(&str) -
 }
 
 /// A quiet explorer (no progress line) that runs `executions` stratified
-/// samples of `explorer` with at most `delays` delays each.
+/// samples of `explorer` with at most `delays` delays each, its work taking
+/// no simulated time.
 pub fn sampling<E>(explorer: E, delays: u32, executions: u64) -> explorer::Explorer
 where
     E: explorer::DelayingExplorer + Clone + Sync + 'static,
 {
     explorer::Explorer::new()
         .progress(false)
+        // Work takes no simulated time: the tests count executions and
+        // samples, which the run's shape decides.
+        .runtime(|b| {
+            b.poll_cost(std::time::Duration::ZERO);
+        })
         .explorer(explorer)
         .search(explorer::Sampling::new(delays))
         .executions(executions)

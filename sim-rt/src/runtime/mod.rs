@@ -486,9 +486,8 @@ impl Builder {
     /// ready timers (a zero-length `timeout`) lets another task's 1 ms
     /// sleep fire after a thousand polls instead of starving it. A paused
     /// clock ([`start_paused`](Self::start_paused), [`crate::time::pause`])
-    /// does not move with work, as tokio's. With `Duration::ZERO` (the
-    /// default, for now) all work is instantaneous: time moves only when
-    /// nothing can run.
+    /// does not move with work, as tokio's. With `Duration::ZERO` all work
+    /// is instantaneous: time moves only when nothing can run.
     ///
     /// The cost is part of the execution: the same seed and choices give
     /// the same times.

@@ -295,9 +295,12 @@ pub(crate) struct Core {
     /// How many times the clock moved (the simulated worker "parked"), for
     /// `RuntimeMetrics`.
     advances: u64,
-    /// The simulated time polls took so far (their cost while the clock
-    /// was not paused): the one worker's busy duration.
-    busy: Duration,
+    /// Polls charged their cost so far (while the clock was not paused):
+    /// times the cost, the one worker's busy duration.
+    charged: u64,
+    /// Polls move the clock now: a poll cost is set and the clock is not
+    /// paused (kept with `paused` by [`Core::set_paused`]).
+    work_moves_clock: bool,
     /// The current spin streak: a run of steps in which every step polled a
     /// task that woke itself during its poll (`yield_now` in a loop) and
     /// nothing else happened. Any other step starts a new epoch.
@@ -464,6 +467,20 @@ pub(crate) const MAIN_HOST: HostId = HostId(0);
 pub(crate) const MAIN_ADDR: std::net::IpAddr =
     std::net::IpAddr::V4(std::net::Ipv4Addr::new(10, 255, 255, 254));
 
+impl Core {
+    /// The simulated time polls took so far.
+    pub(crate) fn busy(&self) -> Duration {
+        let cost = u64::try_from(self.config.poll_cost.as_nanos()).unwrap_or(u64::MAX);
+        Duration::from_nanos(cost.saturating_mul(self.charged))
+    }
+
+    /// Pauses (`true`) or resumes the clock.
+    pub(crate) fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+        self.work_moves_clock = !paused && !self.config.poll_cost.is_zero();
+    }
+}
+
 impl World {
     pub(crate) fn new(id: u64, config: Config, scheduler: Box<dyn Scheduler>) -> Rc<World> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(derive_seed(config.seed, 0));
@@ -482,6 +499,7 @@ impl World {
         };
         let late_deliveries = scheduler.late_deliveries();
         trace.set_late_deliveries(late_deliveries);
+        let poll_cost = config.poll_cost;
         let paused = config.start_paused;
         let mut net = NetState::new(config.net.clone());
         // Segments are announced only to be observed (they have no faults).
@@ -526,10 +544,11 @@ impl World {
                 late_deliveries,
                 step: 0,
                 advances: 0,
-                busy: Duration::ZERO,
+                charged: 0,
                 spin_epoch: 1,
                 spin_repeats: 0,
                 main_spin_epoch: 0,
+                work_moves_clock: !paused && !poll_cost.is_zero(),
                 paused,
                 tasks: Slab::new(),
                 cold: Vec::new(),

@@ -614,6 +614,7 @@ mod tests {
     fn join_polls_each_handle_twice() {
         const N: u64 = 1_000;
         let rt = Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
             .enable_all()
             .seed(1)
             .build()
@@ -640,6 +641,7 @@ mod tests {
     #[test]
     fn finished_before_first_join_polls_once() {
         let rt = Builder::new_current_thread()
+            .poll_cost(Duration::ZERO)
             .enable_all()
             .seed(2)
             .build()

@@ -50,7 +50,7 @@ fn safe_delay(duration: Duration) -> Duration {
 ///
 /// ```
 /// use sim_rt::time::{self, Duration, Instant};
-/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
 /// let start = Instant::now();
 /// let mut interval = time::interval(Duration::from_millis(10));
 ///
@@ -86,7 +86,7 @@ pub fn interval(period: Duration) -> Interval {
 ///
 /// ```
 /// use sim_rt::time::{interval_at, Duration, Instant};
-/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
 /// let start = Instant::now() + Duration::from_millis(50);
 /// let mut interval = interval_at(start, Duration::from_millis(10));
 ///
@@ -222,7 +222,7 @@ impl Interval {
     ///
     /// ```
     /// use sim_rt::time::{self, Duration, Instant};
-    /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
     /// let start = Instant::now();
     /// let mut interval = time::interval(Duration::from_millis(10));
     ///
@@ -273,7 +273,7 @@ impl Interval {
     ///
     /// ```
     /// use sim_rt::time::{self, Duration, Instant};
-    /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
     /// let start = Instant::now();
     /// let mut interval = time::interval(Duration::from_millis(100));
     /// interval.tick().await;
@@ -301,7 +301,7 @@ impl Interval {
     ///
     /// ```
     /// use sim_rt::time::{self, Duration, Instant};
-    /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
     /// let start = Instant::now();
     /// let mut interval = time::interval(Duration::from_millis(100));
     /// interval.tick().await;
@@ -330,7 +330,7 @@ impl Interval {
     ///
     /// ```
     /// use sim_rt::time::{self, Duration, Instant};
-    /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
     /// let start = Instant::now();
     /// let mut interval = time::interval(Duration::from_millis(100));
     /// interval.tick().await;
@@ -363,7 +363,7 @@ impl Interval {
     ///
     /// ```
     /// use sim_rt::time::{self, Duration, Instant};
-    /// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+    /// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
     /// let start = Instant::now();
     /// let mut interval = time::interval(Duration::from_millis(100));
     /// interval.tick().await;

@@ -4,10 +4,10 @@
 //! no task can run, the scheduler may pick `Advance`, which jumps to the
 //! next timer deadline and fires every timer due then; so `sleep(1 hour)`
 //! returns at once in real time, and a timeout races a reply exactly when
-//! the simulation allows both orders. And work may take time: while the
-//! clock is not paused, each poll moves it by the runtime's
-//! [`poll_cost`](crate::runtime::Builder::poll_cost) (zero by default for
-//! now), and the timers it passes fire at the scheduler's next park, as
+//! the simulation allows both orders. And work takes time: while the clock
+//! is not paused, each poll moves it by the runtime's
+//! [`poll_cost`](crate::runtime::Builder::poll_cost) (a microsecond by
+//! default), and the timers it passes fire at the scheduler's next park, as
 //! tokio's driver sees them. A paused clock ([`pause`], `start_paused`) stands
 //! while tasks run, as tokio's.
 
@@ -64,7 +64,7 @@ pub fn pause() {
          used by `#[tokio::test]."
     );
     assert!(!core.paused, "time is already frozen");
-    core.paused = true;
+    core.set_paused(true);
 }
 
 /// Simulated
@@ -82,7 +82,7 @@ pub fn resume() {
     let world = context::current();
     let mut core = world.core.borrow_mut();
     assert!(core.paused, "time is not frozen");
-    core.paused = false;
+    core.set_paused(false);
 }
 
 /// Simulated

@@ -47,7 +47,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// ```
 /// use std::time::Duration;
 /// use sim_rt::time::{sleep, Instant};
-/// # sim_rt::runtime::Runtime::new().unwrap().block_on(async {
+/// # sim_rt::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().unwrap().block_on(async {
 /// let start = Instant::now();
 /// sleep(Duration::from_secs(3600)).await; // instantly, in real time
 /// assert_eq!(start.elapsed(), Duration::from_secs(3600));

@@ -308,7 +308,7 @@ impl World {
             alive_tasks: core.tasks.iter().filter(|(_, t)| !t.finished).count(),
             runnable: core.enabled.len(),
             advances: core.advances,
-            busy: core.busy,
+            busy: core.busy(),
         }
     }
 
@@ -336,7 +336,7 @@ impl World {
         let (advances, busy) = self
             .core
             .try_borrow()
-            .map_or((0, std::time::Duration::ZERO), |c| (c.advances, c.busy));
+            .map_or((0, std::time::Duration::ZERO), |c| (c.advances, c.busy()));
         let last = WorldMetrics {
             alive_tasks: 0,
             runnable: 0,

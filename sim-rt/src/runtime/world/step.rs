@@ -185,9 +185,9 @@ impl World {
     /// it is paused ([`Builder::poll_cost`](crate::runtime::Builder::poll_cost)).
     #[inline(always)]
     pub(super) fn charge_poll(core: &mut Core) {
-        if !core.paused {
+        if core.work_moves_clock {
             core.now += core.config.poll_cost;
-            core.busy += core.config.poll_cost;
+            core.charged += 1;
         }
     }
 
@@ -195,7 +195,7 @@ impl World {
     /// not paused.
     #[inline(always)]
     pub(super) fn clock_moves_with_work(core: &Core) -> bool {
-        !core.paused && !core.config.poll_cost.is_zero()
+        core.work_moves_clock
     }
 
     /// A step that was not a task spinning: the spin streak ends.
@@ -213,19 +213,17 @@ impl World {
         if !self_woken {
             return Self::progress(core);
         }
-        // While polls move the clock, a task that keeps waking itself moves
-        // it towards the next timer, which will fire: not a spin. Else a
-        // poll that yielded because its coop budget ran out did work,
-        // unless a timer waits meanwhile: with a paused clock time moves
-        // only when no task can run, so a loop that never waits starves the
-        // clock (as on tokio) and spins.
-        let moves = Self::clock_moves_with_work(core);
-        let exhausted = crate::runtime::budget::poll_exhausted_budget();
-        if moves || exhausted {
-            let timer_waits = core.timers.next_deadline().is_some();
-            if (timer_waits && moves) || (!timer_waits && exhausted) {
-                return Self::progress(core);
-            }
+        // A poll that yielded because its coop budget ran out did work,
+        // unless a timer waits while the clock stands (paused, or no poll
+        // cost): time then moves only when no task can run, so a loop that
+        // never waits starves the clock (as on tokio) and spins. (While
+        // polls move the clock, a spin waiting for a timer ends when it
+        // fires, which ends the streak; `check_livelock` spares one that
+        // waits for a timer further away than the limit.)
+        if crate::runtime::budget::poll_exhausted_budget()
+            && (Self::clock_moves_with_work(core) || core.timers.next_deadline().is_none())
+        {
+            return Self::progress(core);
         }
         let epoch = core.spin_epoch;
         let last = match key {
@@ -244,6 +242,10 @@ impl World {
         let limit = core.config.livelock_steps;
         if limit == 0 || core.spin_repeats < limit || core.failure.is_some() {
             return;
+        }
+        if Self::clock_moves_with_work(core) && core.timers.next_deadline().is_some() {
+            // The polls move the clock towards a timer, which will fire.
+            return Self::progress(core);
         }
         let epoch = core.spin_epoch;
         let mut tasks: Vec<TaskInfo> = core
@@ -414,21 +416,7 @@ impl World {
             && core.enabled.park_due()
             && core.timers.any_due(core.now)
         {
-            // The clock moved past deadlines while tasks ran (their polls'
-            // cost): tokio's driver fires them when it parks, and the tasks
-            // they wake join the queue behind the ones already in it,
-            // before the yielded ones.
-            let mut fired = std::mem::take(&mut core.fire_buf);
-            core.timers.fire_until(core.now, &mut fired);
-            Self::progress(core);
-            drop(guard);
-            for w in fired.drain(..) {
-                w.wake();
-            }
-            guard = self.core.borrow_mut();
-            let core = &mut *guard;
-            core.fire_buf = fired;
-            self.drain_wakes(core);
+            guard = self.fire_passed_timers(guard);
         }
         let core = &mut *guard;
         core.enabled.park_if_due();
@@ -540,6 +528,7 @@ impl World {
                     events.extend(
                         core.enabled
                             .iter()
+                            .take(polls)
                             .map(|r| Event::Poll(Self::runnable_id(&core.tasks, &core.main, r))),
                     );
                     events.extend(deliverable.iter().take(delivers).map(Event::Deliver));
@@ -594,6 +583,31 @@ impl World {
             Event::Advance => Next::Advance(advance_to),
             Event::Deliver(p) => Next::Deliver(p),
         })
+    }
+
+    /// The clock moved past deadlines while tasks ran (their polls' cost):
+    /// tokio's driver fires them when it parks, and the tasks they wake
+    /// join the queue behind the ones already in it, before the yielded
+    /// ones. Rare next to a step: kept out of the step loop's code.
+    #[cold]
+    #[inline(never)]
+    fn fire_passed_timers<'a>(
+        &'a self,
+        mut guard: std::cell::RefMut<'a, Core>,
+    ) -> std::cell::RefMut<'a, Core> {
+        let core = &mut *guard;
+        let mut fired = std::mem::take(&mut core.fire_buf);
+        core.timers.fire_until(core.now, &mut fired);
+        Self::progress(core);
+        drop(guard);
+        for w in fired.drain(..) {
+            w.wake();
+        }
+        let mut guard = self.core.borrow_mut();
+        let core = &mut *guard;
+        core.fire_buf = fired;
+        self.drain_wakes(core);
+        guard
     }
 
     /// Moves queued wakes into the enabled set, dropping stale ones and
