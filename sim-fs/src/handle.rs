@@ -143,6 +143,18 @@ impl OpenOptions {
     }
 }
 
+/// How a descriptor's open file description was opened: what
+/// `fcntl(F_GETFL)` reports of it ([`Fs::access`](crate::Fs::access)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// It may read.
+    pub read: bool,
+    /// It may write.
+    pub write: bool,
+    /// Every write goes to the end.
+    pub append: bool,
+}
+
 /// An open file description.
 #[derive(Clone, Debug)]
 pub(crate) struct OpenFile {

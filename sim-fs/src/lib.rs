@@ -130,7 +130,7 @@ pub use self::config::{
 };
 pub use self::crash::{CrashReport, GARBAGE};
 pub use self::fs::{Fs, MAX_FILE_LEN};
-pub use self::handle::{Fd, OpenOptions};
+pub use self::handle::{Access, Fd, OpenOptions};
 pub use self::metadata::{DirEntry, FileType, Metadata, DIR_LEN};
 pub use self::pending::PendingKind;
 pub use self::snapshot::{Tree, TreeEntry};

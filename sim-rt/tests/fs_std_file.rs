@@ -1,6 +1,7 @@
-//! A simulated `File` and real OS files: conversions from std files panic
-//! with a message that says what to do, `into_std` panics,
-//! `try_into_std` hands the file back, and the raw fd is a placeholder on
+//! A simulated `File` and real OS files: conversions from real std files
+//! panic with a message that says what to do; `into_std` and
+//! `try_into_std` give a std file that reaches the same simulated file
+//! (inside its simulation), and the File's own raw fd is a placeholder on
 //! `/dev/null` that leaves the simulated file untouched.
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
@@ -48,28 +49,68 @@ fn from_raw_fd_panics_clearly() {
 }
 
 #[test]
-#[should_panic(expected = "File::into_std: a simulated file has no OS file to hand over")]
-fn into_std_panics_clearly() {
+fn into_std_gives_a_std_file_on_the_simulated_file() {
+    use std::io::{Read, Seek, SeekFrom, Write};
     runtime().block_on(async {
-        let f = File::create("/f").await.unwrap();
-        let _ = f.into_std().await;
+        let mut f = sim_rt::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .open("/f")
+            .await
+            .unwrap();
+        f.write_all(b"async ").await.unwrap();
+        // The write in flight completes before the std file is handed over.
+        let mut std = f.into_std().await;
+        std.write_all(b"then std").unwrap();
+        assert_eq!(
+            sim_rt::fs::read("/f").await.unwrap(),
+            b"async then std",
+            "the std file wrote to the simulated disk"
+        );
+        // Back to a simulated File through the raw descriptor.
+        std.seek(SeekFrom::Start(0)).unwrap();
+        let raw = std.into_raw_fd();
+        // SAFETY: `raw` is the descriptor `into_raw_fd` gave up.
+        let mut again = unsafe { File::from_raw_fd(raw) };
+        let mut s = String::new();
+        again.read_to_string(&mut s).await.unwrap();
+        assert_eq!(s, "async then std", "the cursor is shared, as a dup's");
+        let mut read_only = File::open("/f").await.unwrap().into_std().await;
+        let mut buf = String::new();
+        read_only.read_to_string(&mut buf).unwrap();
+        assert_eq!(buf, "async then std");
+        let err = read_only.write(b"x").unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::EBADF), "opened read-only");
     });
 }
 
 #[test]
-fn try_into_std_hands_back_a_working_file() {
+#[should_panic(expected = "File::into_std: this simulated file cannot become a std::fs::File here")]
+fn into_std_outside_its_simulation_panics_clearly() {
+    let f = runtime().block_on(async { File::create("/f").await.unwrap() });
+    futures::executor::block_on(f.into_std());
+}
+
+#[test]
+fn try_into_std_waits_for_nothing_and_hands_back_a_busy_file() {
+    use std::io::Write;
     runtime().block_on(async {
         let mut f = File::create_new("/f").await.unwrap();
         f.write_all(b"before").await.unwrap();
-        // The write is still in flight: it must survive the round trip.
-        let mut f = f
-            .try_into_std()
-            .expect_err("a simulated file has no std file");
+        // The write is still in flight: tokio hands the file back.
+        let mut f = f.try_into_std().expect_err("a write is in flight");
         f.write_all(b" after").await.unwrap();
+        f.flush().await.unwrap();
+        let mut std = f.try_into_std().expect("nothing in flight");
+        std.write_all(b" std").unwrap();
+        drop(std);
+        assert_eq!(sim_rt::fs::read("/f").await.unwrap(), b"before after std");
+        let mut f = File::open("/f").await.unwrap();
         f.rewind().await.unwrap();
         let mut s = String::new();
         f.read_to_string(&mut s).await.unwrap();
-        assert_eq!(s, "before after");
+        assert_eq!(s, "before after std");
     });
 }
 
@@ -96,12 +137,48 @@ fn the_raw_fd_is_a_stable_placeholder_on_dev_null() {
 }
 
 #[test]
-fn debug_names_the_simulated_fd_not_the_placeholder() {
+fn debug_has_tokios_form_with_the_simulated_fd() {
     runtime().block_on(async {
         let f = File::create("/f").await.unwrap();
         let before = format!("{f:?}");
         let _ = f.as_raw_fd();
-        assert_eq!(format!("{f:?}"), before);
-        assert!(before.starts_with("sim_rt::fs::File { fd: "), "{before}");
+        assert_eq!(format!("{f:?}"), before, "the placeholder does not show");
+        assert!(
+            before.starts_with("tokio::fs::File { std: File { fd: "),
+            "{before}"
+        );
+        assert!(
+            before.ends_with(r#"path: "/f", read: false, write: true } }"#),
+            "{before}"
+        );
     });
+}
+
+#[test]
+fn write_vectored_writes_every_slice() {
+    use std::io::IoSlice;
+    runtime().block_on(async {
+        let mut f = File::create("/f").await.unwrap();
+        assert!(sim_rt::io::AsyncWrite::is_write_vectored(&f));
+        let n = f
+            .write_vectored(&[IoSlice::new(b"ab"), IoSlice::new(b""), IoSlice::new(b"cde")])
+            .await
+            .unwrap();
+        assert_eq!(n, 5);
+        f.shutdown().await.unwrap();
+        assert_eq!(sim_rt::fs::read("/f").await.unwrap(), b"abcde");
+    });
+}
+
+#[test]
+fn open_options_keep_mode_and_custom_flags_for_debug() {
+    use sim_rt::fs::OpenOptions;
+    let shown = format!("{:?}", OpenOptions::new());
+    assert!(shown.contains("mode: 438"), "std's default 0o666: {shown}");
+    let shown = format!(
+        "{:?}",
+        OpenOptions::new().mode(0o644).custom_flags(libc::O_TRUNC)
+    );
+    assert!(shown.contains("mode: 420"), "{shown}");
+    assert!(shown.contains("custom_flags: 512"), "{shown}");
 }

@@ -22,7 +22,7 @@ use std::path::Path;
 use crate::choice::Chooser;
 use crate::config::{EntryDurability, IoOp};
 use crate::errno;
-use crate::handle::{Fd, OpenFile, OpenOptions};
+use crate::handle::{Access, Fd, OpenFile, OpenOptions};
 use crate::inode::{Ino, Node};
 use crate::metadata::Metadata;
 use crate::pending::PendingOp;
@@ -438,6 +438,21 @@ impl Fs {
         self.collect_garbage();
     }
 
+    /// How `fd` was opened (its description's access mode and append
+    /// flag), as `fcntl(F_GETFL)` reports it.
+    ///
+    /// # Errors
+    ///
+    /// `EBADF` for an unknown descriptor.
+    pub fn access(&self, fd: Fd) -> io::Result<Access> {
+        let desc = self.desc(fd)?;
+        Ok(Access {
+            read: desc.read,
+            write: desc.write,
+            append: desc.append,
+        })
+    }
+
     /// `fstat(2)` (`File::metadata`). Works on a removed file that is still
     /// open (its link count is 0).
     pub fn file_metadata(&self, fd: Fd) -> io::Result<Metadata> {
@@ -526,6 +541,17 @@ mod tests {
             no_access.unwrap_err().kind(),
             std::io::ErrorKind::InvalidInput
         );
+        let access = |read, write, append| crate::Access {
+            read,
+            write,
+            append,
+        };
+        assert_eq!(fs.access(ro).unwrap(), access(true, false, false));
+        assert_eq!(fs.access(wo).unwrap(), access(false, true, false));
+        let app = fs.open("/f", OpenOptions::new().append(true)).unwrap();
+        assert_eq!(fs.access(app).unwrap(), access(false, true, true));
+        fs.close(app);
+        assert_eq!(errno(fs.access(app)), libc::EBADF);
         fs.check_invariants();
     }
 

@@ -19,6 +19,7 @@
 
 use std::io;
 use std::panic::Location;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::io::ReadBuf;
@@ -76,6 +77,20 @@ impl Disk {
         }
     }
 
+    /// The simulation's id and the host.
+    #[cfg_attr(
+        not(all(
+            feature = "intercept",
+            target_os = "linux",
+            target_env = "gnu",
+            not(target_feature = "crt-static")
+        )),
+        allow(dead_code)
+    )]
+    pub(crate) fn ids(&self) -> (u64, HostId) {
+        (self.runtime, self.host)
+    }
+
     fn world(&self) -> io::Result<std::rc::Rc<World>> {
         context::world_of(self.runtime).ok_or_else(|| {
             io::Error::other(
@@ -92,6 +107,20 @@ impl Disk {
 pub(crate) struct Handle {
     pub(crate) disk: Disk,
     pub(crate) fd: Fd,
+    /// The absolute path it was opened by (for `Debug` and
+    /// `File::into_std`); a later rename does not change it.
+    pub(crate) path: PathBuf,
+}
+
+impl Handle {
+    /// How the descriptor was opened; `None` outside its simulation or
+    /// while the disks are borrowed.
+    pub(crate) fn access(&self) -> Option<sim_fs::Access> {
+        let world = self.disk.world().ok()?;
+        world
+            .try_fs_op(self.disk.host, |disk, _| disk.fs.access(self.fd))?
+            .ok()
+    }
 }
 
 impl Drop for Handle {
@@ -214,6 +243,19 @@ impl Buf {
         let n = src.len().min(max);
         self.buf.extend_from_slice(&src[..n]);
         n
+    }
+
+    /// Takes up to `max` bytes of `bufs`, in order, to write.
+    pub(crate) fn copy_from_bufs(&mut self, bufs: &[std::io::IoSlice<'_>], max: usize) -> usize {
+        debug_assert!(self.is_empty(), "a write starts from an empty buffer");
+        for src in bufs {
+            let n = src.len().min(max - self.buf.len());
+            self.buf.extend_from_slice(&src[..n]);
+            if self.buf.len() == max {
+                break;
+            }
+        }
+        self.buf.len()
     }
 
     /// Drops unread bytes; returns the (non-positive) seek that puts the

@@ -74,13 +74,14 @@ pub(crate) fn from_std_panic(item: &str) -> ! {
     )
 }
 
-/// The panic of `File::into_std`: a simulated file has no OS file.
+/// The panic of `File::into_std` where the file cannot be handed over.
 #[track_caller]
 pub(crate) fn into_std_panic() -> ! {
     panic!(
-        "File::into_std: a simulated file has no OS file to hand over (sim-rt simulates \
-         each host's disk). Keep using the sim_rt::fs::File (tokio::fs::File where \
-         sim-rt stands in for tokio) inside the simulation; File::try_into_std returns \
-         the file back instead of panicking"
+        "File::into_std: this simulated file cannot become a std::fs::File here. A simulated \
+         file is handed over as a descriptor the interposed libc calls route to the simulated \
+         disk, which needs the simulation that opened the file to be current on this thread \
+         (and sim-rt's `intercept` feature on Linux with glibc, dynamically linked). Call it \
+         inside that simulation; File::try_into_std returns the file back instead of panicking"
     )
 }

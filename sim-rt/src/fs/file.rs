@@ -80,9 +80,10 @@ use crate::task::JoinHandle;
 ///   that `std::fs` opened inside the simulation (on Linux with glibc,
 ///   where std's calls reach the simulated disk), and panic on a real
 ///   file (a real file cannot join the simulated disk: open it inside the
-///   simulation);
-///   [`into_std`](Self::into_std) panics and
-///   [`try_into_std`](Self::try_into_std) always returns the file back.
+///   simulation). [`into_std`](Self::into_std) and
+///   [`try_into_std`](Self::try_into_std) go the other way: the std file
+///   they give holds a descriptor that std's calls route to the same
+///   simulated file (same platforms), inside the simulation that opened it.
 /// - `AsRawFd`/`AsFd` give a placeholder descriptor, `/dev/null` opened
 ///   read-only the first time it is asked for and closed with the `File`:
 ///   a caller that only reads or records the number works, but I/O,
@@ -340,8 +341,9 @@ impl File {
     pub async fn try_clone(&self) -> io::Result<File> {
         self.inner.lock().await.complete_inflight().await;
         let disk = self.handle.disk;
+        let path = self.handle.path.clone();
         let new = asyncify_on(&self.handle, IoOp::Meta, move |fs, fd, _| {
-            fs.try_clone(fd).map(|fd| Handle { disk, fd })
+            fs.try_clone(fd).map(|fd| Handle { disk, fd, path })
         })
         .await?;
         let mut clone = File::from_handle(new);
@@ -351,38 +353,47 @@ impl File {
     }
 
     /// Simulated [`tokio::fs::File::into_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.into_std):
-    /// would wait for the operation in flight and return the underlying
-    /// `std::fs::File`.
+    /// waits for the operation in flight and returns a `std::fs::File` on
+    /// the same open file description (its cursor shared), whose reads,
+    /// writes, seeks and syncs reach the simulated file through the
+    /// interposed libc calls.
     ///
     /// # Panics
     ///
-    /// Always, after the operation in flight completes: a simulated file
-    /// has no OS file. Use [`try_into_std`](Self::try_into_std) to get the
-    /// file back instead.
+    /// Outside the simulation that opened the file, and where std's calls
+    /// are not interposed (sim-rt without its `intercept` feature, or not
+    /// Linux with glibc): there the std file could not reach the simulated
+    /// disk. Use [`try_into_std`](Self::try_into_std) to get the file back
+    /// instead.
     ///
     /// # Differences from tokio
     ///
-    /// tokio returns the std file; there is none here.
+    /// The std file's descriptor is a placeholder on `/dev/null` that the
+    /// interposed calls recognise; a call that bypasses libc (a raw
+    /// `syscall`) reaches `/dev/null`.
     pub async fn into_std(mut self) -> StdFile {
         self.inner.get_mut().complete_inflight().await;
-        into_std_panic()
+        hand_over(&self.handle).unwrap_or_else(|| into_std_panic())
     }
 
     /// Simulated [`tokio::fs::File::try_into_std`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.try_into_std):
-    /// the underlying `std::fs::File`, or the file back if that cannot be
-    /// had now.
+    /// the `std::fs::File` of [`into_std`](Self::into_std) at once, or the
+    /// file back if that cannot be had now.
     ///
     /// # Errors
     ///
-    /// Always `Err(self)`, the file unchanged (see below).
+    /// `Err(self)`, the file unchanged, while an operation is in flight
+    /// (as tokio), and where [`into_std`](Self::into_std) would panic.
     ///
     /// # Differences from tokio
     ///
-    /// A simulated file has no OS file, so this never succeeds; tokio
-    /// fails only while an operation is in flight.
+    /// As [`into_std`](Self::into_std).
     #[allow(clippy::result_large_err)]
-    pub fn try_into_std(self) -> Result<StdFile, Self> {
-        Err(self)
+    pub fn try_into_std(mut self) -> Result<StdFile, Self> {
+        if !matches!(self.inner.get_mut().state, State::Idle(_)) {
+            return Err(self);
+        }
+        hand_over(&self.handle).ok_or(self)
     }
 
     /// Simulated [`tokio::fs::File::set_permissions`](https://docs.rs/tokio/1/tokio/fs/struct.File.html#method.set_permissions):
@@ -648,19 +659,57 @@ impl AsyncWrite for File {
         cx: &mut Context<'_>,
         src: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let me = self.get_mut();
-        let handle = &me.handle;
-        let max_buf_size = me.max_buf_size;
-        let inner = me.inner.get_mut();
+        self.get_mut()
+            .poll_write_with(cx, |buf, max| buf.copy_from(src, max))
+    }
+
+    /// As tokio's: the slices are copied into the buffer (up to its
+    /// maximum size) and written by one job.
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .poll_write_with(cx, |buf, max| buf.copy_from_bufs(bufs, max))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().inner.get_mut().poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+impl File {
+    /// A write: once the write in flight is done, `fill` copies the bytes
+    /// into the buffer (at most the maximum size; it returns how many) and
+    /// a job writes them out.
+    fn poll_write_with(
+        &mut self,
+        cx: &mut Context<'_>,
+        fill: impl FnOnce(&mut Buf, usize) -> usize,
+    ) -> Poll<io::Result<usize>> {
+        let handle = &self.handle;
+        let max_buf_size = self.max_buf_size;
+        let inner = self.inner.get_mut();
         if let Some(e) = inner.last_write_err.take() {
             return Poll::Ready(Err(e.into()));
         }
+        let mut fill = Some(fill);
         loop {
             match inner.state {
                 State::Idle(ref mut cell) => {
                     let mut buf = cell.take().expect("an idle file holds its buffer");
                     let seek = (!buf.is_empty()).then(|| SeekFrom::Current(buf.discard_read()));
-                    let n = buf.copy_from(src, max_buf_size);
+                    let fill = fill.take().expect("an idle file is met once per write");
+                    let n = fill(&mut buf, max_buf_size);
                     let job = spawn_op(
                         handle.disk,
                         IoOp::Write,
@@ -700,14 +749,6 @@ impl AsyncWrite for File {
             }
         }
     }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.get_mut().inner.get_mut().poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.poll_flush(cx)
-    }
 }
 
 /// The simulated `File` sharing the open file description of `fd`, if it
@@ -719,11 +760,40 @@ impl AsyncWrite for File {
     not(target_feature = "crt-static")
 ))]
 fn adopt(fd: &impl std::os::fd::AsRawFd) -> Option<File> {
-    let (runtime, host, fd) = crate::disk::posix::adopt(fd.as_raw_fd())?;
+    let (runtime, host, fd, path) = crate::disk::posix::adopt(fd.as_raw_fd())?;
     Some(File::from_handle(Handle {
         disk: super::blocking::Disk::new(runtime, host),
         fd,
+        path,
     }))
+}
+
+/// A std file on a new descriptor of `handle`'s open file description,
+/// which the interposed calls route to the simulated file; `None` outside
+/// the simulation the file belongs to.
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+#[allow(unsafe_code)]
+fn hand_over(handle: &Handle) -> Option<StdFile> {
+    use std::os::fd::FromRawFd;
+    let (runtime, host) = handle.disk.ids();
+    let fd = crate::disk::posix::hand_over(runtime, host, handle.fd, &handle.path).ok()?;
+    // SAFETY: `hand_over` opened `fd` for us; the std file owns it now.
+    Some(unsafe { StdFile::from_raw_fd(fd) })
+}
+
+#[cfg(not(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+)))]
+fn hand_over(_: &Handle) -> Option<StdFile> {
+    None
 }
 
 #[cfg(not(all(
@@ -817,9 +887,26 @@ impl std::os::fd::FromRawFd for File {
 }
 
 impl fmt::Debug for File {
+    /// tokio's form, `tokio::fs::File { std: File { fd: .., path: .., .. } }`,
+    /// with the simulated disk's descriptor number as `fd` (deterministic,
+    /// unlike the placeholder [`as_raw_fd`](std::os::fd::AsRawFd) gives),
+    /// the path the file was opened by, and its access mode when the
+    /// simulation is current.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("sim_rt::fs::File")
-            .field("fd", &self.handle.fd.as_u64())
-            .finish_non_exhaustive()
+        struct Std<'a>(&'a Handle);
+        impl fmt::Debug for Std<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let mut d = f.debug_struct("File");
+                d.field("fd", &self.0.fd.as_u64())
+                    .field("path", &self.0.path);
+                if let Some(access) = self.0.access() {
+                    d.field("read", &access.read).field("write", &access.write);
+                }
+                d.finish()
+            }
+        }
+        f.debug_struct("tokio::fs::File")
+            .field("std", &Std(&self.handle))
+            .finish()
     }
 }

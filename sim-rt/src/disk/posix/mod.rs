@@ -527,13 +527,64 @@ pub(crate) fn read_for_map(fd: c_int, offset: u64, len: usize) -> Route<Vec<u8>>
 /// file description, for `tokio::fs::File::from_std` of a `std::fs::File`
 /// opened inside the simulation: the simulation's id, the host, the
 /// descriptor. `None` for any other descriptor.
-pub(crate) fn adopt(fd: c_int) -> Option<(u64, HostId, sim_fs::Fd)> {
+pub(crate) fn adopt(fd: c_int) -> Option<(u64, HostId, sim_fs::Fd, PathBuf)> {
     let (open, file) = sim_file(fd)?;
     let File::Sim(world, sfd, _) = file else {
         return None;
     };
     let new = on_disk(&world, open.host, |disk, _| disk.fs.try_clone(sfd)).ok()?;
-    Some((world.id, open.host, new))
+    Some((world.id, open.host, new, open.path))
+}
+
+/// The other way, for `tokio::fs::File::into_std`: a real descriptor
+/// number (a placeholder) for a new descriptor of simulation `runtime`'s
+/// host `host` sharing `sfd`'s open file description, so that the std file
+/// made of it reads and writes the simulated file through the interposed
+/// calls. `EBADF` outside that simulation or for a descriptor the disk no
+/// longer knows (its host crashed).
+pub(crate) fn hand_over(
+    runtime: u64,
+    host: HostId,
+    sfd: sim_fs::Fd,
+    path: &Path,
+) -> Result<c_int, Errno> {
+    let world = context::try_current_quiet()
+        .filter(|w| w.id == runtime)
+        .ok_or(libc::EBADF)?;
+    let (new, access, dir) = on_disk(&world, host, |disk, _| {
+        let access = disk.fs.access(sfd)?;
+        let dir = disk.fs.file_metadata(sfd)?.is_dir();
+        Ok((disk.fs.try_clone(sfd)?, access, dir))
+    })?;
+    let fd = match placeholder(0) {
+        Ok(fd) => fd,
+        Err(e) => {
+            let _ = on_disk(&world, host, |disk, _| {
+                disk.fs.close(new);
+                Ok(())
+            });
+            return Err(e);
+        }
+    };
+    let mode = match (access.read, access.write) {
+        (true, true) => libc::O_RDWR,
+        (false, true) => libc::O_WRONLY,
+        _ => libc::O_RDONLY,
+    };
+    let append = if access.append { libc::O_APPEND } else { 0 };
+    table::insert(
+        fd,
+        Open {
+            world: runtime,
+            host,
+            kind: Kind::Sim { fd: new, dir },
+            path: path.to_path_buf(),
+            flags: mode | append,
+            cloexec: true,
+            dir_pos: 0,
+        },
+    );
+    Ok(fd)
 }
 
 /// Whether `fd` is a simulated file (not the lower layer's).
