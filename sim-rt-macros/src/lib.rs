@@ -220,3 +220,24 @@ pub fn select_priv_count(input: TokenStream) -> TokenStream {
 pub fn select_priv_variant(input: TokenStream) -> TokenStream {
     select::variant(input.into()).into()
 }
+
+/// Implementation detail of `sim_rt::select!` and `sim_rt::join!`; not
+/// public API.
+///
+/// `select_priv_cons!((path) [a] [b])` is
+/// `path::Cons::new(a, path::Cons::new(b, path::Nil))`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_cons(input: TokenStream) -> TokenStream {
+    select::cons(input.into()).into()
+}
+
+/// Implementation detail of `sim_rt::select!`; not public API.
+///
+/// `select_priv_nth!((path) (list) _ _)` is
+/// `path::Cons::head(path::Cons::tail(path::Cons::tail(list)))`.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_priv_nth(input: TokenStream) -> TokenStream {
+    select::nth(input.into()).into()
+}

@@ -1,5 +1,6 @@
-//! Helpers for the declarative `sim_rt::select!` macro: the things a
-//! `macro_rules!` macro cannot do by itself (make up identifiers, count).
+//! Helpers for the declarative `sim_rt::select!` (and `join!`) macros: the
+//! things a `macro_rules!` macro cannot do by itself (make up identifiers,
+//! count, nest without recursing once per branch).
 //!
 //! `select!` numbers its branches with a run of `_` tokens, one per earlier
 //! branch (its "skip" list); these helpers turn such a run into an index, a
@@ -149,6 +150,73 @@ fn clean_pattern(pat: &mut syn::Pat) {
         // Literals, paths, ranges, `..`, `_`, macros: nothing to remove.
         _ => {}
     }
+}
+
+/// The next parenthesised group of `tokens`, as a stream.
+fn paren_group(
+    tokens: &mut impl Iterator<Item = TokenTree>,
+    what: &str,
+) -> Result<TokenStream, syn::Error> {
+    match tokens.next() {
+        Some(TokenTree::Group(group)) if group.delimiter() == Delimiter::Parenthesis => {
+            Ok(group.stream())
+        }
+        other => {
+            let span = other.map_or_else(Span::call_site, |t| t.span());
+            Err(syn::Error::new(
+                span,
+                format!("select! internal error: expected `({what})`"),
+            ))
+        }
+    }
+}
+
+/// `(path) [a] [b]` becomes `path::Cons::new(a, path::Cons::new(b,
+/// path::Nil))`: the branches' list, nested in one expansion (a
+/// `macro_rules!` recursion per branch would add to the expansion depth of
+/// a 64-branch `select!`).
+pub(crate) fn cons(input: TokenStream) -> TokenStream {
+    let mut tokens = input.into_iter();
+    let path = match paren_group(&mut tokens, "path") {
+        Ok(path) => path,
+        Err(e) => return e.into_compile_error(),
+    };
+    let mut items = Vec::new();
+    for token in tokens {
+        match token {
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Bracket => {
+                items.push(group.stream())
+            }
+            other => {
+                return syn::Error::new(other.span(), "select! internal error: expected `[item]`")
+                    .into_compile_error()
+            }
+        }
+    }
+    let mut list = quote!(#path::Nil);
+    for item in items.into_iter().rev() {
+        list = quote!(#path::Cons::new(#item, #list));
+    }
+    list
+}
+
+/// `(path) (list) _ _` becomes `path::Cons::head(path::Cons::tail(
+/// path::Cons::tail(list)))`: the branch after as many as the `_`s, of a
+/// pinned list.
+pub(crate) fn nth(input: TokenStream) -> TokenStream {
+    let mut tokens = input.into_iter();
+    let parts = paren_group(&mut tokens, "path")
+        .and_then(|path| Ok((path, paren_group(&mut tokens, "list")?)))
+        .and_then(|(path, list)| Ok((path, list, count_underscores(tokens.collect())?)));
+    let (path, list, skip) = match parts {
+        Ok(parts) => parts,
+        Err(e) => return e.into_compile_error(),
+    };
+    let mut at = list;
+    for _ in 0..skip {
+        at = quote!(#path::Cons::tail(#at));
+    }
+    quote!(#path::Cons::head(#at))
 }
 
 #[cfg(test)]

@@ -216,3 +216,26 @@ async fn join_runs_its_branches_on_the_calling_task() {
     .await
     .unwrap();
 }
+
+/// The joined future has tokio's layout: the branches pinned together and
+/// a poll function holding the pin and the rotation (zero-sized when
+/// biased). tokio's own tests assert these sizes.
+#[test]
+fn join_futures_have_tokios_sizes() {
+    use std::future::ready;
+    use std::mem::size_of_val;
+
+    let one = async { sim_rt::join!(ready(0i32)) };
+    let two = async { sim_rt::join!(ready(0i32), ready(0i32)) };
+    assert_eq!((size_of_val(&one), size_of_val(&two)), (32, 48));
+    let one = async { sim_rt::join!(biased; ready(0i32)) };
+    let two = async { sim_rt::join!(biased; ready(0i32), ready(0i32)) };
+    assert_eq!((size_of_val(&one), size_of_val(&two)), (24, 40));
+
+    let one = async { sim_rt::try_join!(ready(Ok::<i32, ()>(0))) };
+    let two = async { sim_rt::try_join!(ready(Ok::<i32, ()>(0)), ready(Ok::<i32, ()>(0))) };
+    assert_eq!((size_of_val(&one), size_of_val(&two)), (32, 48));
+    let one = async { sim_rt::try_join!(biased; ready(Ok::<i32, ()>(0))) };
+    let two = async { sim_rt::try_join!(biased; ready(Ok::<i32, ()>(0)), ready(Ok::<i32, ()>(0))) };
+    assert_eq!((size_of_val(&one), size_of_val(&two)), (24, 40));
+}

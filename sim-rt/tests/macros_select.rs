@@ -624,3 +624,35 @@ fn outside_a_simulation_the_first_enabled_branch_is_polled_first() {
     });
     assert_eq!(v, 1);
 }
+
+/// The `select!` future has tokio's layout: the branches pinned together
+/// and a poll function holding the pin and the disabled mask. tokio's own
+/// tests assert these sizes.
+#[test]
+fn select_futures_have_tokios_sizes() {
+    use std::future::ready;
+    use std::mem::size_of_val;
+
+    let one = async {
+        sim_rt::select! {
+            _ = ready(0i32) => {},
+        }
+    };
+    let two = async {
+        sim_rt::select! {
+            _ = ready(0i32) => {},
+            _ = ready(0i32) => {},
+        }
+    };
+    let three = async {
+        sim_rt::select! {
+            _ = ready(0i32) => {},
+            _ = ready(0i32) => {},
+            _ = ready(0i32) => {},
+        }
+    };
+    assert_eq!(
+        (size_of_val(&one), size_of_val(&two), size_of_val(&three)),
+        (32, 40, 48)
+    );
+}

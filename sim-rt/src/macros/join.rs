@@ -11,22 +11,23 @@
 //!
 //! # How the expansion works
 //!
-//! A `macro_rules!` muncher takes one expression per step and pins its
-//! future on the stack inside a new block (`let mut fut = pin!(...)`). Each
-//! step's `fut` is a different binding, because a name written by a macro
-//! belongs to the expansion that wrote it (hygiene), and the muncher passes
-//! the bindings made so far on to the next step as tokens. The last step
-//! polls them through `Pin<&mut dyn ...>` trait objects in an array, so the
-//! polling loop is written once, whatever the number of branches. No
-//! `unsafe`: tokio projects into an unpinned tuple with
-//! `Pin::new_unchecked` instead.
+//! A `macro_rules!` muncher takes one expression per step and names its
+//! output (`out`: each step's is a different binding, because a name
+//! written by a macro belongs to the expansion that wrote it). The last
+//! step pins every branch together in a [`Cons`] list (tokio: a tuple) and
+//! polls it with a `move` closure holding the pinned list and the rotation,
+//! so the joined future has tokio's layout and size, which tokio's own
+//! tests assert. The list's traits poll any number of branches with safe
+//! pin projections, where tokio projects into the tuple with `unsafe`.
+//!
+//! [`Cons`]: crate::macros::support::Cons
 //!
 //! # Invariants
 //!
 //! - A branch is polled only while it has not completed; its output is kept
 //!   until every branch is done (or, in `try_join!`, dropped with the rest
 //!   when one fails).
-//! - `start < N` for N branches.
+//! - The rotation's next first branch is below the number of branches.
 
 #[cfg(doc)]
 /// Simulated [`tokio::join!`](https://docs.rs/tokio/1/tokio/macro.join.html): waits on several concurrent branches and
@@ -64,26 +65,37 @@ macro_rules! join {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! join {
-    // Pin the next expression's future and carry on with the rest.
-    (@pin [$($done:ident)*] $biased:literal; $e:expr, $($rest:expr,)*) => {{
-        let mut fut = $crate::macros::support::pin!($crate::macros::support::MaybeDone::new($e));
-        $crate::join!(@pin [$($done)* fut] $biased; $($rest,)*)
-    }};
-    // Every future is pinned: poll them until all are done.
-    (@pin [$($fut:ident)*] $biased:literal;) => {{
-        let mut start = 0usize;
-        $crate::macros::support::poll_fn(|cx| {
-            let mut branches: [$crate::macros::support::Pin<&mut dyn $crate::macros::support::Join>; $crate::join!(@count $($fut)*)] =
-                [$($fut.as_mut()),*];
-            $crate::macros::support::poll_join(&mut branches, cx, &mut start, $biased)
+    // Name the next expression's output and carry on with the rest.
+    (@munch [$($out:ident)*] [$($e:expr,)*] $biased:tt; $next:expr, $($rest:expr,)*) => {
+        $crate::join!(@munch [$($out)* out] [$($e,)* $next,] $biased; $($rest,)*)
+    };
+    // Every branch named: pin them together and poll until all are done.
+    (@munch [$($out:ident)*] [$($e:expr,)*] $biased:tt;) => {{
+        let mut futures = $crate::macros::support::pin!($crate::join!(@list $($e,)*));
+        let mut rotator = $crate::join!(@rotator $biased);
+        let $crate::join!(@nested $($out)*) = $crate::macros::support::poll_fn(move |cx| {
+            const COUNT: u32 = $crate::join!(@count $($out)*);
+            let first = rotator.first(COUNT);
+            $crate::macros::support::poll_join(futures.as_mut(), cx, first, COUNT)
         })
         .await;
-        ($($fut.as_mut().take_output(),)*)
+        ($($out,)*)
     }};
-    (@count) => { 0usize };
-    (@count $head:ident $($tail:ident)*) => { 1usize + $crate::join!(@count $($tail)*) };
-    (biased; $($e:expr),+ $(,)?) => { $crate::join!(@pin [] true; $($e,)*) };
-    ($($e:expr),+ $(,)?) => { $crate::join!(@pin [] false; $($e,)*) };
+    (@list $($e:expr,)*) => {
+        $crate::macros::select_priv_cons!(($crate::macros::support) $( [
+            $crate::macros::support::MaybeDone::new($e)
+        ] )*)
+    };
+    (@nested $head:ident $($tail:ident)*) => { ($head, $crate::join!(@nested $($tail)*)) };
+    (@nested) => { () };
+    (@rotator true) => { $crate::macros::support::BiasedRotator };
+    (@rotator false) => {
+        <$crate::macros::support::Rotator as ::core::default::Default>::default()
+    };
+    (@count) => { 0u32 };
+    (@count $head:ident $($tail:ident)*) => { 1u32 + $crate::join!(@count $($tail)*) };
+    (biased; $($e:expr),+ $(,)?) => { $crate::join!(@munch [] [] true; $($e,)*) };
+    ($($e:expr),+ $(,)?) => { $crate::join!(@munch [] [] false; $($e,)*) };
     (biased;) => { async {}.await };
     () => { async {}.await };
 }
@@ -126,27 +138,28 @@ macro_rules! try_join {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! try_join {
-    (@pin [$($done:ident)*] $biased:literal; $e:expr, $($rest:expr,)*) => {{
-        let mut fut = $crate::macros::support::pin!($crate::macros::support::MaybeDone::new($e));
-        $crate::try_join!(@pin [$($done)* fut] $biased; $($rest,)*)
-    }};
-    (@pin [$($fut:ident)*] $biased:literal;) => {{
-        let mut start = 0usize;
-        let all = $crate::macros::support::poll_fn(|cx| {
-            let mut branches: [$crate::macros::support::Pin<&mut dyn $crate::macros::support::TryJoin<_>>; $crate::join!(@count $($fut)*)] =
-                [$($fut.as_mut()),*];
-            $crate::macros::support::poll_try_join(&mut branches, cx, &mut start, $biased)
+    // As `join!`'s, with `try_join`'s poll.
+    (@munch [$($out:ident)*] [$($e:expr,)*] $biased:tt; $next:expr, $($rest:expr,)*) => {
+        $crate::try_join!(@munch [$($out)* out] [$($e,)* $next,] $biased; $($rest,)*)
+    };
+    (@munch [$($out:ident)*] [$($e:expr,)*] $biased:tt;) => {{
+        let mut futures = $crate::macros::support::pin!($crate::join!(@list $($e,)*));
+        let mut rotator = $crate::join!(@rotator $biased);
+        match $crate::macros::support::poll_fn(move |cx| {
+            const COUNT: u32 = $crate::join!(@count $($out)*);
+            let first = rotator.first(COUNT);
+            $crate::macros::support::poll_try_join(futures.as_mut(), cx, first, COUNT)
         })
-        .await;
-        match all {
-            ::core::result::Result::Ok(()) => ::core::result::Result::Ok((
-                $($crate::macros::support::ok_output($fut.as_mut().take_output()),)*
-            )),
+        .await
+        {
+            ::core::result::Result::Ok($crate::join!(@nested $($out)*)) => {
+                ::core::result::Result::Ok(($($out,)*))
+            }
             ::core::result::Result::Err(e) => ::core::result::Result::Err(e),
         }
     }};
-    (biased; $($e:expr),+ $(,)?) => { $crate::try_join!(@pin [] true; $($e,)*) };
-    ($($e:expr),+ $(,)?) => { $crate::try_join!(@pin [] false; $($e,)*) };
+    (biased; $($e:expr),+ $(,)?) => { $crate::try_join!(@munch [] [] true; $($e,)*) };
+    ($($e:expr),+ $(,)?) => { $crate::try_join!(@munch [] [] false; $($e,)*) };
     (biased;) => { async { ::core::result::Result::Ok(()) }.await };
     () => { async { ::core::result::Result::Ok(()) }.await };
 }

@@ -20,8 +20,8 @@ pub mod support;
 
 #[doc(hidden)]
 pub use sim_rt_macros::{
-    select_priv_clean_pattern, select_priv_count, select_priv_declare_output_enum,
-    select_priv_variant,
+    select_priv_clean_pattern, select_priv_cons, select_priv_count,
+    select_priv_declare_output_enum, select_priv_nth, select_priv_variant,
 };
 
 /// A coverage point that should hold in *some* execution, after

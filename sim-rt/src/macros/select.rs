@@ -156,7 +156,7 @@ macro_rules! select {
         // value of the branch that completed, or `Disabled`.
         $crate::macros::select_priv_declare_output_enum!(__SimRtSelectOut ( $($count)* ));
 
-        let branches: u32 = $crate::macros::select_priv_count!( $($count)* );
+        const BRANCHES: u32 = $crate::macros::select_priv_count!( $($count)* );
 
         // Bit `i` set: branch `i` is not polled (again).
         let mut disabled: u64 = 0;
@@ -177,19 +177,20 @@ macro_rules! select {
 
             // Each future pinned on its own, and the `Pin<&mut _>`s in a
             // tuple: `pin!` in a tuple in a `let` is extended to the block.
-            let mut futures = ( $(
-                $crate::macros::support::pin!(
+            // The futures pinned together (tokio: a tuple); the poll
+            // function holds the pin and the mask by value (`move`), as
+            // tokio's holds a borrow of each, so the layouts match. The
+            // futures stay in this block's frame and are dropped with it.
+            let mut futures = $crate::macros::support::pin!(
+                $crate::macros::select_priv_cons!(($crate::macros::support) $( [
                     $crate::macros::support::IntoFuture::into_future({
                         let ( $($skip,)* fut, .. ) = futures_init;
                         fut
                     })
-                ),
-            )+ );
-            // The poll function only borrows the futures (see
-            // https://internals.rust-lang.org/t/surprising-soundness-trouble-around-pollfn/17484).
-            let futures = &mut futures;
+                ] )+)
+            );
 
-            $crate::macros::support::poll_fn(|cx| {
+            $crate::macros::support::poll_fn(move |cx| {
                 // A spent budget: yield before polling anything (tokio's
                 // rule; budget-aware branches would yield anyway).
                 $crate::macros::support::ready!(
@@ -203,12 +204,12 @@ macro_rules! select {
                 let start: u32 = if $biased {
                     0
                 } else {
-                    $crate::macros::support::select_start_among(branches, disabled)
+                    $crate::macros::support::select_start_among(BRANCHES, disabled)
                 };
 
-                for offset in 0..branches {
+                for offset in 0..BRANCHES {
                     #[allow(clippy::modulo_one)]
-                    let branch = (start + offset) % branches;
+                    let branch = (start + offset) % BRANCHES;
                     match branch {
                         $(
                             #[allow(unreachable_code)]
@@ -218,11 +219,10 @@ macro_rules! select {
                                     continue;
                                 }
 
-                                let ( $($skip,)* fut, .. ) = &mut *futures;
-                                let out = match $crate::macros::support::Future::poll(
-                                    $crate::macros::support::Pin::as_mut(fut),
-                                    cx,
-                                ) {
+                                let fut = $crate::macros::select_priv_nth!(
+                                    ($crate::macros::support) (futures.as_mut()) $($skip)*
+                                );
+                                let out = match $crate::macros::support::Future::poll(fut, cx) {
                                     $crate::macros::support::Poll::Ready(out) => out,
                                     $crate::macros::support::Poll::Pending => {
                                         is_pending = true;
@@ -252,7 +252,7 @@ macro_rules! select {
                         _ => ::core::unreachable!(
                             "select! computed branch {} of {}",
                             branch,
-                            branches
+                            BRANCHES
                         ),
                     }
                 }

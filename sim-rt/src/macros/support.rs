@@ -66,8 +66,12 @@ pub fn select_start_among(branches: u32, disabled: u64) -> u32 {
 pin_project! {
     /// One branch of a `join!`/`try_join!`: its future until it completes,
     /// then its output until the macro takes it.
+    ///
+    /// `repr(C)`, as tokio's: no niche of the future's is reused for the
+    /// tag (rust-lang/miri#3780), which also gives tokio's size.
     #[project = MaybeDoneProj]
     #[project_replace = MaybeDoneOwned]
+    #[repr(C)]
     pub enum MaybeDone<F: Future> {
         /// Still running.
         Running { #[pin] fut: F },
@@ -100,14 +104,161 @@ impl<F: Future> MaybeDone<F> {
     }
 }
 
-/// A `join!` branch, polled through a trait object so that the polling loop
-/// is written once for any number of branches.
-pub trait Join {
-    /// Polls the branch if it is still running; whether it is done.
-    fn poll_done(self: Pin<&mut Self>, cx: &mut Context<'_>) -> bool;
+pin_project! {
+    /// The branches of a `join!`, `try_join!` or `select!`, pinned together
+    /// as a list of pairs ending in [`Nil`]: `Cons { head: first, tail:
+    /// Cons { head: second, tail: Nil } }`. tokio keeps them in a tuple and
+    /// projects into it with `unsafe`; a list of pairs has the same layout
+    /// (so the same future sizes, which tokio's tests assert) with safe
+    /// projections, and a trait over it polls any number of branches.
+    #[derive(Debug)]
+    pub struct Cons<H, T> {
+        #[pin]
+        head: H,
+        #[pin]
+        tail: T,
+    }
 }
 
-impl<F: Future> Join for MaybeDone<F> {
+/// The end of a [`Cons`] list.
+#[derive(Debug)]
+pub struct Nil;
+
+impl<H, T> Cons<H, T> {
+    /// `head` in front of the list `tail`.
+    pub fn new(head: H, tail: T) -> Self {
+        Cons { head, tail }
+    }
+
+    /// The first branch.
+    pub fn head(self: Pin<&mut Self>) -> Pin<&mut H> {
+        self.project().head
+    }
+
+    /// The branches after the first.
+    pub fn tail(self: Pin<&mut Self>) -> Pin<&mut T> {
+        self.project().tail
+    }
+}
+
+/// The branches of a `join!`: a [`Cons`] list of [`MaybeDone`]s.
+pub trait JoinList {
+    /// The outputs, nested as the list is: `(first, (second, ()))`.
+    type Output;
+
+    /// Polls each running branch whose index is in `range` (this list's
+    /// first branch has index `index`); whether all of those are done.
+    fn poll_range(self: Pin<&mut Self>, cx: &mut Context<'_>, index: u32, range: Range) -> bool;
+
+    /// Takes every branch's output.
+    ///
+    /// # Panics
+    ///
+    /// If a branch has not completed or its output was taken.
+    fn take_outputs(self: Pin<&mut Self>) -> Self::Output;
+}
+
+/// A half-open range of branch indices.
+#[derive(Clone, Copy, Debug)]
+pub struct Range {
+    start: u32,
+    end: u32,
+}
+
+impl Range {
+    fn contains(self, index: u32) -> bool {
+        self.start <= index && index < self.end
+    }
+}
+
+impl JoinList for Nil {
+    type Output = ();
+
+    fn poll_range(self: Pin<&mut Self>, _: &mut Context<'_>, _: u32, _: Range) -> bool {
+        true
+    }
+
+    fn take_outputs(self: Pin<&mut Self>) {}
+}
+
+impl<F: Future, T: JoinList> JoinList for Cons<MaybeDone<F>, T> {
+    type Output = (F::Output, T::Output);
+
+    fn poll_range(self: Pin<&mut Self>, cx: &mut Context<'_>, index: u32, range: Range) -> bool {
+        let this = self.project();
+        let done = !range.contains(index) || this.head.poll_done(cx);
+        // Both sides always: `&`, not `&&`.
+        done & this.tail.poll_range(cx, index + 1, range)
+    }
+
+    fn take_outputs(self: Pin<&mut Self>) -> Self::Output {
+        let this = self.project();
+        (this.head.take_output(), this.tail.take_outputs())
+    }
+}
+
+/// The branches of a `try_join!`, whose futures' outputs are `Result`s
+/// with error `E`.
+pub trait TryJoinList<E> {
+    /// The success values, nested as the list is.
+    type Output;
+
+    /// As [`JoinList::poll_range`], but stops at the first branch that
+    /// fails and returns its error (the branch is then gone).
+    fn poll_range(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        index: u32,
+        range: Range,
+    ) -> Result<bool, E>;
+
+    /// Takes every branch's success value.
+    ///
+    /// # Panics
+    ///
+    /// If a branch has not succeeded or its value was taken.
+    fn take_outputs(self: Pin<&mut Self>) -> Self::Output;
+}
+
+impl<E> TryJoinList<E> for Nil {
+    type Output = ();
+
+    fn poll_range(self: Pin<&mut Self>, _: &mut Context<'_>, _: u32, _: Range) -> Result<bool, E> {
+        Ok(true)
+    }
+
+    fn take_outputs(self: Pin<&mut Self>) {}
+}
+
+impl<V, E, F, T> TryJoinList<E> for Cons<MaybeDone<F>, T>
+where
+    F: Future<Output = Result<V, E>>,
+    T: TryJoinList<E>,
+{
+    type Output = (V, T::Output);
+
+    fn poll_range(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        index: u32,
+        range: Range,
+    ) -> Result<bool, E> {
+        let this = self.project();
+        let done = !range.contains(index) || this.head.poll_try(cx)?;
+        Ok(done & this.tail.poll_range(cx, index + 1, range)?)
+    }
+
+    fn take_outputs(self: Pin<&mut Self>) -> Self::Output {
+        let this = self.project();
+        match this.head.take_output() {
+            Ok(value) => (value, this.tail.take_outputs()),
+            Err(_) => panic!("try_join! takes outputs only when every branch succeeded"),
+        }
+    }
+}
+
+impl<F: Future> MaybeDone<F> {
+    /// Polls the branch if it is still running; whether it is done.
     fn poll_done(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> bool {
         let out = match self.as_mut().project() {
             MaybeDoneProj::Running { fut } => match fut.poll(cx) {
@@ -121,62 +272,85 @@ impl<F: Future> Join for MaybeDone<F> {
     }
 }
 
-/// A `try_join!` branch: a future whose output is a `Result` with error `E`.
-pub trait TryJoin<E> {
-    /// Polls the branch if it is still running: `Ready(Ok(()))` once it has
-    /// succeeded (its value kept), `Ready(Err(e))` when it has just failed
-    /// (the branch is then gone), `Pending` otherwise.
-    fn poll_try(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), E>>;
-}
-
-impl<T, E, F: Future<Output = Result<T, E>>> TryJoin<E> for MaybeDone<F> {
-    fn poll_try(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), E>> {
+impl<T, E, F: Future<Output = Result<T, E>>> MaybeDone<F> {
+    /// Polls the branch if it is still running: `Ok(true)` once it has
+    /// succeeded (its value kept), `Err(e)` when it has just failed (the
+    /// branch is then gone), `Ok(false)` while it runs.
+    fn poll_try(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Result<bool, E> {
         let out = match self.as_mut().project() {
-            MaybeDoneProj::Running { fut } => ready!(fut.poll(cx)),
-            MaybeDoneProj::Done { .. } | MaybeDoneProj::Gone => return Poll::Ready(Ok(())),
+            MaybeDoneProj::Running { fut } => match fut.poll(cx) {
+                Poll::Ready(out) => out,
+                Poll::Pending => return Ok(false),
+            },
+            MaybeDoneProj::Done { .. } | MaybeDoneProj::Gone => return Ok(true),
         };
         match out {
             Ok(value) => {
                 self.set(MaybeDone::Done { out: Ok(value) });
-                Poll::Ready(Ok(()))
+                Ok(true)
             }
             Err(e) => {
                 self.set(MaybeDone::Gone);
-                Poll::Ready(Err(e))
+                Err(e)
             }
         }
     }
 }
 
-/// The branch polled first this time, and the rotation for next time:
-/// tokio's rule, where an unbiased join moves its first branch on by one at
-/// every poll.
-fn first_branch(n: usize, start: &mut usize, biased: bool) -> usize {
-    debug_assert!(*start < n.max(1), "the rotation stays within the branches");
-    if biased || n == 0 {
-        return 0;
-    }
-    let first = *start;
-    *start = (first + 1) % n;
-    first
+/// tokio's rotation of an unbiased `join!`: the branch polled first moves
+/// on by one at every poll.
+#[derive(Debug, Default)]
+pub struct Rotator {
+    next: u32,
 }
 
-/// One poll of a `join!`: polls every running branch, starting at the
-/// rotation's branch; ready when all are done.
-pub fn poll_join(
-    branches: &mut [Pin<&mut dyn Join>],
-    cx: &mut Context<'_>,
-    start: &mut usize,
-    biased: bool,
-) -> Poll<()> {
-    let n = branches.len();
-    let first = first_branch(n, start, biased);
-    let mut all_done = true;
-    for i in 0..n {
-        all_done &= branches[(first + i) % n].as_mut().poll_done(cx);
+impl Rotator {
+    /// The branch to poll first this time, of `count`.
+    pub fn first(&mut self, count: u32) -> u32 {
+        let first = self.next;
+        self.next = if first + 1 >= count { 0 } else { first + 1 };
+        first
     }
-    if all_done {
-        Poll::Ready(())
+}
+
+/// A `biased;` `join!`'s rotation: none (zero-sized, as tokio's).
+#[derive(Debug, Default)]
+pub struct BiasedRotator;
+
+impl BiasedRotator {
+    /// Always the first branch.
+    pub fn first(&mut self, _count: u32) -> u32 {
+        0
+    }
+}
+
+/// One poll of a `join!` of `count` branches: polls every running branch,
+/// starting at branch `first` and going round; their outputs once all are
+/// done.
+pub fn poll_join<L: JoinList>(
+    mut list: Pin<&mut L>,
+    cx: &mut Context<'_>,
+    first: u32,
+    count: u32,
+) -> Poll<L::Output> {
+    let from_first = list.as_mut().poll_range(
+        cx,
+        0,
+        Range {
+            start: first,
+            end: count,
+        },
+    );
+    let before_first = list.as_mut().poll_range(
+        cx,
+        0,
+        Range {
+            start: 0,
+            end: first,
+        },
+    );
+    if from_first & before_first {
+        Poll::Ready(list.take_outputs())
     } else {
         Poll::Pending
     }
@@ -184,39 +358,37 @@ pub fn poll_join(
 
 /// One poll of a `try_join!`: like [`poll_join`], but returns the first
 /// error as soon as a branch fails.
-pub fn poll_try_join<E>(
-    branches: &mut [Pin<&mut dyn TryJoin<E>>],
+pub fn poll_try_join<E, L: TryJoinList<E>>(
+    mut list: Pin<&mut L>,
     cx: &mut Context<'_>,
-    start: &mut usize,
-    biased: bool,
-) -> Poll<Result<(), E>> {
-    let n = branches.len();
-    let first = first_branch(n, start, biased);
-    let mut all_done = true;
-    for i in 0..n {
-        match branches[(first + i) % n].as_mut().poll_try(cx) {
-            Poll::Ready(Ok(())) => {}
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Pending => all_done = false,
-        }
-    }
-    if all_done {
-        Poll::Ready(Ok(()))
-    } else {
-        Poll::Pending
-    }
-}
-
-/// The value of a `try_join!` branch that succeeded.
-///
-/// # Panics
-///
-/// On an `Err`: `try_join!` returns as soon as a branch fails, so the
-/// outputs it takes are all `Ok`.
-pub fn ok_output<T, E>(out: Result<T, E>) -> T {
-    match out {
-        Ok(value) => value,
-        Err(_) => panic!("try_join! takes outputs only when every branch succeeded"),
+    first: u32,
+    count: u32,
+) -> Poll<Result<L::Output, E>> {
+    let done = list
+        .as_mut()
+        .poll_range(
+            cx,
+            0,
+            Range {
+                start: first,
+                end: count,
+            },
+        )
+        .and_then(|a| {
+            let b = list.as_mut().poll_range(
+                cx,
+                0,
+                Range {
+                    start: 0,
+                    end: first,
+                },
+            )?;
+            Ok(a & b)
+        });
+    match done {
+        Ok(true) => Poll::Ready(Ok(list.take_outputs())),
+        Ok(false) => Poll::Pending,
+        Err(e) => Poll::Ready(Err(e)),
     }
 }
 
