@@ -295,3 +295,35 @@ fn resets_and_the_end_of_the_runtime_drop_once() {
         assert_eq!(snapshot(&left), (1, 1, 0), "send: {send}");
     });
 }
+
+/// A task's output is dropped as the task, as tokio's: its destructor sees
+/// the task's id whether the handle was dropped before the task completed
+/// (the output goes at once) or after (it goes with the handle).
+#[test]
+fn an_output_is_dropped_as_its_task() {
+    struct Output(Rc<Cell<Option<sim_rt::task::Id>>>);
+    impl Drop for Output {
+        fn drop(&mut self) {
+            self.0.set(sim_rt::task::try_id());
+        }
+    }
+    run(async {
+        let seen = Rc::new(Cell::new(None));
+        let out = seen.clone();
+        let handle = sim_rt::task::spawn_local(async move { Output(out) });
+        let id = handle.id();
+        drop(handle);
+        until(|| seen.get().is_some()).await;
+        assert_eq!(seen.get(), Some(id), "dropped with no handle left");
+
+        let seen = Rc::new(Cell::new(None));
+        let out = seen.clone();
+        let handle = sim_rt::task::spawn_local(async move { Output(out) });
+        let id = handle.id();
+        until(|| handle.is_finished()).await;
+        assert_eq!(seen.get(), None, "kept for the handle");
+        drop(handle);
+        assert_eq!(seen.get(), Some(id), "dropped with the handle");
+        assert_eq!(sim_rt::task::try_id(), None, "the main future again");
+    });
+}

@@ -280,3 +280,27 @@ fn block_on_inside_block_in_place() {
     assert_eq!((value, other), (5, 6));
     assert_eq!(elapsed, Duration::from_millis(10));
 }
+
+/// `spawn_local` works on a local runtime's own thread and panics on a std
+/// thread started inside it, with tokio's message: the task would belong
+/// to the runtime's thread.
+#[test]
+fn spawn_local_on_another_thread_panics_as_tokio() {
+    let rt = sim_rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build_local(Default::default())
+        .unwrap();
+    let message = rt.block_on(async {
+        assert_eq!(sim_rt::task::spawn_local(async { 1 }).await.unwrap(), 1);
+        let payload = std::thread::spawn(|| {
+            drop(sim_rt::task::spawn_local(async {}));
+        })
+        .join()
+        .expect_err("spawn_local on another thread must panic");
+        payload.downcast_ref::<&str>().copied().unwrap_or_default()
+    });
+    assert!(
+        message.contains("`spawn_local` called from outside of a `task::LocalSet`"),
+        "{message}"
+    );
+}

@@ -835,6 +835,11 @@ fn seed_from_env() -> Option<u64> {
 /// leaked (its tasks are not dropped), with a note on stderr. Besides
 /// tokio's methods it exposes the simulation's [`seed`](Runtime::seed) and
 /// the [`Trace`] of every choice made so far.
+///
+/// As tokio's, dropping a runtime inside an asynchronous context (a
+/// simulation's task or `block_on` future) shuts it down and then panics
+/// ("Cannot drop a runtime in a context where blocking is not allowed");
+/// [`shutdown_background`](Runtime::shutdown_background) does not.
 pub struct Runtime {
     /// `None` only once dropped.
     world: Option<Rc<World>>,
@@ -1017,15 +1022,21 @@ impl Runtime {
 
     /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_timeout): drops every
     /// task now (there are no threads to wait for).
-    pub fn shutdown_timeout(self, duration: Duration) {
-        let _ = duration;
-        drop(self)
+    ///
+    /// # Panics
+    ///
+    /// As tokio's, inside an asynchronous context (a simulation's task or
+    /// `block_on` future) with a non-zero `duration`, after the shutdown:
+    /// it would block there.
+    pub fn shutdown_timeout(mut self, duration: Duration) {
+        self.shut_down(!duration.is_zero());
     }
 
     /// Simulated [`tokio::runtime::Runtime::shutdown_background`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_background): drops
-    /// every task now.
-    pub fn shutdown_background(self) {
-        drop(self)
+    /// every task now. Unlike a drop, allowed inside an asynchronous
+    /// context.
+    pub fn shutdown_background(mut self) {
+        self.shut_down(false);
     }
 
     /// The seed this simulation runs with.
@@ -1107,8 +1118,12 @@ impl Runtime {
     }
 }
 
-impl Drop for Runtime {
-    fn drop(&mut self) {
+impl Runtime {
+    /// Shuts the simulation down: drops every task. `waits` is whether
+    /// tokio would wait for its blocking threads (a drop, a non-zero
+    /// `shutdown_timeout`), which tokio refuses inside an asynchronous
+    /// context with a panic, after the shutdown.
+    fn shut_down(&mut self, waits: bool) {
         let Some(world) = self.world.take() else {
             return;
         };
@@ -1120,8 +1135,25 @@ impl Drop for Runtime {
             std::mem::forget(world);
             return;
         }
-        let _enter = context::enter(world.clone());
-        world.shutdown();
+        {
+            let _enter = context::enter(world.clone());
+            world.shutdown();
+        }
+        drop(world);
+        if waits && context::driving() && !std::thread::panicking() {
+            panic!(
+                "Cannot drop a runtime in a context where blocking is not allowed. This happens \
+                 when a runtime is dropped from within an asynchronous context. (sim_rt: a \
+                 runtime was dropped inside a simulation's task or block_on future; move it \
+                 out of the async code, or end it with shutdown_background)"
+            );
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shut_down(true);
     }
 }
 

@@ -93,7 +93,8 @@ where
 /// # Panics
 ///
 /// Anywhere else (a current-thread or multi-thread runtime outside a
-/// `LocalSet`, or outside every runtime), with tokio's message. Every
+/// `LocalSet`, a std thread other than the one running the `LocalSet` or
+/// `LocalRuntime`, or outside every runtime), with tokio's message. Every
 /// simulated task is local to the simulation's thread, but code that
 /// spawned a local task there would panic on tokio.
 #[track_caller]
@@ -108,7 +109,11 @@ where
         Err(future) => future,
     };
     match context::try_current() {
-        Some(w) if w.core.borrow().config.local => JoinHandle::spawn_on(&w, future, None, origin),
+        // On the runtime's own thread only: a std thread started inside
+        // the simulation is another thread, as on tokio.
+        Some(w) if w.core.borrow().config.local && !crate::runtime::world::threads::on_turn() => {
+            JoinHandle::spawn_on(&w, future, None, origin)
+        }
         _ => panic!(
             "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
         ),

@@ -220,7 +220,7 @@ impl World {
 
     /// The `JoinHandle` is gone: free the slot once the task is done too.
     pub(crate) fn release_handle(&self, key: usize, id: Id) {
-        let cell = {
+        let (cell, task) = {
             let mut core = self.core.borrow_mut();
             // A panic handed to the handle and dropped with it, unobserved:
             // under the default policy it fails the run.
@@ -246,11 +246,33 @@ impl World {
                 let failure = self.failure_in(&core, Cause::TaskPanic { message, task });
                 core.failure = Some(failure);
             }
-            Self::remove_task(&mut core, key).cell
+            let slot = Self::remove_task(&mut core, key);
+            (
+                slot.cell,
+                Current {
+                    id,
+                    host: slot.host,
+                },
+            )
         };
-        // The unclaimed output, dropped outside the borrow; a panic of its
-        // destructor stays here, as tokio's `JoinHandle` keeps it.
-        crate::runtime::task::drop_contained(cell);
+        // The unclaimed output, dropped outside the borrow and as the task
+        // (`task::id()` is its id, as tokio's); a panic of its destructor
+        // stays here, as tokio's `JoinHandle` keeps it.
+        self.as_task(task, || crate::runtime::task::drop_contained(cell));
+    }
+
+    /// Runs `f` with `task` as the current task (for `task::id()` and the
+    /// host), outside its polls: to drop its output.
+    fn as_task<R>(&self, task: Current, f: impl FnOnce() -> R) -> R {
+        struct Restore<'a>(&'a World, Option<Current>);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                self.0.core.borrow_mut().current = self.1;
+            }
+        }
+        let before = self.core.borrow_mut().current.replace(task);
+        let _restore = Restore(self, before);
+        f()
     }
 
     pub(crate) fn abort(&self, key: usize, id: Id) {
@@ -303,17 +325,20 @@ impl World {
             let core = &mut *guard;
             let slot = &mut core.tasks[key];
             slot.finished = true;
-            let id = slot.id;
+            let (id, host) = (slot.id, slot.host);
             let join_waker = Self::take_join_waker(&mut core.cold, key, slot);
             if slot.has_handle {
                 slot.cell = Some(cell);
                 (id, join_waker, None)
             } else {
                 Self::remove_task(core, key);
-                (id, join_waker, Some(cell))
+                (id, join_waker, Some((cell, Current { id, host })))
             }
         };
-        drop(unclaimed);
+        // No one will take the output: dropped now, as the task.
+        if let Some((cell, task)) = unclaimed {
+            self.as_task(task, || drop(cell));
+        }
         self.observe(Observation::Finished { task: id });
         if let Some(w) = join_waker {
             w.wake();
