@@ -1,13 +1,19 @@
 //! Simulated [`tokio::runtime::RuntimeMetrics`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html): counters of a simulation,
 //! read live from its world, and kept when it ends.
 //!
-//! The simulation has one worker (the thread that drives it). It "parks"
-//! when no task can run and the clock moves to the next instant at which
-//! something is due, so the park count is the number of clock advances.
+//! The simulation has one thread. A current-thread runtime has one worker,
+//! which "parks" when no task can run and the clock moves to the next
+//! instant at which something is due, so its park count is the number of
+//! clock advances. A multi-thread runtime has the workers it was built
+//! with, all played by that thread: each parks once when the runtime is
+//! built (as tokio's workers do, finding nothing to run) and unparks when
+//! it shuts down; worker 0 also unparks for each `block_on` and parks when
+//! it returns, and parks and unparks at each clock advance.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::config::RuntimeFlavor;
 use super::world::{KeptMetrics, WorldMetrics};
 use super::Handle;
 
@@ -24,9 +30,9 @@ use super::Handle;
 ///
 /// # Differences from tokio
 ///
-/// One worker, always. Parking is a clock advance, and polls take no
-/// simulated time, so [`worker_total_busy_duration`](Self::worker_total_busy_duration)
-/// is always zero.
+/// The workers are counted as above (see the module's docs): one thread
+/// runs every task, as worker 0, and the busy duration is the simulated
+/// time polls took ([`Builder::poll_cost`](crate::runtime::Builder::poll_cost)).
 #[derive(Debug, Clone)]
 pub struct RuntimeMetrics {
     handle: Handle,
@@ -58,17 +64,24 @@ impl RuntimeMetrics {
         }
     }
 
+    /// The counters, after checking `worker` is one of the runtime's.
     #[track_caller]
-    fn check_worker(&self, worker: usize) {
+    fn worker(&self, worker: usize) -> WorldMetrics {
+        let c = self.counters();
         assert!(
-            worker < self.num_workers(),
-            "worker index {worker} out of range: a simulation has one worker (index 0)"
+            worker < c.workers,
+            "worker index {worker} out of range: the runtime has {} workers",
+            c.workers
         );
+        c
     }
 
-    /// Simulated [`tokio::runtime::RuntimeMetrics::num_workers`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.num_workers): 1.
+    /// Simulated [`tokio::runtime::RuntimeMetrics::num_workers`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.num_workers): 1
+    /// for a current-thread runtime; for a multi-thread one, what
+    /// [`Builder::worker_threads`](crate::runtime::Builder::worker_threads)
+    /// set.
     pub fn num_workers(&self) -> usize {
-        1
+        self.counters().workers
     }
 
     /// Simulated [`tokio::runtime::RuntimeMetrics::num_alive_tasks`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.num_alive_tasks): tasks
@@ -85,41 +98,65 @@ impl RuntimeMetrics {
     }
 
     /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_count`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_park_count): how
-    /// many times the clock advanced because no task could run.
+    /// many times the worker parked (see the module's docs): for a
+    /// current-thread runtime, the clock's advances.
     ///
     /// # Panics
     ///
-    /// When `worker` is not 0.
+    /// When `worker` is not below [`num_workers`](Self::num_workers).
     #[track_caller]
     pub fn worker_park_count(&self, worker: usize) -> u64 {
-        self.check_worker(worker);
-        self.counters().advances
+        let c = self.worker(worker);
+        match (c.flavor, worker) {
+            (RuntimeFlavor::CurrentThread, _) => c.advances,
+            // Parked when built, then after each `block_on` and advance.
+            (RuntimeFlavor::MultiThread, 0) => 1 + c.block_ons - u64::from(c.driven) + c.advances,
+            (RuntimeFlavor::MultiThread, _) => 1,
+        }
     }
 
     /// Simulated [`tokio::runtime::RuntimeMetrics::worker_park_unpark_count`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_park_unpark_count):
-    /// parks plus unparks. The simulated worker is never parked when asked
-    /// (it is running the caller), so this is even: twice the park count.
+    /// parks plus unparks, odd while the worker is parked (see the
+    /// module's docs). A current-thread runtime's worker is never parked
+    /// when asked (it is running the caller, or idle outside `block_on`),
+    /// so its count is even: twice the park count.
     ///
     /// # Panics
     ///
-    /// When `worker` is not 0.
+    /// When `worker` is not below [`num_workers`](Self::num_workers).
     #[track_caller]
     pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
-        self.check_worker(worker);
-        self.counters().advances * 2
+        let c = self.worker(worker);
+        let shut_down = u64::from(c.shut_down);
+        match (c.flavor, worker) {
+            (RuntimeFlavor::CurrentThread, _) => c.advances * 2,
+            (RuntimeFlavor::MultiThread, 0) => {
+                1 + 2 * c.block_ons - u64::from(c.driven) + 2 * c.advances + shut_down
+            }
+            (RuntimeFlavor::MultiThread, _) => 1 + shut_down,
+        }
     }
 
     /// Simulated [`tokio::runtime::RuntimeMetrics::worker_total_busy_duration`](https://docs.rs/tokio/1/tokio/runtime/struct.RuntimeMetrics.html#method.worker_total_busy_duration):
     /// the simulated time the polls took: each costs
     /// [`Builder::poll_cost`](crate::runtime::Builder::poll_cost) while the
-    /// clock is not paused, so with a paused clock it stays zero.
+    /// clock is not paused, so with a paused clock it stays zero. A
+    /// multi-thread runtime's polls are dealt to its workers in turn.
     ///
     /// # Panics
     ///
-    /// When `worker` is not 0.
+    /// When `worker` is not below [`num_workers`](Self::num_workers).
     #[track_caller]
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
-        self.check_worker(worker);
-        self.counters().busy
+        let c = self.worker(worker);
+        if c.charged == 0 {
+            return Duration::ZERO;
+        }
+        // Dealt in turn: worker `i` has every `workers`-th poll from the
+        // `i`-th.
+        let workers = c.workers as u64;
+        let polls = c.charged / workers + u64::from((worker as u64) < c.charged % workers);
+        let nanos = c.busy.as_nanos() * u128::from(polls) / u128::from(c.charged);
+        Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
     }
 }

@@ -3,8 +3,10 @@
 //! Both [`Builder::new_current_thread`] and [`Builder::new_multi_thread`]
 //! build the same thing: a single-threaded, deterministic simulation with a
 //! simulated clock, driven step by step by a [`Scheduler`]. Options that only
-//! make sense for real threads (`worker_threads`, `thread_name`...) are
-//! accepted and ignored, so `tokio` code builds unchanged.
+//! make sense for real threads (`thread_name`...) are accepted and ignored,
+//! so `tokio` code builds unchanged; a multi-thread runtime's workers
+//! (`worker_threads`) are all played by the simulation's thread, and
+//! counted as tokio counts them ([`RuntimeMetrics`], `on_thread_start`).
 //!
 //! Beyond tokio, the builder takes the simulation's [`seed`](Builder::seed)
 //! (overridden by the `SIM_SEED` environment variable), limits on steps and
@@ -187,6 +189,10 @@ pub struct Builder {
     drivers: world::Drivers,
     /// Whether it builds a [`LocalRuntime`] (see [`Builder::build_local`]).
     local: bool,
+    /// [`Builder::worker_threads`] (`None`: tokio's default).
+    worker_threads: Option<usize>,
+    /// [`Builder::on_thread_start`] and [`Builder::on_thread_stop`].
+    thread_hooks: ThreadHooks,
 }
 
 /// Makes the scheduler of each runtime a builder builds, from its seed.
@@ -283,6 +289,8 @@ impl Builder {
             liveness_walk: 0,
             heal_at: u64::MAX,
             record_story: false,
+            worker_threads: None,
+            thread_hooks: ThreadHooks::default(),
             name: None,
             park_hooks: world::ParkHooks::default(),
             max_blocking_threads: world::blocking::MAX_BLOCKING_THREADS,
@@ -340,8 +348,15 @@ impl Builder {
         self
     }
 
-    /// Simulated [`tokio::runtime::Builder::worker_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.worker_threads): accepted and
-    /// ignored.
+    /// Simulated [`tokio::runtime::Builder::worker_threads`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.worker_threads): the
+    /// workers a multi-thread runtime reports ([`RuntimeMetrics::num_workers`],
+    /// one `on_thread_start` each). Without it, tokio's default:
+    /// `TOKIO_WORKER_THREADS`, else the machine's available parallelism.
+    ///
+    /// The simulation's one thread plays every worker, so the value changes
+    /// no schedule; a program that reads it (to size a pool, say) sees the
+    /// machine's count unless it is set, and replays the same only on a
+    /// machine with as many cores.
     ///
     /// # Panics
     ///
@@ -349,6 +364,7 @@ impl Builder {
     #[track_caller]
     pub fn worker_threads(&mut self, val: usize) -> &mut Self {
         assert!(val > 0, "Worker threads cannot be set to 0");
+        self.worker_threads = Some(val);
         self
     }
 
@@ -409,12 +425,39 @@ impl Builder {
         /// Simulated [`tokio::runtime::Builder::thread_name_fn`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.thread_name_fn): ignored (the
         /// simulation starts no threads).
         fn thread_name_fn<F>(f: F) where [F: Fn() -> String + Send + Sync + 'static];
-        /// Simulated [`tokio::runtime::Builder::on_thread_start`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_start): ignored (the
-        /// simulation starts no threads).
-        fn on_thread_start<F>(f: F) where [F: Fn() + Send + Sync + 'static];
-        /// Simulated [`tokio::runtime::Builder::on_thread_stop`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_stop): ignored (the
-        /// simulation starts no threads).
-        fn on_thread_stop<F>(f: F) where [F: Fn() + Send + Sync + 'static];
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_start`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_start): for
+    /// a multi-thread runtime, `f` runs once per worker (see
+    /// [`worker_threads`](Self::worker_threads)) when the runtime is built.
+    ///
+    /// # Differences from tokio
+    ///
+    /// The simulation's workers are all played by the thread that builds
+    /// the runtime, so `f` runs there, not on a thread of each worker; the
+    /// blocking pool's simulated threads do not call it.
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.start = Some(Arc::new(f));
+        self
+    }
+
+    /// Simulated [`tokio::runtime::Builder::on_thread_stop`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_stop): for
+    /// a multi-thread runtime, `f` runs once per worker when the runtime
+    /// shuts down.
+    ///
+    /// # Differences from tokio
+    ///
+    /// As [`on_thread_start`](Self::on_thread_start): on the thread that
+    /// shuts the runtime down.
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.stop = Some(Arc::new(f));
+        self
     }
 
     /// Simulated [`tokio::runtime::Builder::on_thread_park`](https://docs.rs/tokio/1/tokio/runtime/struct.Builder.html#method.on_thread_park): `f` runs
@@ -740,6 +783,10 @@ impl Builder {
         };
         // Interception only answers once its functions are linked in.
         crate::intercept::keep_linked();
+        let workers = match self.flavor {
+            RuntimeFlavor::CurrentThread => 1,
+            RuntimeFlavor::MultiThread => self.worker_threads.unwrap_or_else(default_workers),
+        };
         let id = Id::next().as_u64();
         let world = World::new(
             id,
@@ -767,12 +814,22 @@ impl Builder {
                 keep_alive: self.keep_alive,
                 drivers: self.drivers,
                 local: self.local,
+                workers,
             },
             scheduler,
         );
         context::register(id, &world);
+        // The workers start (all played by this thread).
+        let worker_hooks = match self.flavor {
+            RuntimeFlavor::MultiThread => self.thread_hooks.clone(),
+            RuntimeFlavor::CurrentThread => ThreadHooks::default(),
+        };
+        if let Some(start) = &worker_hooks.start {
+            (0..workers).for_each(|_| start());
+        }
         Ok(Runtime {
             world: Some(world),
+            workers: (worker_hooks, workers),
             owner: std::thread::current().id(),
             handle: Handle {
                 id,
@@ -824,6 +881,34 @@ fn seed_from_env() -> Option<u64> {
     }
 }
 
+/// A multi-thread runtime's workers when `worker_threads` is not set:
+/// tokio's default, `TOKIO_WORKER_THREADS` or else the machine's available
+/// parallelism.
+fn default_workers() -> usize {
+    std::env::var("TOKIO_WORKER_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+}
+
+/// [`Builder::on_thread_start`] and [`Builder::on_thread_stop`].
+#[derive(Clone, Default)]
+struct ThreadHooks {
+    start: Option<world::Hook>,
+    stop: Option<world::Hook>,
+}
+
+impl fmt::Debug for ThreadHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadHooks")
+            .field("start", &self.start.is_some())
+            .field("stop", &self.stop.is_some())
+            .finish()
+    }
+}
+
 /// Simulated [`tokio::runtime::Runtime`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html): one simulation.
 ///
 /// # Differences from tokio
@@ -843,6 +928,9 @@ fn seed_from_env() -> Option<u64> {
 pub struct Runtime {
     /// `None` only once dropped.
     world: Option<Rc<World>>,
+    /// The workers' `on_thread_stop` (a multi-thread runtime's) and how
+    /// many workers there are.
+    workers: (ThreadHooks, usize),
     /// The thread that built it: the only one that touches `world`.
     owner: std::thread::ThreadId,
     handle: Handle,
@@ -1140,6 +1228,9 @@ impl Runtime {
             world.shutdown();
         }
         drop(world);
+        if let Some(stop) = &self.workers.0.stop {
+            (0..self.workers.1).for_each(|_| stop());
+        }
         if waits && context::driving() && !std::thread::panicking() {
             panic!(
                 "Cannot drop a runtime in a context where blocking is not allowed. This happens \
@@ -1525,17 +1616,34 @@ pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
             .is_some_and(|inner| inner.source().is_none() && inner.to_string() == RUNTIME_GONE)
 }
 
-/// Simulated [`tokio::runtime::worker_index`](https://docs.rs/tokio/1/tokio/runtime/fn.worker_index.html): `Some(0)` while a simulation
-/// is being driven on this thread (inside its tasks), or in the future of
-/// a thread's `block_on` that holds a current-thread runtime's core (the
-/// first of concurrent ones from threads outside it), else `None`.
+/// Simulated [`tokio::runtime::worker_index`](https://docs.rs/tokio/1/tokio/runtime/fn.worker_index.html): `Some(0)` inside a task of
+/// the simulation driven on this thread, and in the future of a
+/// current-thread runtime's `Runtime::block_on` (or of a thread's
+/// `Handle::block_on` that holds its core: the first of concurrent ones
+/// from threads outside it); `None` in the future of a multi-thread
+/// runtime's `block_on` or a current-thread runtime's `Handle::block_on`
+/// (which run on the calling thread, not on a worker, as tokio's), on a
+/// blocking pool's thread, and outside every runtime.
 ///
 /// # Differences from tokio
 ///
-/// None: a simulation behaves as a current-thread runtime driven by the
-/// thread that called `block_on`.
+/// The simulation's one thread plays every worker of a multi-thread
+/// runtime: a task's poll reports the worker its poll is counted on (the
+/// polls that cost simulated time are dealt to the workers in turn, see
+/// [`RuntimeMetrics`]), so a task may report different workers at
+/// different polls, as it may on tokio.
 pub fn worker_index() -> Option<usize> {
-    (context::driving() || HOLDS_CORE.with(|h| h.get())).then_some(0)
+    if HOLDS_CORE.with(|h| h.get()) {
+        return Some(0);
+    }
+    if !context::driving() {
+        return None;
+    }
+    match context::try_current() {
+        Some(world) if world.main_off_worker() => None,
+        Some(world) => Some(world.current_worker()),
+        None => Some(0),
+    }
 }
 
 thread_local! {

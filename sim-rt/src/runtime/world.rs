@@ -113,6 +113,10 @@ pub(crate) struct Config {
     /// Built as a [`LocalRuntime`](super::LocalRuntime) (`build_local`,
     /// `flavor = "local"`): `spawn_local` works anywhere in it.
     pub(crate) local: bool,
+    /// The workers `RuntimeMetrics` reports: 1 for a current-thread
+    /// runtime, [`Builder::worker_threads`](super::Builder::worker_threads)
+    /// for a multi-thread one (the simulation's one thread plays them all).
+    pub(crate) workers: usize,
 }
 
 /// Which of tokio's drivers a runtime has: what the builder enabled. The
@@ -295,6 +299,9 @@ pub(crate) struct Core {
     /// How many times the clock moved (the simulated worker "parked"), for
     /// `RuntimeMetrics`.
     advances: u64,
+    /// How many `block_on`s started (each unparks the worker, and parks it
+    /// when it returns), for `RuntimeMetrics`.
+    block_ons: u64,
     /// Polls charged their cost so far (while the clock was not paused):
     /// times the cost, the one worker's busy duration.
     charged: u64,
@@ -456,6 +463,17 @@ pub(crate) struct WorldMetrics {
     pub(crate) runnable: usize,
     pub(crate) advances: u64,
     pub(crate) busy: Duration,
+    /// Polls charged their cost so far (`busy` is that many costs).
+    pub(crate) charged: u64,
+    /// [`Config::workers`].
+    pub(crate) workers: usize,
+    pub(crate) flavor: RuntimeFlavor,
+    /// `block_on`s started so far.
+    pub(crate) block_ons: u64,
+    /// Inside a `block_on` now.
+    pub(crate) driven: bool,
+    /// The runtime was shut down.
+    pub(crate) shut_down: bool,
 }
 
 /// The host that runs the test's own future.
@@ -544,6 +562,7 @@ impl World {
                 late_deliveries,
                 step: 0,
                 advances: 0,
+                block_ons: 0,
                 charged: 0,
                 spin_epoch: 1,
                 spin_repeats: 0,
@@ -828,6 +847,25 @@ impl World {
         let current = core.current?;
         let main = core.main.as_ref().map(|m| m.id);
         (Some(current.id) != main).then_some(current.id)
+    }
+
+    /// Whether the poll running now is of a main future that tokio polls
+    /// on the calling thread rather than on a worker: a multi-thread
+    /// runtime's `block_on`, or a current-thread runtime's
+    /// `Handle::block_on` (for `worker_index`).
+    pub(crate) fn main_off_worker(&self) -> bool {
+        let core = self.core.borrow();
+        let main = core.main.as_ref().map(|m| m.id);
+        let in_main = core.current.is_some_and(|c| Some(c.id) == main);
+        in_main && (core.config.tasks_run_in_background() || self.main_without_core.get())
+    }
+
+    /// The worker the poll running now is counted on: the polls that cost
+    /// time are dealt to the workers in turn (see `RuntimeMetrics`).
+    pub(crate) fn current_worker(&self) -> usize {
+        let core = self.core.borrow();
+        let workers = core.config.workers.max(1) as u64;
+        (core.charged.saturating_sub(1) % workers) as usize
     }
 
     /// Whether the poll running now holds a current-thread runtime's core,

@@ -309,6 +309,12 @@ impl World {
             runnable: core.enabled.len(),
             advances: core.advances,
             busy: core.busy(),
+            charged: core.charged,
+            workers: core.config.workers,
+            flavor: core.config.flavor,
+            block_ons: core.block_ons,
+            driven: self.driven.get(),
+            shut_down: self.is_shut_down(),
         }
     }
 
@@ -333,16 +339,13 @@ impl World {
         if kept.is_empty() {
             return;
         }
-        let (advances, busy) = self
-            .core
-            .try_borrow()
-            .map_or((0, std::time::Duration::ZERO), |c| (c.advances, c.busy()));
-        let last = WorldMetrics {
-            alive_tasks: 0,
-            runnable: 0,
-            advances,
-            busy,
+        let Ok(mut last) = self.core.try_borrow().map(|_| self.metrics()) else {
+            return;
         };
+        last.alive_tasks = 0;
+        last.runnable = 0;
+        last.driven = false;
+        last.shut_down = true;
         for k in kept.iter().filter_map(std::sync::Weak::upgrade) {
             *k.lock().unwrap_or_else(|e| e.into_inner()) = Some(last);
         }

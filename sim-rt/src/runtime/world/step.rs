@@ -74,6 +74,7 @@ impl World {
         }
         self.watch.set_undriven(false);
         self.driven.set(true);
+        self.core.borrow_mut().block_ons += 1;
         let _undriven = Undriven(self);
         let _enter = context::enter(self.clone());
         let _driving = context::drive();
