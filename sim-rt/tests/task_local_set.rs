@@ -391,3 +391,31 @@ mod sim {
     use sim_rt as tokio;
     parity!();
 }
+
+/// `block_in_place` inside a `LocalSet` panics even on a multi-thread
+/// runtime, as tokio's: the set's tasks are not a worker's. Outside the
+/// set it runs.
+#[test]
+fn block_in_place_in_a_local_set_panics_as_tokio() {
+    let rt = sim_rt::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    assert_eq!(rt.block_on(async { sim_rt::task::block_in_place(|| 3) }), 3);
+    let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(sim_rt::task::LocalSet::new().run_until(async {
+            sim_rt::task::block_in_place(|| {});
+        }))
+    }))
+    .expect_err("block_in_place in a LocalSet must panic");
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    assert!(
+        text.contains("can call blocking only when running on the multi-threaded runtime"),
+        "{text}"
+    );
+}

@@ -58,6 +58,13 @@ thread_local! {
     static CURRENT: RefCell<Option<Rc<Shared>>> = const { RefCell::new(None) };
 }
 
+/// Whether code on this thread runs in a set's context (inside its
+/// `run_until`, `block_on` or a member's poll or drop, or with its `enter`
+/// guard held).
+pub(crate) fn in_a_set() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
+}
+
 /// A set's state, shared with its members and drivers.
 #[derive(Default)]
 struct Shared {

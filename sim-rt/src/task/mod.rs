@@ -191,7 +191,8 @@ where
 ///
 /// Inside a runtime built with `new_current_thread` (or a `LocalRuntime`),
 /// as tokio does: in its tasks and in a `Runtime::block_on`, not in a
-/// `Handle::block_on` (which holds no core there).
+/// `Handle::block_on` (which holds no core there). Inside a [`LocalSet`]
+/// on any runtime (its `run_until`, its tasks, their drops), as tokio does.
 ///
 /// `f` runs out of the runtime's context and with no cooperative budget
 /// (see [`coop`]), as tokio's does. On a multi-thread runtime, as tokio
@@ -217,7 +218,12 @@ where
 {
     // The simulation this thread drives, inside one of its polls.
     let driven = context::try_current().filter(|_| context::driving());
-    if driven.as_ref().is_some_and(|w| w.polling_with_core()) {
+    // On a worker only: a current-thread runtime's core, or a `LocalSet`
+    // (whose tasks are the set's, not a worker's) refuse it, as tokio's.
+    if driven
+        .as_ref()
+        .is_some_and(|w| w.polling_with_core() || local::in_a_set())
+    {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
     let relief = driven.filter(|w| w.relieves_in_place());
