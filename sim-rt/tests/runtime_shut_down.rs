@@ -132,3 +132,28 @@ fn a_runtime_entered_and_not_shut_down_is_untouched() {
     });
     assert_eq!(out, 7);
 }
+
+/// A runtime kept in a `thread_local!` is dropped while the thread's
+/// thread-locals are destroyed, where the simulation cannot be entered: it
+/// is leaked with the thread, never a panic (which would abort the
+/// process), as tokio's own `runtime_in_thread_local` test expects.
+#[test]
+fn a_runtime_in_a_thread_local_is_dropped_at_thread_exit() {
+    use std::cell::RefCell;
+    thread_local! {
+        static KEPT: RefCell<Option<Runtime>> = const { RefCell::new(None) };
+    }
+    std::thread::spawn(|| {
+        KEPT.with(|cell| {
+            let rt = Builder::new_current_thread().enable_all().build().unwrap();
+            rt.block_on(async {
+                drop(sim_rt::spawn(std::future::pending::<()>()));
+            });
+            *cell.borrow_mut() = Some(rt);
+        });
+        // Another runtime built and dropped on the same thread meanwhile.
+        drop(Builder::new_current_thread().build().unwrap());
+    })
+    .join()
+    .expect("the thread exits cleanly");
+}

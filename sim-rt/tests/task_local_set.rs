@@ -419,3 +419,30 @@ fn block_in_place_in_a_local_set_panics_as_tokio() {
         "{text}"
     );
 }
+
+/// A runtime and a `LocalSet` kept together in a `thread_local!` are
+/// dropped while the thread's thread-locals are destroyed: neither may
+/// panic there (it would abort the process), as tokio's
+/// `store_local_set_in_thread_local_with_runtime` expects.
+#[test]
+fn a_local_set_in_a_thread_local_is_dropped_at_thread_exit() {
+    struct Both {
+        rt: Runtime,
+        local: LocalSet,
+    }
+    thread_local! {
+        static BOTH: Both = Both {
+            rt: Builder::new_current_thread().enable_all().build().unwrap(),
+            local: LocalSet::new(),
+        };
+    }
+    std::thread::spawn(|| {
+        BOTH.with(|b| {
+            b.rt.block_on(b.local.run_until(async {
+                task::spawn_local(std::future::pending::<()>());
+            }))
+        });
+    })
+    .join()
+    .expect("the thread exits cleanly");
+}

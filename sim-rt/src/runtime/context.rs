@@ -150,6 +150,12 @@ pub(crate) fn enter(world: Rc<World>) -> EnterGuard {
     EnterGuard { prev, prev_active }
 }
 
+/// Whether [`enter`] can run: false while this thread's thread-locals are
+/// being destroyed (a runtime kept in a `thread_local!` is dropped then).
+pub(crate) fn can_enter() -> bool {
+    CURRENT.try_with(|_| ()).is_ok()
+}
+
 impl Drop for EnterGuard {
     fn drop(&mut self) {
         let prev = self.prev.take();
@@ -195,12 +201,17 @@ pub(crate) fn owned_simulations() -> Vec<Rc<World>> {
 
 /// Finds a live runtime of this thread by id.
 pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
-    REGISTRY.with(|r| {
-        r.borrow()
-            .iter()
-            .find(|(i, _)| *i == id)
-            .and_then(|(_, w)| w.upgrade())
-    })
+    // `try_with`: `None` while the thread-locals are destroyed (a handle
+    // kept in a `thread_local!` is dropped then).
+    REGISTRY
+        .try_with(|r| {
+            r.borrow()
+                .iter()
+                .find(|(i, _)| *i == id)
+                .and_then(|(_, w)| w.upgrade())
+        })
+        .ok()
+        .flatten()
 }
 
 /// The simulation with id `runtime`, if reachable from this thread: the
@@ -208,10 +219,13 @@ pub(crate) fn lookup(id: u64) -> Option<Rc<World>> {
 #[inline]
 pub(crate) fn world_of(runtime: u64) -> Option<Rc<World>> {
     // The current world, almost always: without an intermediate `Option`.
-    let current = CURRENT.with(|c| match &*c.borrow() {
-        Some(w) if w.id == runtime => Some(w.clone()),
-        _ => None,
-    });
+    // `try_with`: `None` while the thread-locals are destroyed.
+    let current = CURRENT
+        .try_with(|c| match &*c.borrow() {
+            Some(w) if w.id == runtime => Some(w.clone()),
+            _ => None,
+        })
+        .ok()?;
     current.or_else(|| lookup(runtime))
 }
 

@@ -1223,6 +1223,14 @@ impl Runtime {
             std::mem::forget(world);
             return;
         }
+        if !context::can_enter() {
+            // Dropped while the thread's thread-locals are destroyed (a
+            // runtime kept in a `thread_local!`): the simulation cannot be
+            // entered to drop its tasks, whose destructors would need it
+            // too, so it is leaked with the exiting thread.
+            std::mem::forget(world);
+            return;
+        }
         {
             let _enter = context::enter(world.clone());
             world.shutdown();
