@@ -286,13 +286,6 @@ fn the_set_can_be_passed_to_block_on() {
     assert_eq!(done.get(), 5);
 }
 
-#[test]
-#[should_panic(expected = "LocalSet::spawn_local was called outside a simulation")]
-fn spawn_outside_a_simulation_panics() {
-    let local = LocalSet::new();
-    drop(local.spawn_local(async {}));
-}
-
 /// `task::spawn_local` inside `run_until`, inside a set task, or with the
 /// set entered, adds the task to the set: awaiting the set waits for it and
 /// dropping the set cancels it.
@@ -445,4 +438,46 @@ fn a_local_set_in_a_thread_local_is_dropped_at_thread_exit() {
     })
     .join()
     .expect("the thread exits cleanly");
+}
+
+/// `LocalSet::spawn_local` before any simulation runs the set, as tokio
+/// allows: the tasks start when a simulation first drives the set, in
+/// spawn order, with the ids their handles showed; an abort asked before
+/// that cancels the task, a dropped handle detaches it, and a set dropped
+/// before it was driven cancels what it held.
+#[test]
+fn tasks_spawned_before_any_simulation_start_when_the_set_is_driven() {
+    let local = LocalSet::new();
+    let order = Rc::new(RefCell::new(Vec::new()));
+    let o = order.clone();
+    let first = local.spawn_local(async move {
+        o.borrow_mut().push("first");
+        task::id()
+    });
+    let o = order.clone();
+    drop(local.spawn_local(async move { o.borrow_mut().push("detached") }));
+    let aborted = local.spawn_local(async { unreachable!("aborted before it started") });
+    aborted.abort();
+    assert!(!first.is_finished() && !aborted.is_finished());
+    let first_id = first.id();
+    let guard = local.enter();
+    let o = order.clone();
+    let by_guard = task::spawn_local(async move { o.borrow_mut().push("by guard") });
+    drop(guard);
+
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let (id, aborted, by_guard) = local.block_on(&rt, async move {
+        (first.await.unwrap(), aborted.await, by_guard.await)
+    });
+    assert_eq!(id, first_id, "the id the handle showed");
+    assert!(aborted.unwrap_err().is_cancelled());
+    assert!(by_guard.is_ok());
+    assert_eq!(*order.borrow(), ["first", "detached", "by guard"]);
+
+    let never = LocalSet::new();
+    let cancelled = never.spawn_local(async {});
+    drop(never);
+    assert!(cancelled.is_finished());
+    let err = rt.block_on(cancelled).unwrap_err();
+    assert!(err.is_cancelled());
 }

@@ -4,10 +4,10 @@ use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
 
+use super::deferred::{self, DEFERRED};
 use super::{Id, JoinError};
 use crate::runtime::context;
 use crate::runtime::task::{TakeOutput, TaskCell};
@@ -72,7 +72,22 @@ impl<T: 'static> JoinHandle<T> {
     where
         F: Future<Output = T> + 'static,
     {
-        let (key, id) = world.spawn(future, host, origin);
+        Self::spawn_as(world, future, host, origin, None)
+    }
+
+    /// [`spawn_on`](Self::spawn_on) with the task's id given (see
+    /// [`World::spawn_as`]).
+    pub(crate) fn spawn_as<F>(
+        world: &World,
+        future: F,
+        host: Option<HostId>,
+        origin: Origin,
+        id: Option<Id>,
+    ) -> JoinHandle<T>
+    where
+        F: Future<Output = T> + 'static,
+    {
+        let (key, id) = world.spawn_as(future, host, origin, id);
         JoinHandle {
             runtime: world.id,
             key,
@@ -80,6 +95,64 @@ impl<T: 'static> JoinHandle<T> {
             take: take_output::<T>,
             _output: PhantomData,
         }
+    }
+
+    /// The simulation's id and the task's key.
+    pub(crate) fn place(&self) -> (u64, usize) {
+        (self.runtime, self.key)
+    }
+
+    /// The handle of a task a `LocalSet` spawns later, in `slot` (see
+    /// `deferred`), with the id reserved for it.
+    pub(crate) fn deferred(slot: usize, id: Id) -> JoinHandle<T> {
+        JoinHandle {
+            runtime: DEFERRED,
+            key: slot,
+            id,
+            take: take_output::<T>,
+            _output: PhantomData,
+        }
+    }
+}
+
+/// Where a handle's task is.
+enum Located {
+    /// Task `key` of simulation `runtime` (which may be gone).
+    Task(u64, usize),
+    /// A `LocalSet` will spawn it (see `deferred`).
+    Waiting(usize),
+    /// It never started: spawned on a shut-down runtime, or dropped with
+    /// its `LocalSet` before it was spawned.
+    NeverStarted,
+}
+
+/// Where the task of a handle with these fields is.
+fn locate(runtime: u64, key: usize) -> Located {
+    if key == NEVER_STARTED {
+        return Located::NeverStarted;
+    }
+    if runtime != DEFERRED {
+        return Located::Task(runtime, key);
+    }
+    match deferred::state(key) {
+        deferred::State::Spawned { runtime, key } => Located::Task(runtime, key),
+        deferred::State::Waiting => Located::Waiting(key),
+        deferred::State::Cancelled => Located::NeverStarted,
+    }
+}
+
+/// Aborts task `key` of `runtime` with id `id`: from its own thread, or
+/// as a guest from a thread outside it.
+fn abort_task(runtime: u64, key: usize, id: Id) {
+    match context::world_of(runtime) {
+        Some(w) => w.abort(key, id),
+        // Not while this thread's thread-locals are destroyed: its own
+        // simulations are out of reach then, and a visit would wait for
+        // them forever.
+        None if context::can_enter() => drop(crate::runtime::world::door::visit(runtime, |w| {
+            w.abort(key, id)
+        })),
+        None => {}
     }
 }
 
@@ -102,27 +175,26 @@ impl<T: 'static> JoinHandle<T> {
 const NEVER_STARTED: usize = usize::MAX;
 
 impl<T> JoinHandle<T> {
-    /// The handle's simulation, while it lives and holds the task's slot.
-    fn world(&self) -> Option<Rc<World>> {
-        if self.key == NEVER_STARTED {
-            return None;
-        }
-        context::world_of(self.runtime)
-    }
-
     /// Aborts the task: it is cancelled the next time it would be polled, and
     /// awaiting the handle then gives a cancelled [`JoinError`]. Has no
     /// effect on a finished task.
     pub fn abort(&self) {
-        if let Some(w) = self.world() {
-            w.abort(self.key, self.id);
+        match locate(self.runtime, self.key) {
+            Located::Task(runtime, key) => abort_task(runtime, key, self.id),
+            Located::Waiting(slot) => deferred::abort(slot),
+            Located::NeverStarted => {}
         }
     }
 
     /// Whether the task has finished (returned, been cancelled or panicked).
     pub fn is_finished(&self) -> bool {
-        self.world()
-            .is_none_or(|w| w.is_finished(self.key, self.id))
+        match locate(self.runtime, self.key) {
+            Located::Task(runtime, key) => {
+                context::world_of(runtime).is_none_or(|w| w.is_finished(key, self.id))
+            }
+            Located::Waiting(_) => false,
+            Located::NeverStarted => true,
+        }
     }
 
     /// A handle that can abort the task without owning its output.
@@ -144,29 +216,38 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if let Some(world) = self.world() {
-            return world.poll_join(self.key, self.id, self.take, cx);
-        }
-        if self.key == NEVER_STARTED {
-            return Poll::Ready(Err(JoinError::cancelled(self.id)));
+        let (id, take) = (self.id, self.take);
+        let (runtime, key) = match locate(self.runtime, self.key) {
+            Located::Task(runtime, key) => (runtime, key),
+            Located::Waiting(slot) => match deferred::poll(slot, cx.waker()) {
+                deferred::State::Spawned { runtime, key } => (runtime, key),
+                deferred::State::Waiting => return Poll::Pending,
+                deferred::State::Cancelled => return Poll::Ready(Err(JoinError::cancelled(id))),
+            },
+            Located::NeverStarted => return Poll::Ready(Err(JoinError::cancelled(id))),
+        };
+        if let Some(world) = context::world_of(runtime) {
+            return world.poll_join(key, id, take, cx);
         }
         // From a thread outside the simulation: as a guest of it. Once the
         // simulation is gone, a task that finished before has its output
         // (on the thread that dropped the runtime), the others were
         // cancelled (as a dropped tokio runtime's).
-        let (key, id, take) = (self.key, self.id, self.take);
-        crate::runtime::world::door::visit(self.runtime, |w| w.poll_join(key, id, take, cx))
-            .unwrap_or_else(|| {
-                Poll::Ready(crate::runtime::world::kept_output(self.runtime, id, take))
-            })
+        crate::runtime::world::door::visit(runtime, |w| w.poll_join(key, id, take, cx))
+            .unwrap_or_else(|| Poll::Ready(crate::runtime::world::kept_output(runtime, id, take)))
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        match self.world() {
-            Some(w) => w.release_handle(self.key, self.id),
-            None => crate::runtime::world::drop_kept_output(self.runtime, self.id),
+        if let Located::Task(runtime, key) = locate(self.runtime, self.key) {
+            match context::world_of(runtime) {
+                Some(w) => w.release_handle(key, self.id),
+                None => crate::runtime::world::drop_kept_output(runtime, self.id),
+            }
+        }
+        if self.runtime == DEFERRED && self.key != NEVER_STARTED {
+            deferred::release(self.key);
         }
     }
 }
@@ -187,21 +268,24 @@ pub struct AbortHandle {
 }
 
 impl AbortHandle {
-    fn world(&self) -> Option<Rc<World>> {
-        context::world_of(self.runtime)
-    }
-
     /// Aborts the task (see [`JoinHandle::abort`]).
     pub fn abort(&self) {
-        if let Some(w) = self.world() {
-            w.abort(self.key, self.id);
+        match locate(self.runtime, self.key) {
+            Located::Task(runtime, key) => abort_task(runtime, key, self.id),
+            Located::Waiting(slot) => deferred::abort(slot),
+            Located::NeverStarted => {}
         }
     }
 
     /// Whether the task has finished.
     pub fn is_finished(&self) -> bool {
-        self.world()
-            .is_none_or(|w| w.is_finished(self.key, self.id))
+        match locate(self.runtime, self.key) {
+            Located::Task(runtime, key) => {
+                context::world_of(runtime).is_none_or(|w| w.is_finished(key, self.id))
+            }
+            Located::Waiting(_) => false,
+            Located::NeverStarted => true,
+        }
     }
 
     /// The task's id.

@@ -49,7 +49,7 @@ use std::task::{Context, Poll, Waker};
 use pin_project_lite::pin_project;
 use slab::Slab;
 
-use super::{AbortHandle, JoinHandle};
+use super::{deferred, AbortHandle, JoinHandle};
 use crate::runtime::world::Origin;
 use crate::runtime::{context, Runtime};
 
@@ -81,7 +81,14 @@ struct State {
     waiter: Option<Waker>,
     /// The `LocalSet` was dropped: new members are aborted at once.
     closed: bool,
+    /// Members spawned before any simulation drove the set, in spawn
+    /// order: each spawns its task into the first simulation that does
+    /// (see `deferred`). Their slot numbers, for a drop before that.
+    waiting: Vec<(usize, Attach)>,
 }
+
+/// Spawns a waiting member's task into a simulation.
+type Attach = Box<dyn FnOnce(&crate::runtime::world::World)>;
 
 struct Tracked {
     /// `None` only between inserting the entry and spawning the task.
@@ -97,14 +104,6 @@ impl Shared {
         F: Future + 'static,
         F::Output: 'static,
     {
-        let Some(world) = context::try_current() else {
-            panic!(
-                "LocalSet::spawn_local was called outside a simulation: sim_rt creates the task \
-                 and its JoinHandle in the running simulation, so one must be current. Spawn \
-                 inside `Runtime::block_on` (or `LocalSet::block_on`, `#[sim_rt::test]`), or \
-                 while holding the guard of `Runtime::enter`"
-            );
-        };
         let key = self.state.borrow_mut().tasks.insert(Tracked {
             abort: None,
             parked: None,
@@ -114,6 +113,10 @@ impl Shared {
             key,
             future: Some(future),
         };
+        let Some(world) = context::try_current() else {
+            return self.spawn_later(member, key, origin);
+        };
+        self.attach_waiting(&world);
         let handle = JoinHandle::spawn_on(&world, member, None, origin);
         let closed = {
             let mut state = self.state.borrow_mut();
@@ -132,8 +135,55 @@ impl Shared {
         handle
     }
 
+    /// Outside every simulation, as tokio allows: the member waits in the
+    /// set until a simulation drives it, and the handle names its slot.
+    fn spawn_later<F>(
+        self: &Rc<Self>,
+        member: Member<F>,
+        key: usize,
+        origin: Origin,
+    ) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let slot = deferred::new_slot();
+        let id = deferred::reserve_id();
+        let set = self.clone();
+        let attach: Attach = Box::new(move |world| {
+            let handle = JoinHandle::spawn_as(world, member, None, origin, Some(id));
+            if let Some(t) = set.state.borrow_mut().tasks.get_mut(key) {
+                t.abort = Some(handle.abort_handle());
+            }
+            let (runtime, task) = handle.place();
+            let asked = deferred::spawned(slot, runtime, task);
+            if asked.abort {
+                handle.abort();
+            }
+            if asked.detached {
+                drop(handle);
+            } else {
+                // The deferred handle stands for this one from now on.
+                std::mem::forget(handle);
+            }
+        });
+        self.state.borrow_mut().waiting.push((slot, attach));
+        JoinHandle::deferred(slot, id)
+    }
+
+    /// Spawns the waiting members' tasks into `world`, in spawn order.
+    fn attach_waiting(&self, world: &crate::runtime::world::World) {
+        let waiting = std::mem::take(&mut self.state.borrow_mut().waiting);
+        for (_, attach) in waiting {
+            attach(world);
+        }
+    }
+
     /// A driver starts: the first one wakes every parked member.
     fn start_driving(self: &Rc<Self>) -> Driver {
+        if let Some(world) = context::try_current() {
+            self.attach_waiting(&world);
+        }
         let parked: Vec<Waker> = {
             let mut state = self.state.borrow_mut();
             state.drivers += 1;
@@ -307,10 +357,10 @@ impl<F: Future> Future for Member<F> {
 ///   is driven (by `run_until`, `block_on` or an `.await` of the set), as in
 ///   tokio. A set may be driven from a task spawned with `spawn`, which
 ///   tokio forbids.
-/// - [`spawn_local`](LocalSet::spawn_local) needs a running simulation (or
-///   a held [`Runtime::enter`] guard): the task is created in the
-///   simulation at once, parked until the set is driven. tokio also queues
-///   tasks spawned before any runtime exists.
+/// - [`spawn_local`](LocalSet::spawn_local) outside every simulation keeps
+///   the future in the set until a simulation drives it (as tokio queues
+///   it); inside one, the task is created at once, parked until the set is
+///   driven.
 /// - Dropping the set aborts its unfinished tasks: each is dropped at its
 ///   next step of the simulation (when the simulation is driven again, or
 ///   shuts down), not during the set's `drop`.
@@ -378,7 +428,12 @@ impl LocalSet {
     ///
     /// Unlike [`task::spawn_local`](crate::task::spawn_local), this works
     /// while the set is not running: the task starts when the set is next
-    /// driven, whether or not the `JoinHandle` is awaited.
+    /// driven, whether or not the `JoinHandle` is awaited. Outside every
+    /// simulation (before any runtime runs the set), the set keeps the
+    /// future and the task is created in the first simulation that drives
+    /// it; its handle has its id at once and may be awaited, aborted or
+    /// dropped meanwhile, and the task is cancelled if the set is dropped
+    /// first, as tokio's.
     ///
     /// # Examples
     ///
@@ -405,15 +460,10 @@ impl LocalSet {
     /// # });
     /// ```
     ///
-    /// # Panics
-    ///
-    /// Outside a simulation (see the differences).
-    ///
     /// # Differences from tokio
     ///
-    /// A simulation must be current (inside it, or with a
-    /// [`Runtime::enter`] guard held), because the task is created in it at
-    /// once; tokio queues tasks spawned before any runtime exists.
+    /// A task spawned outside every simulation gets its id from a range
+    /// of its own (above the ids a simulation counts from 1).
     #[track_caller]
     pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
@@ -554,6 +604,12 @@ impl Future for LocalSet {
 impl Drop for LocalSet {
     fn drop(&mut self) {
         self.driving = None;
+        // Members no simulation ever drove: never spawned, cancelled.
+        let waiting = std::mem::take(&mut self.shared.state.borrow_mut().waiting);
+        for (slot, attach) in waiting {
+            drop(attach);
+            deferred::cancelled(slot);
+        }
         let (aborts, parked) = {
             let mut state = self.shared.state.borrow_mut();
             state.closed = true;

@@ -26,7 +26,25 @@ impl World {
     }
 
     /// Adds a task; it is runnable at once. Returns its slab key and id.
+    #[inline]
     pub(crate) fn spawn<F>(&self, fut: F, host: Option<HostId>, origin: Origin) -> (usize, Id)
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.spawn_as(fut, host, origin, None)
+    }
+
+    /// [`spawn`](Self::spawn), with the task's id given (`None`: the next
+    /// of this simulation's): for a `LocalSet` task spawned before any
+    /// simulation ran its set, whose handle already holds its id.
+    pub(crate) fn spawn_as<F>(
+        &self,
+        fut: F,
+        host: Option<HostId>,
+        origin: Origin,
+        given: Option<Id>,
+    ) -> (usize, Id)
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -36,7 +54,10 @@ impl World {
             // Nothing runs it until a `block_on` does.
             self.watch.set_undriven(true);
         }
-        let id = Self::next_id(&mut core);
+        let id = match given {
+            Some(id) => id,
+            None => Self::next_id(&mut core),
+        };
         if core.failed {
             // Spawned while a failed simulation shuts down (from a
             // destructor): the task is cancelled before it starts, as tokio
