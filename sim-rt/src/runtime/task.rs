@@ -44,6 +44,10 @@ pub(crate) trait TaskCell {
     /// The message of the panic stored as the output, if the task panicked
     /// and nobody took it.
     fn untaken_panic(&self) -> Option<String>;
+    /// Whether dropping the cell runs no code of the program: no future
+    /// left, and an output taken, cancelled or of a type without drop
+    /// glue.
+    fn drop_is_trivial(&self) -> bool;
 }
 
 pin_project! {
@@ -102,6 +106,15 @@ where
         match &self.stage {
             Stage::Finished { out: Some(Err(e)) } => e.panic_message(),
             _ => None,
+        }
+    }
+
+    fn drop_is_trivial(&self) -> bool {
+        match &self.stage {
+            Stage::Finished { out: None } => true,
+            Stage::Finished { out: Some(Ok(_)) } => !std::mem::needs_drop::<F::Output>(),
+            Stage::Finished { out: Some(Err(e)) } => e.is_cancelled(),
+            Stage::Running { .. } => false,
         }
     }
 }

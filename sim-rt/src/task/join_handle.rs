@@ -217,6 +217,12 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let (id, take) = (self.id, self.take);
+        // The common case first: a task of the simulation polling.
+        if self.runtime != DEFERRED && self.key != NEVER_STARTED {
+            if let Some(world) = context::world_of(self.runtime) {
+                return world.poll_join(self.key, id, take, cx);
+            }
+        }
         let (runtime, key) = match locate(self.runtime, self.key) {
             Located::Task(runtime, key) => (runtime, key),
             Located::Waiting(slot) => match deferred::poll(slot, cx.waker()) {
@@ -240,15 +246,21 @@ impl<T> Future for JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
+        if self.runtime != DEFERRED {
+            // As the common case always was.
+            match context::world_of(self.runtime).filter(|_| self.key != NEVER_STARTED) {
+                Some(w) => w.release_handle(self.key, self.id),
+                None => crate::runtime::world::drop_kept_output(self.runtime, self.id),
+            }
+            return;
+        }
         if let Located::Task(runtime, key) = locate(self.runtime, self.key) {
             match context::world_of(runtime) {
                 Some(w) => w.release_handle(key, self.id),
                 None => crate::runtime::world::drop_kept_output(runtime, self.id),
             }
         }
-        if self.runtime == DEFERRED && self.key != NEVER_STARTED {
-            deferred::release(self.key);
-        }
+        deferred::release(self.key);
     }
 }
 

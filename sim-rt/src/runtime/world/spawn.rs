@@ -278,8 +278,13 @@ impl World {
         };
         // The unclaimed output, dropped outside the borrow and as the task
         // (`task::id()` is its id, as tokio's); a panic of its destructor
-        // stays here, as tokio's `JoinHandle` keeps it.
-        self.as_task(task, || crate::runtime::task::drop_contained(cell));
+        // stays here, as tokio's `JoinHandle` keeps it. A drop that runs no
+        // code of the program needs neither.
+        if cell.as_ref().is_none_or(|c| c.drop_is_trivial()) {
+            drop(cell);
+        } else {
+            self.as_task(task, || crate::runtime::task::drop_contained(cell));
+        }
     }
 
     /// Runs `f` with `task` as the current task (for `task::id()` and the
@@ -358,7 +363,11 @@ impl World {
         };
         // No one will take the output: dropped now, as the task.
         if let Some((cell, task)) = unclaimed {
-            self.as_task(task, || drop(cell));
+            if cell.drop_is_trivial() {
+                drop(cell);
+            } else {
+                self.as_task(task, || drop(cell));
+            }
         }
         self.observe(Observation::Finished { task: id });
         if let Some(w) = join_waker {
