@@ -495,7 +495,12 @@ impl Core {
     /// Pauses (`true`) or resumes the clock.
     pub(crate) fn set_paused(&mut self, paused: bool) {
         self.paused = paused;
-        self.work_moves_clock = !paused && !self.config.poll_cost.is_zero();
+        self.work_moves_clock = Self::work_moves_clock(paused, self.config.poll_cost);
+    }
+
+    /// Whether polls move the clock: a cost is set and it is not paused.
+    fn work_moves_clock(paused: bool, poll_cost: Duration) -> bool {
+        !paused && !poll_cost.is_zero()
     }
 }
 
@@ -567,7 +572,7 @@ impl World {
                 spin_epoch: 1,
                 spin_repeats: 0,
                 main_spin_epoch: 0,
-                work_moves_clock: !paused && !poll_cost.is_zero(),
+                work_moves_clock: Core::work_moves_clock(paused, poll_cost),
                 paused,
                 tasks: Slab::new(),
                 cold: Vec::new(),

@@ -23,12 +23,17 @@
 //!
 //! # Determinism
 //!
-//! Slot numbers and reserved ids come from per-process counters, used only
-//! outside simulations; a reserved id is above every id a simulation hands
-//! out itself (those count up from 1), so the two never meet.
+//! Slot numbers come from a process-wide counter and never reach
+//! behaviour. Reserved ids count down from the middle of the id space on
+//! each thread (a `LocalSet` is `!Send`: it spawns and runs on one
+//! thread), so a test that spawns before its runtime starts gets the same
+//! ids every time it runs on a fresh thread; they are above every id a
+//! simulation hands out itself (those count up from 1), so the two never
+//! meet.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::task::Waker;
 
@@ -62,8 +67,10 @@ struct Slot {
 
 static SLOTS: Mutex<BTreeMap<usize, Slot>> = Mutex::new(BTreeMap::new());
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
-/// Reserved ids count down from here.
-static NEXT_ID: AtomicU64 = AtomicU64::new(u64::MAX / 2);
+thread_local! {
+    /// This thread's next reserved id; they count down from here.
+    static NEXT_ID: Cell<u64> = const { Cell::new(u64::MAX / 2) };
+}
 
 fn with_slots<R>(f: impl FnOnce(&mut BTreeMap<usize, Slot>) -> R) -> R {
     f(&mut SLOTS.lock().unwrap_or_else(|e| e.into_inner()))
@@ -88,7 +95,7 @@ pub(crate) fn new_slot() -> usize {
 
 /// An id for a task spawned later: above every id a simulation counts.
 pub(crate) fn reserve_id() -> Id {
-    Id::from_u64(NEXT_ID.fetch_sub(1, Ordering::Relaxed))
+    Id::from_u64(NEXT_ID.with(|n| n.replace(n.get() - 1)))
 }
 
 /// Where the slot's task is (`Cancelled` for a slot that is gone).

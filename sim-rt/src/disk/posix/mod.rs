@@ -222,6 +222,20 @@ fn placeholder(min: c_int) -> Result<c_int, Errno> {
     Ok(moved)
 }
 
+/// Closes simulated descriptor `sfd` of `host`'s disk.
+fn close_sim(world: &World, host: HostId, sfd: sim_fs::Fd) {
+    let _ = on_disk(world, host, |disk, _| {
+        disk.fs.close(sfd);
+        Ok(())
+    });
+}
+
+/// A placeholder for simulated descriptor `sfd`, which is closed when
+/// none can be opened.
+fn placeholder_for(world: &World, host: HostId, sfd: sim_fs::Fd) -> Result<c_int, Errno> {
+    placeholder(0).inspect_err(|_| close_sim(world, host, sfd))
+}
+
 /// Closes a real descriptor of ours.
 fn close_real(fd: c_int) {
     // SAFETY: `fd` is a descriptor this module opened.
@@ -316,16 +330,7 @@ fn open_sim(p: &SimPath, flags: c_int) -> Result<c_int, Errno> {
             Ok(fd)
         }
         Opened::Sim(sfd, dir) => {
-            let fd = match placeholder(0) {
-                Ok(fd) => fd,
-                Err(e) => {
-                    let _ = on_disk(&world, host, |disk, _| {
-                        disk.fs.close(sfd);
-                        Ok(())
-                    });
-                    return Err(e);
-                }
-            };
+            let fd = placeholder_for(&world, host, sfd)?;
             table::insert(
                 fd,
                 Open {
@@ -348,10 +353,7 @@ fn open_sim(p: &SimPath, flags: c_int) -> Result<c_int, Errno> {
 pub(crate) fn forget(fd: c_int) {
     if let Some(open) = table::remove(fd) {
         if let (Kind::Sim { fd: sfd, .. }, Some(world)) = (open.kind, world_of(&open)) {
-            let _ = on_disk(&world, open.host, |disk, _| {
-                disk.fs.close(sfd);
-                Ok(())
-            });
+            close_sim(&world, open.host, sfd);
         }
     }
 }
@@ -556,16 +558,7 @@ pub(crate) fn hand_over(
         let dir = disk.fs.file_metadata(sfd)?.is_dir();
         Ok((disk.fs.try_clone(sfd)?, access, dir))
     })?;
-    let fd = match placeholder(0) {
-        Ok(fd) => fd,
-        Err(e) => {
-            let _ = on_disk(&world, host, |disk, _| {
-                disk.fs.close(new);
-                Ok(())
-            });
-            return Err(e);
-        }
-    };
+    let fd = placeholder_for(&world, host, new)?;
     let mode = match (access.read, access.write) {
         (true, true) => libc::O_RDWR,
         (false, true) => libc::O_WRONLY,

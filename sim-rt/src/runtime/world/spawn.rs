@@ -276,20 +276,20 @@ impl World {
                 },
             )
         };
-        // The unclaimed output, dropped outside the borrow and as the task
-        // (`task::id()` is its id, as tokio's); a panic of its destructor
-        // stays here, as tokio's `JoinHandle` keeps it. A drop that runs no
-        // code of the program needs neither.
-        if cell.as_ref().is_none_or(|c| c.drop_is_trivial()) {
-            drop(cell);
-        } else {
-            self.as_task(task, || crate::runtime::task::drop_contained(cell));
+        // The unclaimed output, dropped outside the borrow.
+        if let Some(cell) = cell {
+            self.drop_output(task, cell);
         }
     }
 
-    /// Runs `f` with `task` as the current task (for `task::id()` and the
-    /// host), outside its polls: to drop its output.
-    fn as_task<R>(&self, task: Current, f: impl FnOnce() -> R) -> R {
+    /// Drops finished task `task`'s cell (its output, unclaimed) as tokio's
+    /// harness does: with the task current (`task::id()` is its id, the
+    /// host its host), and a panic of its destructor contained. A drop
+    /// that runs no code of the program needs neither.
+    fn drop_output(&self, task: Current, cell: Pin<Box<dyn TaskCell>>) {
+        if cell.drop_is_trivial() {
+            return drop(cell);
+        }
         struct Restore<'a>(&'a World, Option<Current>);
         impl Drop for Restore<'_> {
             fn drop(&mut self) {
@@ -298,7 +298,7 @@ impl World {
         }
         let before = self.core.borrow_mut().current.replace(task);
         let _restore = Restore(self, before);
-        f()
+        crate::runtime::task::drop_contained(cell);
     }
 
     pub(crate) fn abort(&self, key: usize, id: Id) {
@@ -361,13 +361,9 @@ impl World {
                 (id, join_waker, Some((cell, Current { id, host })))
             }
         };
-        // No one will take the output: dropped now, as the task.
+        // No one will take the output: dropped now.
         if let Some((cell, task)) = unclaimed {
-            if cell.drop_is_trivial() {
-                drop(cell);
-            } else {
-                self.as_task(task, || drop(cell));
-            }
+            self.drop_output(task, cell);
         }
         self.observe(Observation::Finished { task: id });
         if let Some(w) = join_waker {

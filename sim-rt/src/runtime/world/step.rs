@@ -192,13 +192,6 @@ impl World {
         }
     }
 
-    /// Whether polls move the clock now: a cost is set and the clock is
-    /// not paused.
-    #[inline(always)]
-    pub(super) fn clock_moves_with_work(core: &Core) -> bool {
-        core.work_moves_clock
-    }
-
     /// A step that was not a task spinning: the spin streak ends.
     pub(super) fn progress(core: &mut Core) {
         core.spin_epoch += 1;
@@ -222,7 +215,7 @@ impl World {
         // fires, which ends the streak; `check_livelock` spares one that
         // waits for a timer further away than the limit.)
         if crate::runtime::budget::poll_exhausted_budget()
-            && (Self::clock_moves_with_work(core) || core.timers.next_deadline().is_none())
+            && (core.work_moves_clock || core.timers.next_deadline().is_none())
         {
             return Self::progress(core);
         }
@@ -244,7 +237,7 @@ impl World {
         if limit == 0 || core.spin_repeats < limit || core.failure.is_some() {
             return;
         }
-        if Self::clock_moves_with_work(core) && core.timers.next_deadline().is_some() {
+        if core.work_moves_clock && core.timers.next_deadline().is_some() {
             // The polls move the clock towards a timer, which will fire.
             return Self::progress(core);
         }
@@ -413,10 +406,7 @@ impl World {
             return Err(Box::new(core.failure.take().expect("checked")));
         }
         self.drain_wakes(core);
-        if Self::clock_moves_with_work(core)
-            && core.enabled.park_due()
-            && core.timers.any_due(core.now)
-        {
+        if core.work_moves_clock && core.enabled.park_due() && core.timers.any_due(core.now) {
             guard = self.fire_passed_timers(guard);
         }
         let core = &mut *guard;
@@ -430,13 +420,12 @@ impl World {
         // A poll takes time: a packet that must arrive before the next poll
         // would end arrives first (the kernel does not wait for the tasks),
         // so no poll is enabled until it has.
-        let polls = if Self::clock_moves_with_work(core)
-            && latest.is_some_and(|l| l < now + core.config.poll_cost)
-        {
-            0
-        } else {
-            core.enabled.len()
-        };
+        let polls =
+            if core.work_moves_clock && latest.is_some_and(|l| l < now + core.config.poll_cost) {
+                0
+            } else {
+                core.enabled.len()
+            };
         let delivers = deliverable.len();
         // Where `Advance`, if enabled, moves the clock.
         let mut advance_to = now;
@@ -601,13 +590,9 @@ impl World {
         core.timers.fire_until(core.now, &mut fired);
         Self::progress(core);
         drop(guard);
-        for w in fired.drain(..) {
-            w.wake();
-        }
+        self.wake_fired(fired);
         let mut guard = self.core.borrow_mut();
-        let core = &mut *guard;
-        core.fire_buf = fired;
-        self.drain_wakes(core);
+        self.drain_wakes(&mut guard);
         guard
     }
 
@@ -807,12 +792,18 @@ impl World {
         };
         self.tell(|| crate::story::Happening::Advanced);
         self.observe(Observation::Advanced { to: now });
-        if let Some(mut fired) = fired {
-            for w in fired.drain(..) {
-                w.wake();
-            }
-            self.core.borrow_mut().fire_buf = fired;
+        if let Some(fired) = fired {
+            self.wake_fired(fired);
         }
+    }
+
+    /// Wakes the timers `fire_until` collected, outside the borrow, and
+    /// gives the buffer back for the next firing.
+    fn wake_fired(&self, mut fired: Vec<std::task::Waker>) {
+        for w in fired.drain(..) {
+            w.wake();
+        }
+        self.core.borrow_mut().fire_buf = fired;
     }
 
     /// A host's entry point returned an error: the simulation fails at the
