@@ -156,8 +156,8 @@ mod tests {
 
     use super::*;
     use crate::{
-        CrashModel, DefaultChooser, FnChooser, FsConfig, OpenOptions, RecordingChooser,
-        ScriptedChooser, TreeEntry,
+        CrashModel, DefaultChooser, FnChooser, FsConfig, OpenOptions, PendingKind,
+        RecordingChooser, ScriptedChooser, TreeEntry,
     };
 
     fn fs_with(keep: KeepUnsynced, torn_writes: TornWrites) -> Fs {
@@ -182,7 +182,7 @@ mod tests {
     fn contents(fs: &Fs) -> Vec<u8> {
         match &fs.tree()[Path::new("/f")] {
             TreeEntry::File(data) => data.clone(),
-            TreeEntry::Dir => panic!("/f is a directory"),
+            other => panic!("/f is not a file: {other:?}"),
         }
     }
 
@@ -286,6 +286,73 @@ mod tests {
         let dirs = fs.tree().len();
         assert_eq!(dirs, 2, "/a and one name of b: {:?}", fs.tree());
         fs.check_invariants();
+    }
+
+    /// A socket's entry is a created file's, for a crash: lost while its
+    /// directory is unsynced, kept once it is synced, and then found by a
+    /// new bind as a stale socket file in its way.
+    #[test]
+    fn a_socket_entry_is_durable_once_its_directory_is_synced() {
+        let d = &mut DefaultChooser;
+        let mut fs = Fs::default();
+        fs.create_dir("/run").unwrap();
+        let root = fs.open("/", &OpenOptions::for_open()).unwrap();
+        fs.sync_all(root, d).unwrap();
+        fs.bind_socket("/run/s").unwrap();
+        fs.crash(d);
+        fs.check_invariants();
+        assert!(
+            !fs.try_exists("/run/s").unwrap(),
+            "the unsynced bind is lost"
+        );
+
+        let ino = fs.bind_socket("/run/s").unwrap();
+        let run = fs.open("/run", &OpenOptions::for_open()).unwrap();
+        fs.sync_all(run, d).unwrap();
+        assert!(fs.pending().is_empty());
+        assert_eq!(fs.durable_tree()[Path::new("/run/s")], TreeEntry::Socket);
+        fs.crash(d);
+        fs.check_invariants();
+        let m = fs.metadata("/run/s").unwrap();
+        assert!(m.is_socket());
+        assert_eq!(m.ino(), ino, "the same inode, as on a real disk");
+        assert_eq!(
+            fs.bind_socket("/run/s").unwrap_err().kind(),
+            std::io::ErrorKind::AddrInUse,
+            "a stale socket file"
+        );
+    }
+
+    #[test]
+    fn a_crash_may_keep_an_unsynced_socket_entry() {
+        let mut fs = fs_with(KeepUnsynced::Subset, TornWrites::PrefixOrGarbage);
+        let ino = fs.bind_socket("/s").unwrap();
+        assert_eq!(fs.pending(), [PendingKind::Link { ino }]);
+        let mut lost = fs.clone();
+        let mut rec = RecordingChooser::new(ScriptedChooser::new([1]));
+        let report = fs.crash(&mut rec);
+        assert_eq!(
+            rec.log()
+                .iter()
+                .map(|(c, n, _)| (c, *n))
+                .collect::<Vec<_>>(),
+            [(
+                &Choice::CrashKeepOp {
+                    index: 0,
+                    pending: 1,
+                    kind: PendingKind::Link { ino }
+                },
+                2
+            )],
+            "one question, as for a created file; nothing to tear"
+        );
+        assert_eq!(report.kept, 1);
+        assert_eq!(fs.tree()[Path::new("/s")], TreeEntry::Socket);
+        assert_eq!(fs.metadata("/s").unwrap().ino(), ino);
+        fs.check_invariants();
+        lost.crash(&mut ScriptedChooser::new([0]));
+        assert!(lost.tree().is_empty());
+        lost.check_invariants();
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The durable layer: what is on the platter, and what a crash falls back to.
 //!
 //! It is an inode table like the volatile one, without link or open counts:
-//! file data by inode, and directory entries by directory inode. Syncs and
+//! file data by inode, directory entries by directory inode, and the set of
+//! socket inodes (a socket has no content, only its kind). Syncs and
 //! crashes change it only by applying [`PendingOp`]s, so it never holds a
 //! state the program did not pass through one operation at a time (up to the
 //! halves of a rename between directories, and torn writes).
@@ -15,7 +16,7 @@
 //! # Invariants
 //!
 //! - The root, [`ROOT`], is always a directory here.
-//! - An inode is in at most one of `files` and `dirs`.
+//! - An inode is in at most one of `files`, `dirs` and `sockets`.
 //! - Every entry names an inode this layer holds: a durable name always has
 //!   durable content (empty if its data was never synced). So whatever frees
 //!   inodes here ([`Durable::retain`]) must keep everything a kept directory
@@ -33,6 +34,7 @@ use crate::pending::PendingOp;
 pub(crate) struct Durable {
     files: BTreeMap<Ino, Vec<u8>>,
     dirs: BTreeMap<Ino, BTreeMap<OsString, Ino>>,
+    sockets: BTreeSet<Ino>,
 }
 
 impl Durable {
@@ -43,20 +45,39 @@ impl Durable {
         Durable {
             files: BTreeMap::new(),
             dirs,
+            sockets: BTreeSet::new(),
         }
     }
 
     /// Makes sure inode `ino` exists here as `kind` (a new inode starts empty).
     fn ensure(&mut self, ino: Ino, kind: FileType) {
+        debug_assert!(
+            self.kind(ino).is_none_or(|held| held == kind),
+            "inode {ino} keeps its kind"
+        );
         match kind {
             FileType::File => {
-                debug_assert!(!self.dirs.contains_key(&ino));
                 self.files.entry(ino).or_default();
             }
             FileType::Dir => {
-                debug_assert!(!self.files.contains_key(&ino));
                 self.dirs.entry(ino).or_default();
             }
+            FileType::Socket => {
+                self.sockets.insert(ino);
+            }
+        }
+    }
+
+    /// The kind of inode `ino`, if this layer holds it.
+    fn kind(&self, ino: Ino) -> Option<FileType> {
+        if self.files.contains_key(&ino) {
+            Some(FileType::File)
+        } else if self.dirs.contains_key(&ino) {
+            Some(FileType::Dir)
+        } else if self.sockets.contains(&ino) {
+            Some(FileType::Socket)
+        } else {
+            None
         }
     }
 
@@ -186,6 +207,7 @@ impl Durable {
     pub(crate) fn retain(&mut self, keep: impl Fn(Ino) -> bool) {
         self.files.retain(|&ino, _| keep(ino));
         self.dirs.retain(|&ino, _| ino == ROOT || keep(ino));
+        self.sockets.retain(|&ino| keep(ino));
         debug_assert!(
             self.dangling_entry().is_none(),
             "retain keeps everything a kept directory names"
@@ -198,7 +220,7 @@ impl Durable {
         self.dirs.iter().find_map(|(&dir, entries)| {
             entries
                 .iter()
-                .find(|(_, ino)| !self.files.contains_key(ino) && !self.dirs.contains_key(ino))
+                .find(|(_, &ino)| self.kind(ino).is_none())
                 .map(|(name, &ino)| (dir, name, ino))
         })
     }
@@ -209,8 +231,17 @@ impl Durable {
             self.dirs.contains_key(&ROOT),
             "the durable root is a directory"
         );
-        if let Some(ino) = self.files.keys().find(|ino| self.dirs.contains_key(ino)) {
-            panic!("durable inode {ino} is both a file and a directory");
+        let kinds = [
+            self.files.keys().collect::<BTreeSet<_>>(),
+            self.dirs.keys().collect(),
+            self.sockets.iter().collect(),
+        ];
+        for (i, a) in kinds.iter().enumerate() {
+            for b in &kinds[i + 1..] {
+                if let Some(ino) = a.intersection(b).next() {
+                    panic!("durable inode {ino} has two kinds: an inode has one kind");
+                }
+            }
         }
         if let Some((dir, name, ino)) = self.dangling_entry() {
             panic!(
@@ -240,6 +271,15 @@ impl Durable {
             debug_assert!(inode.nlink > 0, "fsck frees unnamed files");
             map.insert(ino, inode);
         }
+        for &ino in &self.sockets {
+            let inode = Inode {
+                node: Node::Socket,
+                nlink: nlink.get(&ino).copied().unwrap_or(0),
+                open: 0,
+            };
+            debug_assert!(inode.nlink > 0, "fsck frees unnamed sockets");
+            map.insert(ino, inode);
+        }
         for (&ino, entries) in &self.dirs {
             let inode = Inode {
                 node: Node::Dir(entries.clone()),
@@ -259,6 +299,11 @@ impl Durable {
     /// The entries of directory `ino`, if this layer holds it.
     pub(crate) fn dir(&self, ino: Ino) -> Option<&BTreeMap<OsString, Ino>> {
         self.dirs.get(&ino)
+    }
+
+    /// Whether this layer holds `ino` as a socket.
+    pub(crate) fn is_socket(&self, ino: Ino) -> bool {
+        self.sockets.contains(&ino)
     }
 }
 

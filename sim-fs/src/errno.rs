@@ -58,6 +58,10 @@ errnos! {
     no_space = ENOSPC, Other;
     /// `EIO`: an injected I/O error.
     io_error = EIO, Other;
+    /// `ENXIO`: opening a socket, which only `connect(2)` reaches.
+    no_such_device_or_address = ENXIO, Other;
+    /// `EADDRINUSE`: binding a Unix socket to a path that exists.
+    address_in_use = EADDRINUSE, AddrInUse;
 }
 
 /// A custom `InvalidInput` error with std's message, for checks std makes
@@ -79,6 +83,11 @@ mod tests {
         assert_eq!(io_error().raw_os_error(), Some(libc::EIO));
         assert_eq!(bad_fd().raw_os_error(), Some(libc::EBADF));
         assert_eq!(no_space().raw_os_error(), Some(libc::ENOSPC));
+        assert_eq!(
+            no_such_device_or_address().raw_os_error(),
+            Some(libc::ENXIO)
+        );
+        assert_eq!(address_in_use().kind(), io::ErrorKind::AddrInUse);
         assert_eq!(
             invalid_input_msg("x").raw_os_error(),
             None,

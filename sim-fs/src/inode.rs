@@ -1,7 +1,8 @@
 //! The volatile layer: the inode table the running program sees.
 //!
 //! As on Unix, directories map names to inode numbers and files are inodes
-//! holding data; hard links are several names for one inode. An inode lives
+//! holding data; a socket is an inode with no content (the name a Unix
+//! socket is bound to); hard links are several names for one inode. An inode lives
 //! while it has a name or an open handle, so a file removed while open keeps
 //! its data until the last handle closes.
 //!
@@ -33,6 +34,9 @@ pub(crate) enum Node {
     File(Vec<u8>),
     /// A directory: its entries, sorted by name.
     Dir(BTreeMap<OsString, Ino>),
+    /// A socket's entry: no content. The socket itself (its queue, its
+    /// connections) is the runtime's; the disk holds only its name.
+    Socket,
 }
 
 impl Node {
@@ -40,6 +44,7 @@ impl Node {
         match self {
             Node::File(_) => FileType::File,
             Node::Dir(_) => FileType::Dir,
+            Node::Socket => FileType::Socket,
         }
     }
 }
@@ -93,7 +98,7 @@ impl Inodes {
             .values()
             .map(|i| match &i.node {
                 Node::File(data) => data.len() as u64,
-                Node::Dir(_) => 0,
+                Node::Dir(_) | Node::Socket => 0,
             })
             .sum();
         self.map = map;
@@ -117,26 +122,31 @@ impl Inodes {
         self.map.contains_key(&ino)
     }
 
-    /// The entries of directory `ino`, or `None` if it is a file.
+    /// The entries of directory `ino`, or `None` if it is not a directory.
     pub(crate) fn dir(&self, ino: Ino) -> Option<&BTreeMap<OsString, Ino>> {
         match &self.live(ino).node {
             Node::Dir(entries) => Some(entries),
-            Node::File(_) => None,
+            Node::File(_) | Node::Socket => None,
         }
     }
 
     fn dir_mut(&mut self, ino: Ino) -> &mut BTreeMap<OsString, Ino> {
-        match &mut self.live_mut(ino).node {
+        let node = &mut self.live_mut(ino).node;
+        let kind = node.file_type();
+        match node {
             Node::Dir(entries) => entries,
-            Node::File(_) => panic!("inode {ino} is used as a directory but is a file"),
+            Node::File(_) | Node::Socket => {
+                panic!("inode {ino} is used as a directory but is a {kind:?}")
+            }
         }
     }
 
-    /// The data of file `ino`, or `None` if it is a directory.
+    /// The data of regular file `ino`, or `None` if it is not a regular
+    /// file.
     pub(crate) fn data(&self, ino: Ino) -> Option<&Vec<u8>> {
         match &self.live(ino).node {
             Node::File(data) => Some(data),
-            Node::Dir(_) => None,
+            Node::Dir(_) | Node::Socket => None,
         }
     }
 
@@ -147,9 +157,13 @@ impl Inodes {
 
     /// Changes the data of file `ino` with `f`, keeping `usage` current.
     pub(crate) fn update_data(&mut self, ino: Ino, f: impl FnOnce(&mut Vec<u8>)) {
-        let data = match &mut self.map.get_mut(&ino).expect("file is live").node {
+        let node = &mut self.map.get_mut(&ino).expect("file is live").node;
+        let kind = node.file_type();
+        let data = match node {
             Node::File(data) => data,
-            Node::Dir(_) => panic!("inode {ino} is written as a file but is a directory"),
+            Node::Dir(_) | Node::Socket => {
+                panic!("inode {ino} is written as a file but is a {kind:?}")
+            }
         };
         let before = data.len() as u64;
         f(data);

@@ -11,12 +11,15 @@
 //!
 //! **Inodes.** As on Unix, directories map names to inode numbers, files are
 //! inodes holding bytes, and hard links are several names for one inode. An
-//! open handle keeps a removed file's data until it closes. Inode numbers
-//! and descriptors are never reused. No symlinks, permissions or
-//! timestamps. Relative paths start at the root.
+//! open handle keeps a removed file's data until it closes. A socket is an
+//! inode with no content: the name a Unix socket is bound to
+//! ([`Fs::bind_socket`]; the socket itself is the runtime's). It is listed,
+//! renamed, linked and removed as a file is, and does not open (`ENXIO`).
+//! Inode numbers and descriptors are never reused. No symlinks, FIFOs,
+//! devices, permissions or timestamps. Relative paths start at the root.
 //!
-//! **Two layers.** Every mutation — write, `set_len`, create, mkdir, link,
-//! rename, remove — changes the **volatile** view at once (later reads see
+//! **Two layers.** Every mutation — write, `set_len`, create, mkdir, bind,
+//! link, rename, remove — changes the **volatile** view at once (later reads see
 //! it) and is appended to a **log** of pending operations, by inode. The
 //! **durable** layer is what is on the platter. Invariant: replaying the log
 //! over the durable layer gives the volatile view (except data a failed
@@ -77,6 +80,9 @@
 //! - Path functions (`tokio::fs::read_dir`, `rename`, `copy`, ...) map one
 //!   to one; `tokio::fs::read`/`write` are [`Fs::read_file`]/
 //!   [`Fs::write_file`].
+//! - Binding a Unix socket to a path is [`Fs::bind_socket`], which gives the
+//!   socket's inode number; a `connect` to a path finds the socket it names
+//!   through [`Fs::metadata`] ([`Metadata::is_socket`], [`Metadata::ino`]).
 //! - Before completing each call, the runtime sleeps [`Fs::latency`] of the
 //!   call's [`IoOp`].
 //! - A host reset is [`Fs::crash`], after which every old [`Fd`] is unknown

@@ -2,7 +2,9 @@
 //! [`DirEntry`].
 //!
 //! The model has no symlinks, permissions or timestamps, so these carry only
-//! type, length, inode number and link count.
+//! type, length, inode number and link count. The types are a regular
+//! file, a directory and a socket (the entry of a Unix socket bound to a
+//! path, [`Fs::bind_socket`](crate::Fs::bind_socket)).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -14,6 +16,9 @@ pub enum FileType {
     File,
     /// A directory.
     Dir,
+    /// A socket: the entry of a Unix socket bound to a path
+    /// ([`Fs::bind_socket`](crate::Fs::bind_socket)), `S_IFSOCK`.
+    Socket,
 }
 
 impl FileType {
@@ -25,6 +30,11 @@ impl FileType {
     /// Whether this is a directory.
     pub fn is_dir(self) -> bool {
         self == FileType::Dir
+    }
+
+    /// Whether this is a socket (`FileTypeExt::is_socket` in std).
+    pub fn is_socket(self) -> bool {
+        self == FileType::Socket
     }
 
     /// Always false: the model has no symlinks.
@@ -62,12 +72,18 @@ impl Metadata {
         self.file_type.is_dir()
     }
 
+    /// Whether this is a socket.
+    pub fn is_socket(&self) -> bool {
+        self.file_type.is_socket()
+    }
+
     /// Always false: the model has no symlinks.
     pub fn is_symlink(&self) -> bool {
         false
     }
 
-    /// A file's length in bytes; [`DIR_LEN`] for a directory.
+    /// A file's length in bytes; [`DIR_LEN`] for a directory; 0 for a
+    /// socket.
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u64 {
         self.len
@@ -79,9 +95,9 @@ impl Metadata {
         self.ino
     }
 
-    /// The link count (`st_nlink`): the number of names of a file (0 once
-    /// removed while still open); 2 plus the number of subdirectories for a
-    /// directory, as on Linux.
+    /// The link count (`st_nlink`): the number of names of a file or a
+    /// socket (0 once a file is removed while still open); 2 plus the
+    /// number of subdirectories for a directory, as on Linux.
     pub fn nlink(&self) -> u64 {
         self.nlink
     }

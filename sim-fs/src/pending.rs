@@ -32,7 +32,7 @@ pub(crate) enum PendingOp {
     },
     /// The file's length set to `len` (truncate or extend with zeros).
     SetLen { ino: Ino, len: u64 },
-    /// A new entry `dir/name -> ino` (create, mkdir, hard link).
+    /// A new entry `dir/name -> ino` (create, mkdir, bind, hard link).
     Link {
         dir: Ino,
         name: OsString,
@@ -109,7 +109,8 @@ pub enum PendingKind {
         /// The new length.
         len: u64,
     },
-    /// A new directory entry for inode `ino` (create, mkdir, hard link).
+    /// A new directory entry for inode `ino` (create, mkdir, bind of a
+    /// Unix socket, hard link).
     Link {
         /// The inode linked.
         ino: u64,

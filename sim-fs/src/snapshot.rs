@@ -18,12 +18,15 @@ pub enum TreeEntry {
     Dir,
     /// A file and its contents.
     File(Vec<u8>),
+    /// A socket (the entry of a Unix socket bound to the path).
+    Socket,
 }
 
 impl std::fmt::Debug for TreeEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TreeEntry::Dir => f.write_str("Dir"),
+            TreeEntry::Socket => f.write_str("Socket"),
             TreeEntry::File(data) => match std::str::from_utf8(data) {
                 Ok(s) => write!(f, "File({s:?})"),
                 Err(_) => write!(f, "File({data:?})"),
@@ -36,11 +39,12 @@ impl std::fmt::Debug for TreeEntry {
 /// it names. Hard links appear once per name.
 pub type Tree = BTreeMap<PathBuf, TreeEntry>;
 
-/// Walks from the root. `dir` gives a directory's entries (`None` for a
-/// file), `file` a file's data.
+/// Walks from the root. `dir` gives a directory's entries (`None` for
+/// anything else), `leaf` what any other inode is (a file with its data, or
+/// a socket).
 pub(crate) fn build<'a>(
     dir: impl Fn(Ino) -> Option<&'a BTreeMap<OsString, Ino>>,
-    file: impl Fn(Ino) -> Option<&'a Vec<u8>>,
+    leaf: impl Fn(Ino) -> TreeEntry,
 ) -> Tree {
     let mut tree = Tree::new();
     let mut seen = BTreeSet::from([ROOT]);
@@ -55,8 +59,7 @@ pub(crate) fn build<'a>(
                     stack.push((child, child_path));
                 }
             } else {
-                let data = file(child).expect("an entry names a file or a directory");
-                tree.insert(child_path, TreeEntry::File(data.clone()));
+                tree.insert(child_path, leaf(child));
             }
         }
     }

@@ -9,9 +9,9 @@
 //! - a crash asks exactly the documented questions, and the same answers
 //!   give the same disk.
 //!
-//! Sequences mix files, directories, renames (of directories too), hard
-//! links, open handles on removed files, partial syncs and crashes with
-//! arbitrary answers; every operation's result is ignored, and the model's
+//! Sequences mix files, directories, sockets' entries, renames (of
+//! directories too), hard links, open handles on removed files, partial
+//! syncs and crashes with arbitrary answers; every operation's result is ignored, and the model's
 //! invariants are checked after each.
 
 mod common;
@@ -36,6 +36,7 @@ enum Op {
     Rename(usize, usize),
     Link(usize, usize),
     Copy(usize, usize),
+    Bind(usize),
     Sync(usize),
     SyncRoot,
     Hold(usize),
@@ -64,6 +65,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (path(), path()).prop_map(|(a, b)| Op::Rename(a, b)),
         1 => (path(), path()).prop_map(|(a, b)| Op::Link(a, b)),
         1 => (path(), path()).prop_map(|(a, b)| Op::Copy(a, b)),
+        1 => path().prop_map(Op::Bind),
         3 => path().prop_map(Op::Sync),
         1 => Just(Op::SyncRoot),
         1 => path().prop_map(Op::Hold),
@@ -116,6 +118,7 @@ fn run(fs: &mut Fs, ops: &[Op]) {
             Op::Rename(a, b) => drop(fs.rename(PATHS[*a], PATHS[*b])),
             Op::Link(a, b) => drop(fs.hard_link(PATHS[*a], PATHS[*b])),
             Op::Copy(a, b) => drop(fs.copy(PATHS[*a], PATHS[*b], d)),
+            Op::Bind(p) => drop(fs.bind_socket(PATHS[*p])),
             Op::Sync(p) => {
                 if let Ok(f) = fs.open(PATHS[*p], &OpenOptions::for_open()) {
                     fs.sync_all(f, d).unwrap();

@@ -2,9 +2,10 @@
 //! random operation sequences with crashes (default crash model, default
 //! entry durability).
 //!
-//! The reference keeps the volatile view as a map from path to entry, file
-//! data by file id, and, for durability, exactly the two rules of the
-//! issue, without inodes, a log or halves of renames:
+//! The reference keeps the volatile view as a map from path to entry (a
+//! directory, a file, or a socket's entry: a name without data, which does
+//! not open), file data by file id, and, for durability, exactly the two
+//! rules of the issue, without inodes, a log or halves of renames:
 //!
 //! - syncing a file copies its current data to its durable data;
 //! - syncing a directory copies its current listing to its durable listing;
@@ -41,6 +42,7 @@ enum Op {
     Remove((usize, usize)),
     Rename((usize, usize), (usize, usize)),
     Link((usize, usize), (usize, usize)),
+    Bind((usize, usize)),
     SyncFile((usize, usize)),
     SyncDir(usize),
     Read((usize, usize)),
@@ -67,6 +69,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => file().prop_map(Op::Remove),
         3 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
         1 => (file(), file()).prop_map(|(a, b)| Op::Link(a, b)),
+        1 => file().prop_map(Op::Bind),
         3 => file().prop_map(Op::SyncFile),
         3 => (0..DIRS.len()).prop_map(Op::SyncDir),
         1 => file().prop_map(Op::Read),
@@ -78,6 +81,7 @@ fn op() -> impl Strategy<Value = Op> {
 enum Entry {
     Dir(u64),
     File(u64),
+    Socket(u64),
 }
 
 const ROOT_ID: u64 = 0;
@@ -119,11 +123,21 @@ impl Reference {
         self.dir_id(DIRS[f.0]).map(|_| ()).ok_or(libc::ENOENT)
     }
 
-    fn file_id(&self, f: (usize, usize)) -> Result<u64, i32> {
+    /// The entry at file path `f`.
+    fn node(&self, f: (usize, usize)) -> Result<Entry, i32> {
         self.parent(f)?;
-        match self.tree.get(&file_path(f.0, f.1)) {
-            Some(Entry::File(id)) => Ok(*id),
-            _ => Err(libc::ENOENT),
+        self.tree
+            .get(&file_path(f.0, f.1))
+            .copied()
+            .ok_or(libc::ENOENT)
+    }
+
+    /// The file at `f`, as opening it finds it.
+    fn file_id(&self, f: (usize, usize)) -> Result<u64, i32> {
+        match self.node(f)? {
+            Entry::File(id) => Ok(id),
+            Entry::Socket(_) => Err(libc::ENXIO),
+            Entry::Dir(_) => unreachable!("file names are not directory names"),
         }
     }
 
@@ -165,10 +179,11 @@ impl Reference {
             Op::Write(f, offset, bytes) => {
                 let id = match self.file_id(*f) {
                     Ok(id) => id,
-                    Err(_) => {
+                    Err(libc::ENOENT) => {
                         self.parent(*f)?;
                         self.create(*f)
                     }
+                    Err(e) => return Err(e),
                 };
                 self.write_at(id, *offset as usize, bytes);
             }
@@ -183,31 +198,39 @@ impl Reference {
             }
             Op::CreateNew(f) => {
                 self.parent(*f)?;
-                if self.file_id(*f).is_ok() {
+                if self.node(*f).is_ok() {
                     return Err(libc::EEXIST);
                 }
                 self.create(*f);
             }
             Op::Remove(f) => {
-                self.file_id(*f)?;
+                self.node(*f)?;
                 self.tree.remove(&file_path(f.0, f.1));
             }
             Op::Rename(from, to) => {
-                let id = self.file_id(*from)?;
+                let entry = self.node(*from)?;
                 self.parent(*to)?;
-                if self.file_id(*to) == Ok(id) {
+                if self.node(*to) == Ok(entry) {
                     return Ok(None);
                 }
                 self.tree.remove(&file_path(from.0, from.1));
-                self.tree.insert(file_path(to.0, to.1), Entry::File(id));
+                self.tree.insert(file_path(to.0, to.1), entry);
             }
             Op::Link(from, to) => {
-                let id = self.file_id(*from)?;
+                let entry = self.node(*from)?;
                 self.parent(*to)?;
-                if self.file_id(*to).is_ok() {
+                if self.node(*to).is_ok() {
                     return Err(libc::EEXIST);
                 }
-                self.tree.insert(file_path(to.0, to.1), Entry::File(id));
+                self.tree.insert(file_path(to.0, to.1), entry);
+            }
+            Op::Bind(f) => {
+                self.parent(*f)?;
+                if self.node(*f).is_ok() {
+                    return Err(libc::EADDRINUSE);
+                }
+                let id = self.new_id();
+                self.tree.insert(file_path(f.0, f.1), Entry::Socket(id));
             }
             Op::SyncFile(f) => {
                 let id = self.file_id(*f)?;
@@ -241,6 +264,7 @@ impl Reference {
                                 let bytes = self.durable_data.get(&id).cloned().unwrap_or_default();
                                 data.insert(id, bytes);
                             }
+                            Entry::Socket(_) => {}
                         }
                     }
                 }
@@ -250,7 +274,7 @@ impl Reference {
                 let reachable: Vec<u64> = std::iter::once(ROOT_ID)
                     .chain(self.tree.values().filter_map(|e| match e {
                         Entry::Dir(id) => Some(*id),
-                        Entry::File(_) => None,
+                        Entry::File(_) | Entry::Socket(_) => None,
                     }))
                     .collect();
                 self.durable_listing.retain(|id, _| reachable.contains(id));
@@ -267,6 +291,7 @@ impl Reference {
                 let entry = match e {
                     Entry::Dir(_) => TreeEntry::Dir,
                     Entry::File(id) => TreeEntry::File(self.data[id].clone()),
+                    Entry::Socket(_) => TreeEntry::Socket,
                 };
                 (p.clone(), entry)
             })
@@ -323,6 +348,7 @@ fn apply(fs: &mut Fs, op: &Op) -> Outcome {
         Op::Link(a, b) => fs
             .hard_link(file_path(a.0, a.1), file_path(b.0, b.1))
             .map_err(errno)?,
+        Op::Bind(f) => drop(fs.bind_socket(file_path(f.0, f.1)).map_err(errno)?),
         Op::SyncFile(f) => {
             let fd = with_file(fs, f, &OpenOptions::for_open())?;
             fs.sync_data(fd, d).unwrap();

@@ -1,9 +1,16 @@
 //! Operations on paths: metadata, directories, removal, rename, hard links,
-//! copy, and std's whole-file helpers.
+//! copy, std's whole-file helpers, and the entry of a Unix socket bound to a
+//! path.
 //!
 //! Each changes the volatile view at once. A change to a directory entry
-//! (create, mkdir, remove, rename, link) is pending until that directory is
-//! synced (see [`EntryDurability`](crate::EntryDurability)).
+//! (create, mkdir, bind, remove, rename, link) is pending until that
+//! directory is synced (see [`EntryDurability`](crate::EntryDurability)).
+//!
+//! A socket's entry is a name like a file's: it is listed, removed, renamed
+//! (over a file, or a file over it) and linked as a file is. What holds
+//! data fails on it as on Linux: it does not open (`ENXIO`), so neither
+//! [`Fs::read_file`], [`Fs::write_file`] nor [`Fs::copy`] from or to it
+//! works.
 //!
 //! # Determinism
 //!
@@ -19,7 +26,7 @@ use crate::config::IoOp;
 use crate::errno;
 use crate::handle::OpenOptions;
 use crate::inode::Node;
-use crate::metadata::{DirEntry, Metadata};
+use crate::metadata::{DirEntry, FileType, Metadata};
 use crate::pending::PendingOp;
 
 use super::{Fs, Last, Target};
@@ -102,6 +109,42 @@ impl Fs {
 
     fn is_dir(&self, path: &Path) -> bool {
         self.metadata(path).is_ok_and(|m| m.is_dir())
+    }
+
+    /// Simulated `bind(2)` of a Unix socket to `path`: creates a socket
+    /// entry there and returns its inode number ([`Metadata::ino`]), which
+    /// a `connect(2)` to `path` finds again with [`Fs::metadata`].
+    ///
+    /// The entry is pending until the parent directory is synced, as a
+    /// created file's is, and a crash keeps or loses it as it would that
+    /// file's. Once durable it outlives the socket and every crash: a
+    /// stale socket file that a program removes before binding again, as
+    /// on Linux. It does not open (`ENXIO`).
+    ///
+    /// # Errors
+    ///
+    /// As Linux's `bind(2)` on `AF_UNIX`: `EADDRINUSE` when `path` exists,
+    /// whatever it is (the root, `.` and `..` included); `ENOENT` when the
+    /// parent is missing, or when `path` ends in `/` and names nothing;
+    /// `ENOTDIR` when the parent is not a directory.
+    pub fn bind_socket(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
+        match self.target(path.as_ref())? {
+            Target::Whole { .. } => Err(errno::address_in_use()),
+            Target::Named {
+                dir,
+                name,
+                trailing_slash,
+                ..
+            } => {
+                if self.entry(dir, &name).is_some() {
+                    return Err(errno::address_in_use());
+                }
+                if trailing_slash {
+                    return Err(errno::not_found());
+                }
+                Ok(self.create_node(dir, name, Node::Socket))
+            }
+        }
     }
 
     /// Simulated [`std::fs::remove_file`] (`unlink(2)`): `EISDIR` on a
@@ -277,6 +320,9 @@ impl Fs {
     /// `from`'s data into it; returns the number of bytes copied. Nothing is
     /// synced. As with std, copying a file onto itself empties it. Asks one
     /// read and one write fault ([`IoOp::Read`], [`IoOp::Write`]).
+    ///
+    /// As std opens `from` first, a socket there is `ENXIO`; a directory
+    /// is std's own `InvalidInput`. A socket at `to` is `ENXIO` too.
     pub fn copy(
         &mut self,
         from: impl AsRef<Path>,
@@ -284,10 +330,14 @@ impl Fs {
         chooser: &mut dyn Chooser,
     ) -> io::Result<u64> {
         let src = self.lookup(from.as_ref())?;
-        if self.inodes.data(src).is_none() {
-            return Err(errno::invalid_input_msg(
-                "the source path is neither a regular file nor a symlink to a regular file",
-            ));
+        match self.inodes.file_type(src) {
+            FileType::File => {}
+            FileType::Socket => return Err(errno::no_such_device_or_address()),
+            FileType::Dir => {
+                return Err(errno::invalid_input_msg(
+                    "the source path is neither a regular file nor a symlink to a regular file",
+                ))
+            }
         }
         let fd = self.open(to.as_ref(), &OpenOptions::for_create())?;
         let result = (|| {
@@ -366,7 +416,7 @@ impl Fs {
         let kind = node.file_type();
         let data = match &node {
             Node::File(data) => Some(data.clone()),
-            Node::Dir(_) => None,
+            Node::Dir(_) | Node::Socket => None,
         };
         let ino = self.inodes.alloc(node);
         self.inodes.link(dir, name.clone(), ino);
@@ -378,20 +428,25 @@ impl Fs {
     }
 
     /// Simulated [`std::fs::read`]: the whole file. `EISDIR` on a
-    /// directory. Asks one read fault ([`IoOp::Read`]).
+    /// directory, `ENXIO` on a socket (which does not open). Asks one read
+    /// fault ([`IoOp::Read`]).
     pub fn read_file(
         &self,
         path: impl AsRef<Path>,
         chooser: &mut dyn Chooser,
     ) -> io::Result<Vec<u8>> {
         let ino = self.lookup(path.as_ref())?;
-        let data = self.inodes.data(ino).ok_or_else(errno::is_a_directory)?;
+        let data = match &self.inodes.live(ino).node {
+            Node::File(data) => data,
+            Node::Dir(_) => return Err(errno::is_a_directory()),
+            Node::Socket => return Err(errno::no_such_device_or_address()),
+        };
         self.fault(IoOp::Read, chooser)?;
         Ok(data.clone())
     }
 
     /// Simulated [`std::fs::write`]: `File::create` then `write_all`.
-    /// Nothing is synced.
+    /// Nothing is synced. `ENXIO` on a socket (which does not open).
     pub fn write_file(
         &mut self,
         path: impl AsRef<Path>,
@@ -418,7 +473,7 @@ fn whole_rmdir_error(last: Last) -> io::Error {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use crate::{DefaultChooser, FileType, Fs, OpenOptions, TreeEntry};
+    use crate::{DefaultChooser, FileType, Fs, OpenOptions, PendingKind, TreeEntry};
 
     fn errno(r: std::io::Result<impl std::fmt::Debug>) -> i32 {
         r.expect_err("expected an error")
@@ -630,6 +685,123 @@ mod tests {
         assert_eq!(fs.tree()[Path::new("/f")], TreeEntry::File(Vec::new()));
         let f = fs.open("/dst", &OpenOptions::for_open()).unwrap();
         assert_eq!(fs.file_metadata(f).unwrap().len(), 5);
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn bind_creates_a_socket_entry() {
+        let mut fs = setup();
+        let ino = fs.bind_socket("/d/s").unwrap();
+        let m = fs.metadata("/d/s").unwrap();
+        assert!(m.is_socket() && m.file_type().is_socket());
+        assert!(!m.is_file() && !m.is_dir());
+        assert_eq!((m.ino(), m.len(), m.nlink()), (ino, 0, 1));
+        let listed = fs.read_dir("/d").unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (listed[0].file_type(), listed[0].ino()),
+            (FileType::Socket, ino)
+        );
+        assert_eq!(fs.tree()[Path::new("/d/s")], TreeEntry::Socket);
+        assert_eq!(
+            fs.pending().last(),
+            Some(&PendingKind::Link { ino }),
+            "a pending entry, as a created file's"
+        );
+        assert_eq!(
+            fs.metadata("/d").unwrap().nlink(),
+            2,
+            "a socket is not a subdirectory"
+        );
+        assert_eq!(fs.usage(), 5, "a socket holds no data");
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn bind_errors_match_linux() {
+        let mut fs = setup();
+        fs.bind_socket("/s").unwrap();
+        let before = (fs.tree(), fs.pending());
+        for taken in ["/f", "/d", "/s", "/", "/d/.", "/d/..", "/f/", "/s/", "/d/"] {
+            assert_eq!(errno(fs.bind_socket(taken)), libc::EADDRINUSE, "{taken}");
+        }
+        assert_eq!(
+            fs.bind_socket("/f").unwrap_err().kind(),
+            std::io::ErrorKind::AddrInUse
+        );
+        assert_eq!(errno(fs.bind_socket("/nope/s")), libc::ENOENT);
+        assert_eq!(errno(fs.bind_socket("/new/")), libc::ENOENT);
+        assert_eq!(errno(fs.bind_socket("")), libc::ENOENT);
+        assert_eq!(errno(fs.bind_socket("/f/s")), libc::ENOTDIR);
+        assert_eq!(errno(fs.bind_socket("/s/x")), libc::ENOTDIR);
+        assert_eq!(
+            (fs.tree(), fs.pending()),
+            before,
+            "a failed bind changes nothing"
+        );
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn a_socket_does_not_open_but_is_named_like_a_file() {
+        let d = &mut DefaultChooser;
+        let mut fs = setup();
+        let ino = fs.bind_socket("/s").unwrap();
+        for options in [
+            OpenOptions::for_open(),
+            OpenOptions::for_create(),
+            *OpenOptions::new().write(true).truncate(true),
+            *OpenOptions::new().append(true),
+        ] {
+            assert_eq!(errno(fs.open("/s", &options)), libc::ENXIO, "{options:?}");
+        }
+        assert_eq!(
+            errno(fs.open("/s", &OpenOptions::for_create_new())),
+            libc::EEXIST
+        );
+        assert_eq!(
+            errno(fs.open("/s/", &OpenOptions::for_open())),
+            libc::ENOTDIR
+        );
+        assert_eq!(errno(fs.read_file("/s", d)), libc::ENXIO);
+        assert_eq!(errno(fs.write_file("/s", b"x", d)), libc::ENXIO);
+        assert_eq!(errno(fs.copy("/s", "/x", d)), libc::ENXIO);
+        assert!(
+            !fs.try_exists("/x").unwrap(),
+            "std's copy opens its source first"
+        );
+        assert_eq!(errno(fs.copy("/f", "/s", d)), libc::ENXIO);
+        assert_eq!(errno(fs.read_dir("/s")), libc::ENOTDIR);
+        assert_eq!(errno(fs.remove_dir("/s")), libc::ENOTDIR);
+        assert_eq!(errno(fs.create_dir("/s")), libc::EEXIST);
+        assert_eq!(fs.open_handles(), 0);
+        assert_eq!(fs.tree()[Path::new("/s")], TreeEntry::Socket);
+        // Named like a file: linked, renamed (over a file and under one),
+        // removed.
+        fs.hard_link("/s", "/d/t").unwrap();
+        assert_eq!(fs.metadata("/s").unwrap().nlink(), 2);
+        fs.rename("/s", "/d/u").unwrap();
+        fs.rename("/f", "/d/t").expect("a file replaces a socket");
+        assert_eq!(fs.metadata("/d/u").unwrap().nlink(), 1);
+        fs.rename("/d/u", "/full/x")
+            .expect("a socket replaces a file");
+        assert_eq!(errno(fs.rename("/full/x", "/d")), libc::EISDIR);
+        assert_eq!(fs.metadata("/full/x").unwrap().ino(), ino);
+        fs.check_invariants();
+        fs.remove_file("/full/x").unwrap();
+        assert!(!fs.try_exists("/full/x").unwrap());
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn remove_then_bind_again_gives_a_new_inode() {
+        let mut fs = Fs::default();
+        let first = fs.bind_socket("/s").unwrap();
+        assert_eq!(errno(fs.bind_socket("/s")), libc::EADDRINUSE);
+        fs.remove_file("/s").unwrap();
+        let second = fs.bind_socket("/s").unwrap();
+        assert_ne!(first, second, "inode numbers are never reused");
+        assert_eq!(fs.metadata("/s").unwrap().ino(), second);
         fs.check_invariants();
     }
 

@@ -24,7 +24,7 @@ use crate::config::{EntryDurability, IoOp};
 use crate::errno;
 use crate::handle::{Access, Fd, OpenFile, OpenOptions};
 use crate::inode::{Ino, Node};
-use crate::metadata::Metadata;
+use crate::metadata::{FileType, Metadata};
 use crate::pending::PendingOp;
 
 use super::{Fs, Target};
@@ -41,7 +41,10 @@ impl Fs {
     ///
     /// Creating a file adds a pending directory entry; truncating an
     /// existing file a pending length change. A directory opens read-only
-    /// (for `sync_all` on it); with write access it is `EISDIR`.
+    /// (for `sync_all` on it); with write access it is `EISDIR`. A socket
+    /// does not open (`ENXIO`, as Linux answers: only `connect(2)` reaches
+    /// it), whatever the options, unless `create_new` (`EEXIST`) or a
+    /// trailing `/` (`ENOTDIR`) fails first.
     pub fn open(&mut self, path: impl AsRef<Path>, options: &OpenOptions) -> io::Result<Fd> {
         options.validate()?;
         let ino = match self.target(path.as_ref())? {
@@ -64,15 +67,16 @@ impl Fs {
                     if options.create_new {
                         return Err(errno::already_exists());
                     }
-                    let is_dir = self.inodes.dir(ino).is_some();
-                    if trailing_slash && !is_dir {
+                    let kind = self.inodes.file_type(ino);
+                    if trailing_slash && !kind.is_dir() {
                         return Err(errno::not_a_directory());
                     }
-                    if is_dir && options.writable() {
-                        return Err(errno::is_a_directory());
-                    }
-                    if !is_dir && options.truncate {
-                        self.set_len_data(ino, 0)?;
+                    match kind {
+                        FileType::Dir if options.writable() => return Err(errno::is_a_directory()),
+                        FileType::Dir => {}
+                        FileType::Socket => return Err(errno::no_such_device_or_address()),
+                        FileType::File if options.truncate => self.set_len_data(ino, 0)?,
+                        FileType::File => {}
                     }
                     ino
                 }
@@ -478,7 +482,7 @@ mod tests {
     fn file(fs: &Fs, path: &str) -> Vec<u8> {
         match &fs.tree()[std::path::Path::new(path)] {
             TreeEntry::File(data) => data.clone(),
-            TreeEntry::Dir => panic!("{path} is a directory"),
+            other => panic!("{path} is not a file: {other:?}"),
         }
     }
 

@@ -37,7 +37,7 @@ use crate::inode::{Ino, Inodes, Node, ROOT};
 use crate::metadata::{FileType, Metadata, DIR_LEN};
 use crate::path::{Comp, Parsed};
 use crate::pending::{PendingKind, PendingOp};
-use crate::snapshot::{self, Tree};
+use crate::snapshot::{self, Tree, TreeEntry};
 
 /// One host's simulated disk: a volatile view, a durable layer, the log of
 /// unsynced operations between them, and open handles.
@@ -140,7 +140,14 @@ impl Fs {
 
     /// Every path the program sees now.
     pub fn tree(&self) -> Tree {
-        snapshot::build(|ino| self.inodes.dir(ino), |ino| self.inodes.data(ino))
+        snapshot::build(
+            |ino| self.inodes.dir(ino),
+            |ino| match &self.inodes.live(ino).node {
+                Node::File(data) => TreeEntry::File(data.clone()),
+                Node::Socket => TreeEntry::Socket,
+                Node::Dir(_) => unreachable!("snapshot::build asks only what is not a directory"),
+            },
+        )
     }
 
     /// Every path the default crash (nothing unsynced survives) would
@@ -148,7 +155,19 @@ impl Fs {
     pub fn durable_tree(&self) -> Tree {
         let mut durable = self.durable.clone();
         durable.fsck();
-        snapshot::build(|ino| durable.dir(ino), |ino| durable.file(ino))
+        snapshot::build(
+            |ino| durable.dir(ino),
+            |ino| match durable.file(ino) {
+                Some(data) => TreeEntry::File(data.clone()),
+                None => {
+                    assert!(
+                        durable.is_socket(ino),
+                        "a durable entry names a file, a directory or a socket"
+                    );
+                    TreeEntry::Socket
+                }
+            },
+        )
     }
 
     /// Asks whether an operation of kind `op` fails with `EIO`.
@@ -296,6 +315,12 @@ impl Fs {
                     .filter(|&&child| self.inodes.dir(child).is_some())
                     .count() as u64,
             },
+            Node::Socket => Metadata {
+                file_type: FileType::Socket,
+                len: 0,
+                ino,
+                nlink: inode.nlink.into(),
+            },
         }
     }
 
@@ -342,6 +367,7 @@ impl Fs {
                     }
                 }
                 Node::File(data) => usage += data.len() as u64,
+                Node::Socket => {}
             }
             if ino != ROOT && inode.nlink == 0 {
                 assert!(inode.open > 0, "inode {ino}: unnamed and unopened but live");
@@ -402,6 +428,10 @@ impl Fs {
                         replayed.dir(ino),
                         Some(entries),
                         "inode {ino}: durable entries + pending entry ops = volatile entries"
+                    ),
+                    Node::Socket => assert!(
+                        replayed.is_socket(ino),
+                        "inode {ino}: durable layer + pending entry ops hold the socket"
                     ),
                 }
             }

@@ -46,10 +46,15 @@ pub fn all_crash_models() -> Vec<FsConfig> {
     configs
 }
 
-/// Syncs every file, then every directory, deepest first.
+/// Syncs every file, then every directory, deepest first (a socket has
+/// nothing to sync but its entry, and does not open).
 pub fn sync_everything(fs: &mut Fs) {
     let tree = fs.tree();
-    let mut paths: Vec<&Path> = tree.keys().map(|p| p.as_path()).collect();
+    let mut paths: Vec<&Path> = tree
+        .iter()
+        .filter(|(_, entry)| **entry != TreeEntry::Socket)
+        .map(|(p, _)| p.as_path())
+        .collect();
     paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
     paths.push(Path::new("/"));
     for path in paths {
@@ -96,6 +101,6 @@ pub fn for_each_crash(fs: &Fs, mut f: impl FnMut(&Fs, &[usize])) -> usize {
 pub fn contents(fs: &Fs, path: &str) -> Option<Vec<u8>> {
     match fs.tree().get(Path::new(path))? {
         TreeEntry::File(data) => Some(data.clone()),
-        TreeEntry::Dir => panic!("{path} is a directory"),
+        other => panic!("{path} is not a file: {other:?}"),
     }
 }
