@@ -38,8 +38,11 @@
 //!   by name.
 //!
 //! A real symlink is followed (the model has none): it shows as the file or
-//! directory it points to. A real entry that is neither (a device, a
-//! socket, a dangling link) is not shown.
+//! directory it points to. A real entry that is neither (a device, a real
+//! socket, a dangling link) is not shown. The sockets of the simulation are
+//! the model's own: a Unix socket bound to a path has a socket entry there
+//! ([`HostDisk::bind_socket`]), which a connect to the path resolves
+//! ([`HostDisk::socket_ino`]).
 //!
 //! # Invariants
 //!
@@ -454,6 +457,43 @@ impl HostDisk {
         }
         self.fs.open(for_model(path.as_ref()), options)
     }
+
+    // ----- the names of Unix sockets ---------------------------------------
+
+    /// `bind(2)` of a Unix socket to `path`: creates the socket's entry
+    /// ([`Fs::bind_socket`]) and returns its inode number. As any creating
+    /// operation, copies the parent up and shadows the path first, so a
+    /// real file there is in the way (`EADDRINUSE`) and a real socket
+    /// there, which is not shown, is not.
+    #[allow(dead_code)] // for the simulated Unix sockets
+    pub(crate) fn bind_socket(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
+        self.touch(&absolute(path.as_ref()), false)?;
+        self.fs.bind_socket(for_model(path.as_ref()))
+    }
+
+    /// What `connect(2)` of a Unix socket to `path` resolves: the inode
+    /// number of the socket entry there. Nothing is copied up: a connect
+    /// only reads the path.
+    ///
+    /// # Errors
+    ///
+    /// As Linux: the model's error when the path leads nowhere (`ENOENT`,
+    /// `ENOTDIR`), a real socket included (not shown); `ECONNREFUSED` when
+    /// it leads to something that is not a socket (a file or a directory,
+    /// of either layer).
+    #[allow(dead_code)] // for the simulated Unix sockets
+    pub(crate) fn socket_ino(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
+        let path = path.as_ref();
+        let refused = || io::Error::from_raw_os_error(libc::ECONNREFUSED);
+        match self.fs.metadata(for_model(path)) {
+            Ok(m) if m.is_socket() => Ok(m.ino()),
+            Ok(_) => Err(refused()),
+            Err(e) => match self.find(&absolute(path)) {
+                Found::Lower(_) => Err(refused()),
+                Found::Sim(_) | Found::Missing => Err(e),
+            },
+        }
+    }
 }
 
 /// Whether opening with `options` may change the path (create or truncate
@@ -506,4 +546,88 @@ pub(crate) fn real_list(abs: &Path) -> Vec<(OsString, u64)> {
         names.sort();
         names
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errno(r: io::Result<impl std::fmt::Debug>) -> i32 {
+        r.expect_err("expected an error")
+            .raw_os_error()
+            .expect("a raw OS error")
+    }
+
+    #[test]
+    fn a_bound_socket_is_what_a_connect_finds() {
+        let mut disk = HostDisk::new(Fs::default(), RealFiles::Hidden);
+        disk.create_dir("/run").unwrap();
+        disk.write_file("/run/f", b"x", &mut sim_fs::DefaultChooser)
+            .unwrap();
+        let ino = disk.bind_socket("/run/./s").unwrap();
+        assert_eq!(disk.socket_ino("/run/s").unwrap(), ino);
+        assert!(disk.metadata("/run/s").unwrap().is_socket());
+        assert_eq!(errno(disk.bind_socket("/run/s")), libc::EADDRINUSE);
+        assert_eq!(errno(disk.bind_socket("/run/f")), libc::EADDRINUSE);
+        assert_eq!(errno(disk.bind_socket("/nope/s")), libc::ENOENT);
+        assert_eq!(errno(disk.bind_socket("/run/f/s")), libc::ENOTDIR);
+        assert_eq!(errno(disk.socket_ino("/run/f")), libc::ECONNREFUSED);
+        assert_eq!(errno(disk.socket_ino("/run")), libc::ECONNREFUSED);
+        assert_eq!(errno(disk.socket_ino("/run/nope")), libc::ENOENT);
+        assert_eq!(errno(disk.socket_ino("/run/s/")), libc::ENOTDIR);
+        assert_eq!(errno(disk.socket_ino("/run/f/s")), libc::ENOTDIR);
+        assert_eq!(
+            disk.socket_ino("/run/f").unwrap_err().kind(),
+            io::ErrorKind::ConnectionRefused
+        );
+        disk.remove_file("/run/s").unwrap();
+        assert_eq!(errno(disk.socket_ino("/run/s")), libc::ENOENT);
+        disk.fs.check_invariants();
+    }
+
+    /// Over the real files: a real file or directory refuses a connect and
+    /// is in a bind's way; a real socket is not shown, so it is neither.
+    #[test]
+    fn real_files_refuse_and_real_sockets_are_not_shown() {
+        let real_dir = std::env::temp_dir().join(format!(
+            "sim-rt-disk-socket-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&real_dir).unwrap();
+        std::fs::write(real_dir.join("f"), b"real").unwrap();
+        let listener = std::os::unix::net::UnixListener::bind(real_dir.join("s")).unwrap();
+
+        let mut disk = HostDisk::new(Fs::default(), RealFiles::ReadOnlyLower);
+        let f = real_dir.join("f");
+        assert_eq!(errno(disk.socket_ino(&f)), libc::ECONNREFUSED);
+        assert_eq!(errno(disk.socket_ino(&real_dir)), libc::ECONNREFUSED);
+        assert!(disk.fs.metadata(&f).is_err(), "a connect copies nothing up");
+        assert_eq!(errno(disk.bind_socket(&f)), libc::EADDRINUSE);
+        assert_eq!(errno(disk.socket_ino(real_dir.join("s"))), libc::ENOENT);
+        assert!(
+            !disk
+                .list(&real_dir)
+                .unwrap()
+                .iter()
+                .any(|e| e.file_name() == "s"),
+            "a real socket is not listed"
+        );
+        let ino = disk.bind_socket(real_dir.join("s")).unwrap();
+        assert_eq!(disk.socket_ino(real_dir.join("s")).unwrap(), ino);
+        let listed: Vec<_> = disk
+            .list(&real_dir)
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.file_name(), e.file_type()))
+            .collect();
+        assert_eq!(
+            listed,
+            [("f".into(), FileType::File), ("s".into(), FileType::Socket)]
+        );
+        disk.fs.check_invariants();
+
+        drop(listener);
+        std::fs::remove_dir_all(&real_dir).unwrap();
+    }
 }
