@@ -3,7 +3,8 @@
 //! tokio returns `std::fs::Metadata` and `std::fs::FileType`, which only the
 //! real OS can construct, so these are the simulation's own types with the
 //! same method names. The disk model has no symlinks, permissions or
-//! timestamps.
+//! timestamps; its types are regular files, directories and sockets (the
+//! entry of a simulated Unix socket bound to a path).
 
 use std::io;
 use std::time::SystemTime;
@@ -15,8 +16,10 @@ use std::time::SystemTime;
 ///
 /// tokio returns `std::fs::FileType`, which cannot be constructed outside
 /// the OS; this type has its methods `is_dir`, `is_file` and `is_symlink`
-/// (always false: the simulated disk has no symlinks). The Unix extension
-/// methods (`is_fifo`, ...) are not provided.
+/// (always false: the simulated disk has no symlinks). The methods of
+/// `std::os::unix::fs::FileTypeExt` (`is_socket`, `is_fifo`, ...) are
+/// inherent methods here, since std's trait is sealed: a call compiles
+/// against both, with the trait imported for std's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FileType(sim_fs::FileType);
 
@@ -40,6 +43,34 @@ impl FileType {
     pub fn is_symlink(&self) -> bool {
         false
     }
+
+    /// Whether this is a socket: the entry of a Unix socket bound to a
+    /// path (`std::os::unix::fs::FileTypeExt::is_socket`).
+    #[cfg(unix)]
+    pub fn is_socket(&self) -> bool {
+        self.0.is_socket()
+    }
+
+    /// Whether this is a FIFO (`FileTypeExt::is_fifo`): always false, the
+    /// simulated disk has none.
+    #[cfg(unix)]
+    pub fn is_fifo(&self) -> bool {
+        false
+    }
+
+    /// Whether this is a block device (`FileTypeExt::is_block_device`):
+    /// always false, the simulated disk has none.
+    #[cfg(unix)]
+    pub fn is_block_device(&self) -> bool {
+        false
+    }
+
+    /// Whether this is a character device (`FileTypeExt::is_char_device`):
+    /// always false, the simulated disk has none.
+    #[cfg(unix)]
+    pub fn is_char_device(&self) -> bool {
+        false
+    }
 }
 
 /// Simulated [`std::fs::Metadata`], as returned by
@@ -50,11 +81,11 @@ impl FileType {
 ///
 /// tokio returns `std::fs::Metadata`, which cannot be constructed outside
 /// the OS; this type has the same method names. A directory's length is
-/// 4096, as on ext4. There are no timestamps: [`modified`](Self::modified),
+/// 4096, as on ext4; a socket's is 0. There are no timestamps: [`modified`](Self::modified),
 /// [`accessed`](Self::accessed) and [`created`](Self::created) fail with
 /// `Unsupported`, as std does on a platform without them. The disk keeps
-/// no permissions: [`permissions`](Self::permissions) reports a new file's
-/// or directory's usual mode (`0o644`, `0o755`). [`ino`](Self::ino) and
+/// no permissions: [`permissions`](Self::permissions) reports a new file's,
+/// directory's or socket's usual mode (`0o644`, `0o755`, `0o755`). [`ino`](Self::ino) and
 /// [`nlink`](Self::nlink) are inherent methods rather than
 /// `std::os::unix::fs::MetadataExt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +116,7 @@ impl Metadata {
         false
     }
 
-    /// The size in bytes (4096 for a directory).
+    /// The size in bytes (4096 for a directory, 0 for a socket).
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u64 {
         self.0.len()
@@ -101,13 +132,16 @@ impl Metadata {
         self.0.nlink()
     }
 
-    /// The permissions: the mode a file (`0o644`) or directory (`0o755`)
-    /// gets under the usual umask, which is all the simulated disk knows
-    /// (it keeps no permissions, and grants every access).
+    /// The permissions: the mode a file (`0o644`), directory or socket
+    /// (`0o755`) gets under the usual umask, which is all the simulated disk
+    /// knows (it keeps no permissions, and grants every access).
     #[cfg(unix)]
     pub fn permissions(&self) -> std::fs::Permissions {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::Permissions::from_mode(if self.is_dir() { 0o755 } else { 0o644 })
+        std::fs::Permissions::from_mode(match self.0.file_type() {
+            sim_fs::FileType::File => 0o644,
+            sim_fs::FileType::Dir | sim_fs::FileType::Socket => 0o755,
+        })
     }
 
     /// Last modification time: always `Unsupported` (no timestamps).

@@ -34,6 +34,13 @@ fn fs_signatures() {
         let m = fs::symlink_metadata(p).await?;
         Ok(m.is_file() || m.is_dir() || m.is_symlink() || m.file_type().is_dir())
     });
+    #[cfg(unix)]
+    future_of::<io::Result<bool>, _>(async {
+        #[allow(unused_imports)] // sim_rt's are inherent: std's trait is sealed
+        use std::os::unix::fs::FileTypeExt;
+        let t = fs::metadata(p).await?.file_type();
+        Ok(t.is_socket() || t.is_fifo() || t.is_block_device() || t.is_char_device())
+    });
 
     // ReadDir and DirEntry
     fn read_dir(r: &mut ReadDir, cx: &mut Context<'_>) -> Poll<io::Result<Option<DirEntry>>> {

@@ -22,6 +22,8 @@ use std::collections::BTreeSet;
 use std::ffi::{c_int, OsString};
 use std::os::unix::ffi::OsStrExt;
 
+use sim_fs::FileType;
+
 use super::table::{self, Kind};
 use super::{on_disk, world_of, Errno, Route};
 
@@ -63,10 +65,10 @@ fn listing(fd: c_int) -> Result<Vec<Entry>, Errno> {
             ("..".into(), up, libc::DT_DIR),
         ];
         for e in disk.list(&open.path)? {
-            let t = if e.file_type().is_dir() {
-                libc::DT_DIR
-            } else {
-                libc::DT_REG
+            let t = match e.file_type() {
+                FileType::Dir => libc::DT_DIR,
+                FileType::File => libc::DT_REG,
+                FileType::Socket => libc::DT_SOCK,
             };
             out.push((e.file_name(), e.ino(), t));
         }

@@ -34,7 +34,9 @@
 //! owners, timestamps or symlinks: `chmod`/`chown`/`utimensat` succeed and
 //! change nothing, `stat` reports the calling user as owner, mode
 //! `0644`/`0755` and [`WALL_CLOCK_EPOCH`](crate::sim::WALL_CLOCK_EPOCH) as
-//! every timestamp, and `symlink` fails with `EPERM`. Locks (`flock`,
+//! every timestamp, and `symlink` fails with `EPERM`. A socket's entry (a
+//! simulated Unix socket bound to a path) stats as `S_IFSOCK | 0755`, lists
+//! as `DT_SOCK` and does not open (`ENXIO`), as on Linux. Locks (`flock`,
 //! `fcntl` record locks) are always granted: one thread runs the
 //! simulation, and hosts do not share disks. `O_SYNC`/`O_DSYNC` make each
 //! write durable (`sync_data` after it). `O_TMPFILE` is `EOPNOTSUPP` (std
@@ -60,7 +62,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use sim_fs::{Metadata, OpenOptions};
+use sim_fs::{FileType, Metadata, OpenOptions};
 
 use self::table::{Kind, Open};
 use super::{absolute, for_model, DiskSlot, Found, HostDisk, RealKind};
@@ -745,10 +747,11 @@ const SLOT_MINORS: u32 = 0x1_0000;
 
 fn stat_of(world: &World, host: HostId, m: &Metadata) -> Stat {
     let slot = world.disk_slot.get_or_init(DiskSlot::take).index();
-    let (mode, blocks) = if m.is_dir() {
-        (libc::S_IFDIR | 0o755, 8)
-    } else {
-        (libc::S_IFREG | 0o644, m.len().div_ceil(512))
+    // The mode `mkdir`, `creat` and `bind` give under the usual umask.
+    let (mode, blocks) = match m.file_type() {
+        FileType::Dir => (libc::S_IFDIR | 0o755, 8),
+        FileType::File => (libc::S_IFREG | 0o644, m.len().div_ceil(512)),
+        FileType::Socket => (libc::S_IFSOCK | 0o755, 0),
     };
     Stat {
         dev_minor: DEV_MINOR_BASE
@@ -886,7 +889,7 @@ pub(crate) fn unlink_at(dirfd: c_int, path: &CStr, flags: c_int) -> Route<()> {
     })
 }
 
-/// `truncate`.
+/// `truncate`: `EINVAL` on a socket, as Linux (which opens nothing).
 pub(crate) fn truncate(path: &CStr, len: i64) -> Route<()> {
     with_path(libc::AT_FDCWD, path, |world, host, p| {
         if len < 0 {
@@ -894,6 +897,9 @@ pub(crate) fn truncate(path: &CStr, len: i64) -> Route<()> {
         }
         Route::Sim(on_disk(world, host, |disk, chooser| {
             disk.touch(&p.abs, false)?;
+            if disk.fs.metadata(&p.model).is_ok_and(|m| m.is_socket()) {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
             let fd = disk.fs.open(&p.model, OpenOptions::new().write(true))?;
             let r = disk.fs.set_len(fd, len as u64, chooser);
             disk.fs.close(fd);
@@ -971,4 +977,73 @@ pub(crate) fn link_at(olddirfd: c_int, old: &CStr, newdirfd: c_int, new: &CStr) 
 /// `symlinkat`: the model has no symlinks.
 pub(crate) fn symlink_at(dirfd: c_int, path: &CStr) -> Route<()> {
     with_path(dirfd, path, |_, _, _| Route::Sim(Err(libc::EPERM)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+
+    use crate::runtime::world::MAIN_HOST;
+    use crate::runtime::{context, Builder};
+
+    /// What a program sees of a socket's entry, through the interposed
+    /// libc calls (`std::fs`) and through `tokio::fs`. The entry is bound
+    /// with the crate's own call, as the simulated Unix sockets bind it.
+    #[test]
+    fn a_socket_entry_stats_lists_and_refuses_to_open_as_on_linux() {
+        let rt = Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            std::fs::create_dir_all("/run/app").unwrap();
+            std::fs::write("/run/app/f", b"x").unwrap();
+            let ino = context::current()
+                .fs_op(MAIN_HOST, |disk, _| disk.bind_socket("/run/app/s"))
+                .unwrap();
+
+            let m = std::fs::metadata("/run/app/s").unwrap();
+            assert!(m.file_type().is_socket());
+            assert!(!m.is_file() && !m.is_dir());
+            assert_eq!(m.len(), 0);
+            assert_eq!(m.permissions().mode() & 0o777, 0o755);
+            assert_eq!(std::os::unix::fs::MetadataExt::ino(&m), ino);
+            let listed: Vec<_> = std::fs::read_dir("/run/app")
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (e.file_name(), e.file_type().unwrap().is_socket())
+                })
+                .collect();
+            assert_eq!(listed, [("f".into(), false), ("s".into(), true)]);
+            for open in [
+                std::fs::File::open("/run/app/s"),
+                std::fs::File::create("/run/app/s"),
+            ] {
+                assert_eq!(open.unwrap_err().raw_os_error(), Some(libc::ENXIO));
+            }
+            let copied = std::fs::copy("/run/app/s", "/run/app/c");
+            assert_eq!(copied.unwrap_err().raw_os_error(), Some(libc::ENXIO));
+            // SAFETY: a NUL-terminated path.
+            let truncated = unsafe { libc::truncate(c"/run/app/s".as_ptr(), 0) };
+            let err = std::io::Error::last_os_error().raw_os_error();
+            assert_eq!((truncated, err), (-1, Some(libc::EINVAL)));
+
+            let m = crate::fs::metadata("/run/app/s").await.unwrap();
+            assert!(m.file_type().is_socket() && !m.is_file());
+            assert_eq!((m.ino(), m.len()), (ino, 0));
+            let mut dir = crate::fs::read_dir("/run/app").await.unwrap();
+            let mut kinds = Vec::new();
+            while let Some(e) = dir.next_entry().await.unwrap() {
+                kinds.push((e.file_name(), e.file_type().await.unwrap().is_socket()));
+            }
+            assert_eq!(kinds, [("f".into(), false), ("s".into(), true)]);
+            let open = crate::fs::File::open("/run/app/s").await;
+            assert_eq!(open.unwrap_err().raw_os_error(), Some(libc::ENXIO));
+            let read = crate::fs::read("/run/app/s").await;
+            assert_eq!(read.unwrap_err().raw_os_error(), Some(libc::ENXIO));
+
+            std::fs::remove_file("/run/app/s").unwrap();
+            let again =
+                context::current().fs_op(MAIN_HOST, |disk, _| disk.socket_ino("/run/app/s"));
+            assert_eq!(again.unwrap_err().raw_os_error(), Some(libc::ENOENT));
+        });
+    }
 }
