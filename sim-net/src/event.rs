@@ -27,7 +27,7 @@
 
 use std::ops::{BitOr, BitOrAssign};
 
-use crate::{ConnId, ListenerId, Net, PacketId, SocketId};
+use crate::{ConnId, ListenerId, Net, PacketId, SocketId, UnixId};
 
 /// Something that tasks wait on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,6 +38,8 @@ pub enum Endpoint {
     Listener(ListenerId),
     /// A datagram socket.
     Socket(SocketId),
+    /// A Unix domain socket (`unix.rs`).
+    Unix(UnixId),
 }
 
 /// A set of readiness kinds, like tokio's `Ready`/`Interest`.
@@ -182,6 +184,7 @@ impl Net {
                     Readiness::BOTH
                 }
             }),
+            Endpoint::Unix(id) => self.unix.readiness(id),
         }
     }
 
@@ -192,6 +195,7 @@ impl Net {
             Endpoint::Conn(id) => self.conns.contains_key(&id),
             Endpoint::Listener(id) => self.listeners.contains_key(&id),
             Endpoint::Socket(id) => self.sockets.contains_key(&id),
+            Endpoint::Unix(id) => self.unix.exists(id),
         }
     }
 

@@ -152,6 +152,7 @@ impl Net {
         self.listeners.retain(|_, l| l.host != host);
         self.sockets.retain(|_, s| s.host != host);
         self.udp_ports.retain(|(h, _), _| *h != host);
+        self.unix.stop_host(host);
 
         // Packets in flight to the host: datagrams are lost, segments go
         // back to their senders' retransmission queues.

@@ -86,6 +86,13 @@ id!(
 );
 
 id!(
+    /// A Unix domain socket (what a `UnixStream`, `UnixListener` or
+    /// `UnixDatagram` wraps).
+    UnixId,
+    "unix"
+);
+
+id!(
     /// A packet in flight. Packets are numbered in the order they were
     /// created, so this order is also the send order.
     PacketId,
@@ -105,6 +112,7 @@ pub(crate) struct IdGen {
     listener: u64,
     socket: u64,
     packet: u64,
+    unix: u64,
 }
 
 impl IdGen {
@@ -121,6 +129,11 @@ impl IdGen {
     pub(crate) fn socket(&mut self) -> SocketId {
         self.socket += 1;
         SocketId(self.socket)
+    }
+
+    pub(crate) fn unix(&mut self) -> UnixId {
+        self.unix += 1;
+        UnixId(self.unix)
     }
 
     pub(crate) fn packet(&mut self) -> PacketId {

@@ -104,6 +104,10 @@
 //!   backpressure, half-close, RST, refused connections.
 //! - **Datagrams** (`udp_*`): one packet per send, reorder within
 //!   overlapping windows, loss and duplication by runtime decision.
+//! - **Unix domain sockets** (`unix_*`, see `unix.rs`): streams,
+//!   listeners and datagram sockets within one host, path and abstract
+//!   names, pairs; no packets (a write lands in the peer's queue at once),
+//!   and lost with their host.
 //! - **Faults**: partitions ([`Net::partition`], [`Net::set_link`]) and host
 //!   crashes ([`Net::stop_host`], [`Net::start_host`], [`Net::reset_host`]).
 //!
@@ -173,14 +177,19 @@ mod resolve;
 mod store;
 mod stream;
 mod table;
+mod unix;
 
 pub use self::config::NetConfig;
 pub use self::datagram::MAX_DATAGRAM;
 pub use self::event::{Discard, Endpoint, Event, Readiness};
 pub use self::fault::Faults;
-pub use self::id::{ConnId, HostId, ListenerId, PacketId, SocketId};
+pub use self::id::{ConnId, HostId, ListenerId, PacketId, SocketId, UnixId};
 pub use self::link::LinkConfig;
 pub use self::net::Net;
 pub use self::packet::{Packet, PacketKind, Window};
 pub use self::store::Deliverable;
 pub use self::stream::TcpHangup;
+pub use self::unix::{
+    UnixCred, UnixHangup, UnixName, UnixType, DEFAULT_BACKLOG, DGRAM_OVERHEAD, DGRAM_QUEUE,
+    DGRAM_SEND_BUFFER, STREAM_QUEUE,
+};

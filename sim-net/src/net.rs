@@ -61,6 +61,7 @@ pub struct Net {
     /// looks for its socket once the network has more than a few (a pass
     /// over every socket of the network, below that).
     pub(crate) udp_ports: BTreeMap<(HostId, u16), Vec<SocketId>>,
+    pub(crate) unix: crate::unix::UnixSockets,
     pub(crate) events: Vec<Event>,
     /// Datagrams discarded as they were sent (a blocked path), since the
     /// last [`Net::take_events`]...
@@ -99,6 +100,7 @@ impl Net {
             listeners: BTreeMap::new(),
             sockets: Table::default(),
             udp_ports: BTreeMap::new(),
+            unix: crate::unix::UnixSockets::default(),
             events: Vec::new(),
             blocked_at_send: Vec::new(),
             last_blocked: Vec::new(),
