@@ -1,17 +1,21 @@
-//! `tokio::net`'s Unix domain sockets and pipes: the API exists, every
-//! constructor fails with `Unsupported` naming the item and saying to use
-//! TCP between simulated hosts, and the values (`SocketAddr`) work.
+//! `tokio::net`'s Unix domain sockets on a simulated host: streams,
+//! listeners, datagrams, names on the host's disk and in its abstract
+//! namespace, resets; pipes and std conversions are refused.
 
 #![cfg(unix)]
 
 mod rt_support;
 
 use std::io::{self, ErrorKind};
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
 
 use rt_support::assert_contains_all;
+use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
 use sim_rt::net::unix::{self, pipe};
 use sim_rt::net::{UnixDatagram, UnixListener, UnixSocket, UnixStream};
 use sim_rt::runtime::Builder;
+use sim_rt::sim;
 
 fn run<F: std::future::Future>(future: F) -> F::Output {
     Builder::new_current_thread()
@@ -21,17 +25,18 @@ fn run<F: std::future::Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
-/// `err` is `Unsupported`, its message starts with `item` and points to TCP.
-fn assert_unsupported(err: io::Error, item: &str) {
+/// `err` is `Unsupported`, its message starts with `item` and says why.
+fn assert_unsupported(err: io::Error, item: &str, why: &[&str]) {
     assert_eq!(err.kind(), ErrorKind::Unsupported, "{item}: {err}");
     let msg = err.to_string();
     assert!(msg.starts_with(item), "{msg}");
-    assert_contains_all(&msg, &["not simulated by sim-rt", "over TCP"]);
+    assert_contains_all(&msg, why);
 }
 
+/// Pipes and the conversions from and to real sockets are refused with a
+/// message naming the item.
 #[test]
-fn every_constructor_is_unsupported() {
-    // Real std sockets and files, made outside the simulation.
+fn pipes_and_std_conversions_are_unsupported() {
     let (std_a, _std_b) = std::os::unix::net::UnixStream::pair().unwrap();
     let (std_d, _std_e) = std::os::unix::net::UnixDatagram::pair().unwrap();
     let dir = std::env::temp_dir().join(format!("sim-rt-net-unix-{}", std::process::id()));
@@ -39,95 +44,356 @@ fn every_constructor_is_unsupported() {
     let std_listener = std::os::unix::net::UnixListener::bind(dir.join("l.sock")).unwrap();
     let file = std::fs::File::open("/dev/null").unwrap();
     let fd: std::os::fd::OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
-
+    let real: &[&str] = &["real OS socket"];
+    let pipes: &[&str] = &["not simulated by sim-rt", "UnixStream::pair"];
+    let own: &[&str] = &["no OS socket"];
     let errs = run(async move {
-        let path = "/tmp/app.sock";
-        let addr: unix::SocketAddr = std::os::unix::net::SocketAddr::from_pathname(path)
-            .unwrap()
-            .into();
+        let (a, _b) = UnixStream::pair().unwrap();
         vec![
-            (
-                UnixStream::connect(path).await.unwrap_err(),
-                "UnixStream::connect(\"/tmp/app.sock\")",
-            ),
-            (
-                UnixStream::connect_addr(&addr).await.unwrap_err(),
-                "UnixStream::connect_addr(",
-            ),
-            (UnixStream::pair().unwrap_err(), "UnixStream::pair"),
             (
                 UnixStream::try_from(std_a).unwrap_err(),
                 "UnixStream::from_std",
-            ),
-            (
-                UnixListener::bind(path).unwrap_err(),
-                "UnixListener::bind(\"/tmp/app.sock\")",
-            ),
-            (
-                UnixListener::bind_addr(&addr).unwrap_err(),
-                "UnixListener::bind_addr(",
+                real,
             ),
             (
                 UnixListener::from_std(std_listener).unwrap_err(),
                 "UnixListener::from_std",
-            ),
-            (UnixDatagram::bind(path).unwrap_err(), "UnixDatagram::bind("),
-            (UnixDatagram::pair().unwrap_err(), "UnixDatagram::pair"),
-            (
-                UnixDatagram::unbound().unwrap_err(),
-                "UnixDatagram::unbound",
+                real,
             ),
             (
                 UnixDatagram::from_std(std_d).unwrap_err(),
                 "UnixDatagram::from_std",
+                real,
+            ),
+            (a.into_std().unwrap_err(), "UnixStream::into_std", own),
+            (
+                pipe::pipe().unwrap_err(),
+                "tokio::net::unix::pipe::pipe",
+                pipes,
             ),
             (
-                UnixSocket::new_stream().unwrap().bind(path).unwrap_err(),
-                "UnixSocket::bind(",
-            ),
-            (
-                UnixSocket::new_stream().unwrap().listen(8).unwrap_err(),
-                "UnixSocket::listen",
-            ),
-            (
-                UnixSocket::new_stream()
-                    .unwrap()
-                    .connect(path)
-                    .await
-                    .unwrap_err(),
-                "UnixSocket::connect(",
-            ),
-            (
-                UnixSocket::new_datagram().unwrap().datagram().unwrap_err(),
-                "UnixSocket::datagram",
-            ),
-            (pipe::pipe().unwrap_err(), "tokio::net::unix::pipe::pipe"),
-            (
-                pipe::OpenOptions::new().open_sender(path).unwrap_err(),
+                pipe::OpenOptions::new().open_sender("/tmp/f").unwrap_err(),
                 "pipe::OpenOptions::open_sender(",
-            ),
-            (
-                pipe::OpenOptions::default()
-                    .unchecked(true)
-                    .open_receiver(path)
-                    .unwrap_err(),
-                "pipe::OpenOptions::open_receiver(",
+                pipes,
             ),
             (
                 pipe::Sender::from_file(file).unwrap_err(),
                 "pipe::Sender::from_file",
+                pipes,
             ),
             (
                 pipe::Receiver::from_owned_fd(fd).unwrap_err(),
                 "pipe::Receiver::from_owned_fd",
+                pipes,
             ),
         ]
     });
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(errs.len(), 20);
-    for (err, item) in errs {
-        assert_unsupported(err, item);
+    assert_eq!(errs.len(), 8);
+    for (err, item, why) in errs {
+        assert_unsupported(err, item, why);
     }
+}
+
+/// A listener on a path accepts a stream, which carries bytes both ways
+/// and reports tokio's addresses and credentials.
+#[test]
+fn a_stream_connects_to_a_listener_on_a_path() {
+    run(async {
+        let listener = UnixListener::bind("/tmp/app.sock").unwrap();
+        assert_eq!(
+            listener.local_addr().unwrap().as_pathname(),
+            Some(Path::new("/tmp/app.sock"))
+        );
+        let server = sim_rt::spawn(async move {
+            let (mut s, peer) = listener.accept().await.unwrap();
+            assert!(peer.is_unnamed());
+            let mut buf = [0; 4];
+            s.read_exact(&mut buf).await.unwrap();
+            s.write_all(b"pong").await.unwrap();
+            buf
+        });
+        let mut c = UnixStream::connect("/tmp/app.sock").await.unwrap();
+        assert_eq!(
+            c.peer_addr().unwrap().as_pathname(),
+            Some(Path::new("/tmp/app.sock"))
+        );
+        assert!(c.local_addr().unwrap().is_unnamed());
+        // SAFETY: plain getters.
+        let uid = unsafe { libc::getuid() };
+        let cred = c.peer_cred().unwrap();
+        assert_eq!(
+            (cred.uid(), cred.pid()),
+            (uid, Some(std::process::id() as i32))
+        );
+        c.write_all(b"ping").await.unwrap();
+        let mut buf = [0; 4];
+        c.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"pong");
+        assert_eq!(&server.await.unwrap(), b"ping");
+        // The server end is gone: end of stream, then a broken pipe.
+        assert_eq!(c.read(&mut buf).await.unwrap(), 0);
+        assert_eq!(
+            c.write(b"x").await.unwrap_err().kind(),
+            ErrorKind::BrokenPipe
+        );
+    });
+}
+
+/// Names as Linux has them: a missing path is `NotFound`, a taken one
+/// `AddrInUse`; the socket file outlives its listener and refuses
+/// connections until it is removed; the file is a socket on the disk.
+#[test]
+fn paths_are_socket_files_on_the_hosts_disk() {
+    run(async {
+        let err = UnixStream::connect("/tmp/none.sock").await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotFound);
+        let l = UnixListener::bind("/tmp/s.sock").unwrap();
+        let err = UnixListener::bind("/tmp/s.sock").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::AddrInUse);
+        let meta = std::fs::metadata("/tmp/s.sock").unwrap();
+        assert!(meta.file_type().is_socket(), "{meta:?}");
+        drop(l);
+        let err = UnixStream::connect("/tmp/s.sock").await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionRefused);
+        assert_eq!(
+            UnixListener::bind("/tmp/s.sock").unwrap_err().kind(),
+            ErrorKind::AddrInUse
+        );
+        std::fs::remove_file("/tmp/s.sock").unwrap();
+        let _again = UnixListener::bind("/tmp/s.sock").unwrap();
+        UnixStream::connect("/tmp/s.sock").await.unwrap();
+        // A regular file is no socket.
+        std::fs::write("/tmp/plain", b"x").unwrap();
+        let err = UnixStream::connect("/tmp/plain").await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionRefused);
+    });
+}
+
+/// A connect waits for the driver's next turn, as tokio's; a listener
+/// closed before accepting the connection resets it (tokio's `epollhup`).
+#[test]
+fn a_listener_closed_before_accepting_resets_the_connect() {
+    use std::future::Future;
+    use std::task::Poll;
+    run(async {
+        let l = UnixListener::bind("/tmp/e.sock").unwrap();
+        let mut connect = std::pin::pin!(UnixStream::connect("/tmp/e.sock"));
+        std::future::poll_fn(|cx| {
+            assert!(connect.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+        drop(l);
+        let err = connect.await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionReset);
+    });
+}
+
+/// A name with a leading NUL byte is in the host's abstract namespace: no
+/// file, freed when the socket closes.
+#[test]
+fn abstract_names_have_no_file() {
+    use std::os::linux::net::SocketAddrExt;
+    run(async {
+        let name = "\0sim-rt-abstract";
+        let l = UnixListener::bind(name).unwrap();
+        assert_eq!(
+            l.local_addr().unwrap().as_abstract_name(),
+            Some(&b"sim-rt-abstract"[..])
+        );
+        let addr: std::os::unix::net::SocketAddr =
+            std::os::unix::net::SocketAddr::from_abstract_name(b"sim-rt-abstract").unwrap();
+        let c = UnixStream::connect_addr(&addr.into()).await.unwrap();
+        drop(c);
+        drop(l);
+        UnixListener::bind(name).unwrap();
+    });
+}
+
+/// `pair`, borrowed and owned halves: dropping the owned write half shuts
+/// the writing down (end of stream for the peer), `forget` does not,
+/// `reunite` gives the stream back; a close with bytes unread resets the
+/// peer once.
+#[test]
+fn pairs_split_and_reset() {
+    run(async {
+        let (mut a, mut b) = UnixStream::pair().unwrap();
+        {
+            let (mut r, mut w) = a.split();
+            w.write_all(b"hi").await.unwrap();
+            let mut buf = [0; 2];
+            b.read_exact(&mut buf).await.unwrap();
+            b.write_all(b"yo").await.unwrap();
+            r.read_exact(&mut buf).await.unwrap();
+            assert_eq!(&buf, b"yo");
+        }
+        let (r, w) = a.into_split();
+        let (r2, w2) = UnixStream::pair().unwrap().0.into_split();
+        let err = r.reunite(w2).unwrap_err();
+        let (r, _w2) = (err.0, err.1);
+        let a = r.reunite(w).unwrap();
+        let (_r, w) = a.into_split();
+        drop(w);
+        let mut buf = [0; 1];
+        assert_eq!(b.read(&mut buf).await.unwrap(), 0);
+        drop((r2,));
+        // A close with bytes unread: the peer's next read is a reset.
+        let (x, y) = UnixStream::pair().unwrap();
+        x.try_write(b"unread").unwrap();
+        drop(y);
+        let mut x = x;
+        assert_eq!(
+            x.read(&mut buf).await.unwrap_err().kind(),
+            ErrorKind::ConnectionReset
+        );
+        assert_eq!(x.read(&mut buf).await.unwrap(), 0);
+    });
+}
+
+/// A full queue makes the writer wait until the reader drains it.
+#[test]
+fn a_full_queue_makes_the_writer_wait() {
+    run(async {
+        let (mut a, mut b) = UnixStream::pair().unwrap();
+        let big = vec![1u8; 1 << 20];
+        let writer = sim_rt::spawn(async move {
+            a.write_all(&big).await.unwrap();
+            a
+        });
+        let mut got = Vec::new();
+        let mut buf = vec![0; 64 * 1024];
+        while got.len() < 1 << 20 {
+            let n = b.read(&mut buf).await.unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        let _a = writer.await.unwrap();
+        assert_eq!(got.len(), 1 << 20);
+        assert!(b.try_read(&mut buf).unwrap_err().kind() == ErrorKind::WouldBlock);
+    });
+}
+
+/// Datagrams keep their boundaries, report the sender's name, and a
+/// sender waits while the receiver's queue is full.
+#[test]
+fn datagrams_between_named_sockets() {
+    run(async {
+        let rx = UnixDatagram::bind("/tmp/rx.sock").unwrap();
+        let tx = UnixDatagram::bind("/tmp/tx.sock").unwrap();
+        tx.send_to(b"one", "/tmp/rx.sock").await.unwrap();
+        tx.send_to(b"two!", "/tmp/rx.sock").await.unwrap();
+        let mut buf = [0; 16];
+        let (n, from) = rx.recv_from(&mut buf).await.unwrap();
+        assert_eq!(
+            (&buf[..n], from.as_pathname()),
+            (&b"one"[..], Some(Path::new("/tmp/tx.sock")))
+        );
+        assert_eq!(rx.recv(&mut buf).await.unwrap(), 4);
+        // An unconnected receiver takes 11 datagrams from strangers.
+        let mut sent = 0;
+        while tx.try_send_to(b"x", "/tmp/rx.sock").is_ok() {
+            sent += 1;
+        }
+        assert_eq!(sent, 11);
+        let blocked = sim_rt::spawn(async move { tx.send_to(b"last", "/tmp/rx.sock").await });
+        sim_rt::task::yield_now().await;
+        assert!(!blocked.is_finished());
+        rx.recv(&mut buf).await.unwrap();
+        assert_eq!(blocked.await.unwrap().unwrap(), 4);
+        // A connected pair, then the peer closes.
+        let (a, b) = UnixDatagram::pair().unwrap();
+        a.send(b"p").await.unwrap();
+        assert_eq!(b.recv(&mut buf).await.unwrap(), 1);
+        drop(b);
+        assert_eq!(
+            a.send(b"p").await.unwrap_err().kind(),
+            ErrorKind::ConnectionRefused
+        );
+        let u = UnixDatagram::unbound().unwrap();
+        assert_eq!(
+            u.send(b"x").await.unwrap_err().kind(),
+            ErrorKind::NotConnected
+        );
+    });
+}
+
+/// `UnixSocket`: bind then listen or connect, tokio's builder.
+#[test]
+fn unix_socket_binds_listens_and_connects() {
+    run(async {
+        let s = UnixSocket::new_stream().unwrap();
+        s.bind("/tmp/b.sock").unwrap();
+        let l = s.listen(4).unwrap();
+        let c = UnixSocket::new_stream().unwrap();
+        c.bind("/tmp/c.sock").unwrap();
+        let c = c.connect("/tmp/b.sock").await.unwrap();
+        let (_s, peer) = l.accept().await.unwrap();
+        assert_eq!(peer.as_pathname(), Some(Path::new("/tmp/c.sock")));
+        assert_eq!(
+            c.local_addr().unwrap().as_pathname(),
+            Some(Path::new("/tmp/c.sock"))
+        );
+        let err = UnixSocket::new_datagram().unwrap().listen(1).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput);
+        let d = UnixSocket::new_datagram().unwrap().datagram().unwrap();
+        assert!(d.local_addr().unwrap().is_unnamed());
+    });
+}
+
+/// A host's reset closes its Unix sockets; a socket file whose entry was
+/// synced stays (and refuses connections, and blocks a bind until it is
+/// removed), one bound after the sync is lost with the crash.
+#[test]
+fn a_host_reset_closes_its_sockets_and_the_disk_keeps_what_was_synced() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let kinds = run(async {
+        let (tx, mut rx) = sim_rt::sync::mpsc::unbounded_channel();
+        let starts = Rc::new(Cell::new(0));
+        sim::host("h").start(move || {
+            let (tx, starts) = (tx.clone(), starts.clone());
+            async move {
+                starts.set(starts.get() + 1);
+                if starts.get() == 1 {
+                    std::fs::create_dir("/tmp/socks").unwrap();
+                    std::fs::File::open("/tmp").unwrap().sync_all().unwrap();
+                    let _durable = UnixListener::bind("/tmp/socks/d.sock").unwrap();
+                    std::fs::File::open("/tmp/socks")
+                        .unwrap()
+                        .sync_all()
+                        .unwrap();
+                    let _volatile = UnixListener::bind("/tmp/socks/v.sock").unwrap();
+                    let (mut a, b) = UnixStream::pair().unwrap();
+                    tx.send(None).unwrap();
+                    // The reset ends this task with the sockets open.
+                    let mut buf = [0; 1];
+                    let _ = a.read(&mut buf).await;
+                    drop(b);
+                } else {
+                    let v = std::fs::metadata("/tmp/socks/v.sock").unwrap_err().kind();
+                    let d = UnixStream::connect("/tmp/socks/d.sock")
+                        .await
+                        .unwrap_err()
+                        .kind();
+                    let bind = UnixListener::bind("/tmp/socks/d.sock").unwrap_err().kind();
+                    std::fs::remove_file("/tmp/socks/d.sock").unwrap();
+                    UnixListener::bind("/tmp/socks/d.sock").unwrap();
+                    tx.send(Some((v, d, bind))).unwrap();
+                }
+            }
+        });
+        assert_eq!(rx.recv().await.unwrap(), None);
+        sim::reset("h");
+        rx.recv().await.unwrap().unwrap()
+    });
+    assert_eq!(
+        kinds,
+        (
+            ErrorKind::NotFound,
+            ErrorKind::ConnectionRefused,
+            ErrorKind::AddrInUse
+        )
+    );
 }
 
 /// A `UnixSocket` is a real socket (as in tokio) until it would be used.

@@ -465,7 +465,6 @@ impl HostDisk {
     /// operation, copies the parent up and shadows the path first, so a
     /// real file there is in the way (`EADDRINUSE`) and a real socket
     /// there, which is not shown, is not.
-    #[allow(dead_code)] // for the simulated Unix sockets
     pub(crate) fn bind_socket(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
         self.touch(&absolute(path.as_ref()), false)?;
         self.fs.bind_socket(for_model(path.as_ref()))
@@ -481,7 +480,6 @@ impl HostDisk {
     /// `ENOTDIR`), a real socket included (not shown); `ECONNREFUSED` when
     /// it leads to something that is not a socket (a file or a directory,
     /// of either layer).
-    #[allow(dead_code)] // for the simulated Unix sockets
     pub(crate) fn socket_ino(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
         let path = path.as_ref();
         let refused = || io::Error::from_raw_os_error(libc::ECONNREFUSED);

@@ -102,15 +102,19 @@ impl fmt::Debug for Placeholder {
 pub(crate) enum Kind {
     Tcp,
     Udp,
+    UnixStream,
+    UnixDatagram,
 }
 
 /// A new real, non-blocking, close-on-exec socket.
 pub(crate) fn new_socket(domain: Domain, kind: Kind) -> io::Result<Socket> {
     let (ty, protocol) = match kind {
-        Kind::Tcp => (Type::STREAM, Protocol::TCP),
-        Kind::Udp => (Type::DGRAM, Protocol::UDP),
+        Kind::Tcp => (Type::STREAM, Some(Protocol::TCP)),
+        Kind::Udp => (Type::DGRAM, Some(Protocol::UDP)),
+        Kind::UnixStream => (Type::STREAM, None),
+        Kind::UnixDatagram => (Type::DGRAM, None),
     };
-    let socket = Socket::new(domain, ty, Some(protocol))?;
+    let socket = Socket::new(domain, ty, protocol)?;
     socket.set_nonblocking(true)?;
     Ok(socket)
 }

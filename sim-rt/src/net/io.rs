@@ -355,6 +355,22 @@ fn ready_of(net: &Net, endpoint: Endpoint) -> Ready {
             ready |= Ready::ERROR | Ready::WRITE_CLOSED;
         }
     }
+    if let Endpoint::Unix(id) = endpoint {
+        let hangup = net.unix_hangup(id).unwrap_or(sim_net::UnixHangup {
+            read_closed: true,
+            write_closed: true,
+            error: false,
+        });
+        if hangup.read_closed {
+            ready |= Ready::READ_CLOSED;
+        }
+        if hangup.write_closed {
+            ready |= Ready::WRITE_CLOSED;
+        }
+        if hangup.error {
+            ready |= Ready::ERROR;
+        }
+    }
     if let Endpoint::Conn(conn) = endpoint {
         let hangup = net.tcp_hangup(conn).unwrap_or(sim_net::TcpHangup {
             read_closed: true,

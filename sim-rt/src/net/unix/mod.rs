@@ -1,35 +1,37 @@
 //! Simulated/own version of
 //! [`tokio::net::unix`](https://docs.rs/tokio/1/tokio/net/unix/index.html):
-//! Unix domain sockets and FIFO pipes, with tokio's API, not simulated.
+//! Unix domain sockets on the simulated hosts, and FIFO pipes (not
+//! simulated).
 //!
-//! Libraries name these types (tonic and hyper-util accept Unix socket
-//! endpoints, axum serves on a `UnixListener`), so they exist with tokio's
-//! signatures and the code builds. But a Unix socket or a FIFO is a real
-//! file of the machine, outside the simulated hosts, so nothing it does
-//! could be replayed. Every constructor ([`UnixStream::connect`],
-//! [`UnixListener::bind`], [`UnixDatagram::bind`], `pair`, `unbound`,
-//! `from_std`, [`pipe::pipe`], [`pipe::OpenOptions::open_sender`]...)
-//! returns an `io::Error` of kind [`Unsupported`](std::io::ErrorKind::Unsupported)
-//! that says so and what to use instead: TCP between simulated hosts.
-//! Those that register with tokio's I/O driver (the sockets' `bind`,
-//! `bind_addr`, `connect`, `pair`, `unbound`, `from_std`) do that first,
-//! as tokio's: outside a runtime, or in one built without `enable_io`,
-//! they panic with tokio's message, and in one shut down they fail with
-//! the error `is_rt_shutdown_err` recognises. The
-//! socket types can therefore never exist: each holds an uninhabited
-//! field, and their methods are total over it (as `process.rs` does for
-//! child processes).
+//! A Unix socket belongs to the host of the task that made it: streams,
+//! listeners and datagram sockets are `sim_net`'s model of Linux's
+//! `AF_UNIX` (`unix.rs` there: a write lands in the peer's queue at once,
+//! queues are bounded, a close with unread bytes resets the peer, a host
+//! reset closes them all). A path is the host's: binding one creates a
+//! socket file on the host's simulated disk (`disk::HostDisk::bind_socket`),
+//! which follows the disk's crash model and stays after the socket closes
+//! (a connect to it is then refused, a bind fails with `AddrInUse` until
+//! it is removed), and a connect resolves the path on that disk. A name
+//! starting with a NUL byte is in the host's abstract namespace. Peer
+//! credentials are the process's the simulation runs in.
 //!
-//! [`SocketAddr`] and [`UCred`] are plain values and behave as tokio's;
-//! [`UnixSocket`] is a real, unconnected socket until it would bind,
-//! listen or connect, which fail like the constructors.
+//! Like tokio's constructors, the ones that register with the I/O driver
+//! (`bind`, `connect`, `pair`, `unbound`, `from_std`) panic outside a
+//! runtime and in one built without `enable_io`, and fail with the error
+//! `is_rt_shutdown_err` recognises in one that was shut down.
 //!
 //! # Differences from tokio
 //!
-//! Nothing here is simulated (see above).
+//! - `from_std`/`into_std` fail with `Unsupported`: a real socket cannot
+//!   join a simulated host, and a simulated one has no OS socket.
+//! - FIFO pipes ([`pipe`]) are not simulated: every constructor fails with
+//!   `Unsupported`, so no pipe value exists.
 
 #[macro_use]
 mod never;
+#[macro_use]
+mod methods;
+mod core;
 mod datagram;
 mod listener;
 pub mod pipe;
@@ -59,7 +61,7 @@ pub type gid_t = u32;
 #[allow(non_camel_case_types)]
 pub type pid_t = i32;
 
-/// No value: the field of every type a simulation cannot make.
+/// No value: the field of every pipe type, which a simulation cannot make.
 #[derive(Debug, Clone, Copy)]
 enum Never {}
 
@@ -70,25 +72,15 @@ impl Never {
     }
 }
 
-/// What the constructors that register with tokio's I/O driver do here:
-/// register, as tokio's (so they panic outside a runtime and in one built
-/// without `enable_io`, and fail with the error `is_rt_shutdown_err`
-/// recognises in one that was shut down), then fail with [`unsupported`].
-#[track_caller]
-fn refuse<T>(item: &str) -> std::io::Result<T> {
-    super::fd::register()?;
-    Err(unsupported(item))
-}
-
-/// The error of every constructor here.
+/// The error of every pipe constructor.
 fn unsupported(item: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         format!(
             "{item}: Unix domain sockets and pipes are not simulated by sim-rt (they are real \
              files of the machine, outside the simulated hosts, so the run could not be \
-             reproduced). Connect simulated hosts over TCP instead (tokio::net::TcpListener / \
-             TcpStream between hosts made with sim_rt::sim::host)"
+             reproduced). Use a simulated tokio::net::UnixStream (UnixStream::pair) or TCP \
+             between simulated hosts instead"
         ),
     )
 }

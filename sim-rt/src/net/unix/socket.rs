@@ -1,5 +1,4 @@
-//! Simulated/own version of tokio's `UnixSocket`: a real, unconnected
-//! socket that cannot bind, listen or connect in a simulation.
+//! Simulated/own version of tokio's `UnixSocket`.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, IntoRawFd, RawFd};
@@ -7,7 +6,12 @@ use std::path::Path;
 
 use socket2::{Domain, Socket, Type};
 
-use super::{unsupported, UnixDatagram, UnixListener, UnixStream};
+use std::sync::OnceLock;
+
+use sim_net::UnixType;
+
+use super::core::UnixIo;
+use super::{UnixDatagram, UnixListener, UnixStream};
 
 /// Simulated/own version of
 /// [`tokio::net::UnixSocket`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html):
@@ -16,13 +20,17 @@ use super::{unsupported, UnixDatagram, UnixListener, UnixStream};
 ///
 /// # Differences from tokio
 ///
-/// The socket is real (creating one reaches nothing), but Unix sockets are
-/// not simulated: [`bind`](Self::bind), [`listen`](Self::listen),
-/// [`connect`](Self::connect) and [`datagram`](Self::datagram) fail with
-/// `Unsupported`. Use TCP between simulated hosts.
+/// The fd is a real socket that is never bound, listened on nor connected
+/// (options set on it are stored by the kernel, with no effect); the
+/// simulated socket behind it is made by [`bind`](Self::bind), or by the
+/// conversion if there was no bind. So `bind`, like the conversions, needs
+/// a simulation (tokio's needs no runtime).
 #[derive(Debug)]
 pub struct UnixSocket {
     inner: Socket,
+    ty: UnixType,
+    /// The simulated socket, once bound.
+    sim: OnceLock<UnixIo>,
 }
 
 impl UnixSocket {
@@ -34,7 +42,7 @@ impl UnixSocket {
     ///
     /// As `socket(2)`.
     pub fn new_datagram() -> io::Result<UnixSocket> {
-        UnixSocket::new(Type::DGRAM)
+        UnixSocket::new(Type::DGRAM, UnixType::Datagram)
     }
 
     /// Simulated/own version of
@@ -45,60 +53,112 @@ impl UnixSocket {
     ///
     /// As `socket(2)`.
     pub fn new_stream() -> io::Result<UnixSocket> {
-        UnixSocket::new(Type::STREAM)
+        UnixSocket::new(Type::STREAM, UnixType::Stream)
     }
 
-    fn new(ty: Type) -> io::Result<UnixSocket> {
-        let inner = Socket::new(Domain::UNIX, ty, None)?;
+    fn new(kind: Type, ty: UnixType) -> io::Result<UnixSocket> {
+        let inner = Socket::new(Domain::UNIX, kind, None)?;
         inner.set_nonblocking(true)?;
-        Ok(UnixSocket { inner })
+        Ok(UnixSocket {
+            inner,
+            ty,
+            sim: OnceLock::new(),
+        })
     }
 
     /// Simulated/own version of
-    /// [`tokio::net::UnixSocket::bind`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.bind).
+    /// [`tokio::net::UnixSocket::bind`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.bind):
+    /// binds the socket to `path` on the running task's host.
     ///
     /// # Errors
     ///
-    /// Always `Unsupported` (see the type's docs).
+    /// As [`UnixListener::bind`]; `InvalidInput` when already bound.
+    ///
+    /// # Panics
+    ///
+    /// Outside a simulation.
+    #[track_caller]
     pub fn bind(&self, path: impl AsRef<Path>) -> io::Result<()> {
-        Err(unsupported(&format!(
-            "UnixSocket::bind({:?})",
-            path.as_ref()
-        )))
+        if self.sim.get().is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the socket is already bound",
+            ));
+        }
+        let (_, io) = UnixIo::new(self.ty)?;
+        io.bind(path.as_ref())?;
+        // `&self` methods cannot race in a simulation: one task runs.
+        self.sim
+            .set(io)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the socket is already bound"))
+    }
+
+    /// The simulated socket: the bound one, or a new one.
+    #[track_caller]
+    fn into_sim(mut self) -> io::Result<UnixIo> {
+        let io = match self.sim.take() {
+            Some(io) => io,
+            None => UnixIo::new(self.ty)?.1,
+        };
+        Ok(io.with_placeholder(self.inner))
     }
 
     /// Simulated/own version of
-    /// [`tokio::net::UnixSocket::listen`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.listen).
+    /// [`tokio::net::UnixSocket::listen`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.listen):
+    /// a listener with the given backlog (an unbound socket gets an
+    /// abstract autobind name, as on Linux).
     ///
     /// # Errors
     ///
-    /// Always `Unsupported` (see the type's docs).
+    /// `InvalidInput` on a datagram socket (Linux: `EOPNOTSUPP`).
+    #[track_caller]
     pub fn listen(self, backlog: u32) -> io::Result<UnixListener> {
-        let _ = backlog;
-        Err(unsupported("UnixSocket::listen"))
+        if self.ty == UnixType::Datagram {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "listen cannot be called on a datagram socket",
+            ));
+        }
+        let io = self.into_sim()?;
+        io.listen(usize::try_from(backlog).unwrap_or(usize::MAX))?;
+        Ok(UnixListener::from_io(io))
     }
 
     /// Simulated/own version of
-    /// [`tokio::net::UnixSocket::connect`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.connect).
+    /// [`tokio::net::UnixSocket::connect`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.connect):
+    /// connects to the listener bound to `path`.
     ///
     /// # Errors
     ///
-    /// Always `Unsupported` (see the type's docs).
+    /// As [`UnixStream::connect`]; `InvalidInput` on a datagram socket.
     pub async fn connect(self, path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        Err(unsupported(&format!(
-            "UnixSocket::connect({:?})",
-            path.as_ref()
-        )))
+        if self.ty == UnixType::Datagram {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "connect cannot be called on a datagram socket",
+            ));
+        }
+        let io = self.into_sim()?;
+        io.connect(path.as_ref()).await?;
+        Ok(UnixStream::from_io(io))
     }
 
     /// Simulated/own version of
-    /// [`tokio::net::UnixSocket::datagram`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.datagram).
+    /// [`tokio::net::UnixSocket::datagram`](https://docs.rs/tokio/1/tokio/net/struct.UnixSocket.html#method.datagram):
+    /// the socket as a [`UnixDatagram`].
     ///
     /// # Errors
     ///
-    /// Always `Unsupported` (see the type's docs).
+    /// `InvalidInput` on a stream socket.
+    #[track_caller]
     pub fn datagram(self) -> io::Result<UnixDatagram> {
-        Err(unsupported("UnixSocket::datagram"))
+        if self.ty == UnixType::Stream {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "datagram cannot be called on a stream socket",
+            ));
+        }
+        Ok(UnixDatagram::from_io(self.into_sim()?))
     }
 }
 
@@ -123,8 +183,15 @@ impl FromRawFd for UnixSocket {
     /// gives up that ownership.
     unsafe fn from_raw_fd(fd: RawFd) -> UnixSocket {
         // SAFETY: the caller passes ownership of an open socket fd.
+        let inner = unsafe { Socket::from_raw_fd(fd) };
+        let ty = match inner.r#type() {
+            Ok(t) if t == Type::DGRAM => UnixType::Datagram,
+            _ => UnixType::Stream,
+        };
         UnixSocket {
-            inner: unsafe { Socket::from_raw_fd(fd) },
+            inner,
+            ty,
+            sim: OnceLock::new(),
         }
     }
 }

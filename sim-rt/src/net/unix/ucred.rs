@@ -8,8 +8,9 @@ use super::{gid_t, pid_t, uid_t};
 ///
 /// # Differences from tokio
 ///
-/// Never produced: only [`UnixStream::peer_cred`](super::UnixStream::peer_cred)
-/// makes one, and no `UnixStream` exists in a simulation.
+/// None: [`UnixStream::peer_cred`](super::UnixStream::peer_cred) reports
+/// the process the simulation runs in (every simulated host's processes
+/// share its ids).
 #[derive(Copy, Clone, Eq, PartialEq, Hash, Debug)]
 pub struct UCred {
     /// PID (process ID) of the process.
@@ -21,6 +22,10 @@ pub struct UCred {
 }
 
 impl UCred {
+    pub(crate) fn new(pid: Option<pid_t>, uid: uid_t, gid: gid_t) -> UCred {
+        UCred { pid, uid, gid }
+    }
+
     /// Simulated/own version of
     /// [`tokio::net::unix::UCred::uid`](https://docs.rs/tokio/1/tokio/net/unix/struct.UCred.html#method.uid):
     /// the user id of the process.
