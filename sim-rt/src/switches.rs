@@ -58,6 +58,9 @@ pub(crate) enum Escape {
     IoUring,
     /// A signal sent to another process.
     Signal,
+    /// A raw, packet or netlink socket (or another family the simulation
+    /// has no network for).
+    RawSocket,
 }
 
 impl Escape {
@@ -101,6 +104,14 @@ impl Escape {
                  host with sim_rt::sim::send_signal; a signal a program sends to itself \
                  (kill(getpid(), ..), raise) reaches its own host's tokio::signal listeners"
             }
+            Escape::RawSocket => {
+                "a raw, packet or netlink socket was created inside a simulation (socket was \
+                 refused: EPERM for SOCK_RAW/SOCK_PACKET, EAFNOSUPPORT for a family other than \
+                 AF_INET, AF_INET6 and AF_UNIX): the simulated network has no link layer, no \
+                 ICMP and no routing tables, and the real ones would escape it. Use TCP, UDP or \
+                 Unix sockets between simulated hosts; code that really needs one can run inside \
+                 sim_rt::sim::without_interception(|| ...)"
+            }
             Escape::IoUring => {
                 "io_uring was set up inside a simulation (io_uring_setup was refused with \
                  ENOSYS): the simulation cannot see its submissions. Use tokio::fs (sim_rt::fs) \
@@ -112,7 +123,10 @@ impl Escape {
     /// Whether the note is said once per process (file-system notes, which
     /// a program may hit in a loop) rather than at every refusal.
     pub(crate) fn once(self) -> bool {
-        matches!(self, Escape::SharedMap | Escape::Symlink | Escape::IoUring)
+        matches!(
+            self,
+            Escape::SharedMap | Escape::Symlink | Escape::IoUring | Escape::RawSocket
+        )
     }
 }
 

@@ -340,6 +340,52 @@ fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
     });
 }
 
+/// Raw, packet and netlink sockets are refused inside a simulation with
+/// the errno Linux gives an unprivileged or unsupported request, and a
+/// note; IP and Unix sockets are still created (they are refused when
+/// they would reach the network); outside, netlink works.
+#[test]
+fn raw_packet_and_netlink_sockets_are_refused_inside_a_simulation() {
+    // SAFETY (every `libc::socket`/`close` below): plain system calls on
+    // values we own.
+    let open = |domain, ty, protocol| unsafe {
+        let fd = libc::socket(domain, ty, protocol);
+        let err = std::io::Error::last_os_error().raw_os_error();
+        if fd >= 0 {
+            libc::close(fd);
+        }
+        (fd >= 0, err)
+    };
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let inside = rt.block_on(async move {
+        [
+            open(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP),
+            open(libc::AF_PACKET, libc::SOCK_DGRAM, 0),
+            open(libc::AF_NETLINK, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0),
+            open(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0),
+            open(libc::AF_UNIX, libc::SOCK_DGRAM, 0),
+        ]
+    });
+    assert_eq!(inside[0], (false, Some(libc::EPERM)));
+    assert_eq!(inside[1], (false, Some(libc::EAFNOSUPPORT)));
+    assert_eq!(inside[2], (false, Some(libc::EAFNOSUPPORT)));
+    assert!(inside[3].0 && inside[4].0, "{inside:?}");
+    assert!(open(libc::AF_NETLINK, libc::SOCK_RAW, 0).0);
+    // A program that then panics on the error gets the note in its report.
+    let failure = sim_failure(async move {
+        let (made, err) = open(libc::AF_PACKET, libc::SOCK_RAW, 0);
+        assert!(!made);
+        panic!("no packet socket: errno {err:?}");
+    });
+    assert_contains_all(
+        failure.message().unwrap(),
+        &[
+            "note: a raw, packet or netlink socket was created",
+            "no link layer",
+        ],
+    );
+}
+
 /// How [`schedule_from_time_and_randomness`] gets its 64 bits.
 #[derive(Clone, Copy, PartialEq)]
 enum Source {

@@ -253,6 +253,21 @@ fn refuse_reactor() -> c_int {
 
 /// Refuses a call that would reach the network from inside a simulation:
 /// remembers it for the failure report, says so on stderr, `EPERM`.
+/// The errno a socket of `domain` and `ty` is refused with inside a
+/// simulation, if it is: one the simulated network could not carry.
+fn socket_refusal(domain: c_int, ty: c_int) -> Option<c_int> {
+    let kind = ty & !(libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC);
+    if !matches!(domain, libc::AF_INET | libc::AF_INET6 | libc::AF_UNIX) {
+        return Some(libc::EAFNOSUPPORT);
+    }
+    // Linux's obsolete `SOCK_PACKET` (10), which libc marks deprecated.
+    const SOCK_PACKET: c_int = 10;
+    if matches!(kind, libc::SOCK_RAW | SOCK_PACKET) {
+        return Some(libc::EPERM);
+    }
+    None
+}
+
 fn refuse_socket() -> c_int {
     refuse(Escape::Socket);
     set_errno(libc::EPERM);
@@ -812,15 +827,24 @@ interpose! {
 
     // ----- threads and real I/O --------------------------------------------------
 
-    /// Interposed `socket`: allowed inside a simulation too (see the module
-    /// docs of `intercept`): the calls that would make the socket reach the
-    /// network are refused instead. Interposed only so the table of intercepted
-    /// names stays in one place; it always forwards.
+    /// Interposed `socket`: an `AF_INET`, `AF_INET6` or `AF_UNIX` stream or
+    /// datagram socket is allowed inside a simulation too (see the module
+    /// docs of `intercept`: the calls that would make it reach the network
+    /// are refused instead); a raw or packet socket (`EPERM`) and any other
+    /// family (`EAFNOSUPPORT`: netlink, `AF_PACKET`...) are refused, with a
+    /// note said once.
     ///
     /// # Safety
     ///
     /// As libc's.
     fn socket(domain: c_int, ty: c_int, protocol: c_int) -> c_int {
+        if in_simulation() {
+            if let Some(errno) = socket_refusal(domain, ty) {
+                refuse(Escape::RawSocket);
+                set_errno(errno);
+                return -1;
+            }
+        }
         real()
     }
 

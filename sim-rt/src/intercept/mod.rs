@@ -18,12 +18,13 @@
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
 //! | `pthread_create` (`std::thread::spawn`), `pthread_join`, `sched_yield`, `nanosleep`, `syscall(SYS_futex)` | a simulated thread, run one at a time under the scheduler; its blocking calls give the turn back (`runtime::world::threads`); a real thread inside [`allow_threads`] |
 //! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
+//! | `socket` of a raw or packet type (`EPERM`) or of a family other than `AF_INET`, `AF_INET6`, `AF_UNIX` (`EAFNOSUPPORT`: netlink, `AF_PACKET`) | refused, with a message said once |
 //! | `kill`, `killpg`, `raise`, `pthread_kill`, `syscall(SYS_kill / SYS_tgkill / SYS_tkill)` | a signal to the calling process (or its group) raised on the calling task's host, seen by its `tokio::signal` listeners when the raising poll returns (`crate::signal`); one to another process refused (`EPERM`) with a message; `SIGKILL`, `SIGSTOP`, `SIGSEGV`, `SIGILL`, `SIGFPE`, `SIGABRT` real |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
 //! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::disk::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |
 //!
-//! `socket` itself is allowed: a real socket that is never bound, connected
+//! `socket` itself is otherwise allowed: a real socket that is never bound, connected
 //! nor sent on reaches no network, and libraries create one before handing
 //! it to tokio (hyper-util's connector makes a socket2 socket, sets options
 //! on it, then calls `TcpSocket::from_std_stream`; sim_rt's
@@ -141,9 +142,9 @@ fn refuse(what: Escape) {
         .unwrap_or((0, u64::MAX));
     note_refusal(what, world, step);
     if what.once() {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        static SAID: AtomicU8 = AtomicU8::new(0);
-        let bit = 1 << (what as u8);
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static SAID: AtomicU32 = AtomicU32::new(0);
+        let bit = 1 << (what as u32);
         if SAID.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
             return;
         }
