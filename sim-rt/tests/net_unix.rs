@@ -9,6 +9,7 @@ mod rt_support;
 use std::io::{self, ErrorKind};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
+use std::time::Duration;
 
 use rt_support::assert_contains_all;
 use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
@@ -394,6 +395,96 @@ fn a_host_reset_closes_its_sockets_and_the_disk_keeps_what_was_synced() {
             ErrorKind::AddrInUse
         )
     );
+}
+
+/// A service on one host: a `UnixListener` server and its client, under the
+/// fault injector's resets. The socket file is made durable when bound,
+/// so after a reset the restarted server finds it on the disk; `clean`
+/// says whether it removes the stale file before binding (as real servers
+/// do). Returns the round trips made, how many starts found a stale file,
+/// and the run's error (the server's bind failing) if any.
+fn service_under_resets(seed: u64, clean: bool) -> (u32, u32, Option<String>) {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let trips = Rc::new(Cell::new(0u32));
+    let stale = Rc::new(Cell::new(0u32));
+    let (t, st) = (trips.clone(), stale.clone());
+    let run = Builder::new_current_thread()
+        .enable_all()
+        .seed(seed)
+        .fault_injector(
+            sim::FaultInjector::new()
+                .max_resets(2)
+                .max_partitions(0)
+                .probability(0.02),
+        )
+        .build()
+        .unwrap()
+        .try_block_on(async move {
+            sim::host("svc").start(move || {
+                let (trips, stale) = (t.clone(), st.clone());
+                async move {
+                    let path = "/run/svc.sock";
+                    if std::fs::metadata(path).is_ok() {
+                        stale.set(stale.get() + 1);
+                        if clean {
+                            std::fs::remove_file(path).unwrap();
+                        }
+                    }
+                    let listener = UnixListener::bind(path).expect("bind the service's socket");
+                    std::fs::File::open("/run").unwrap().sync_all().unwrap();
+                    sim_rt::spawn(async move {
+                        loop {
+                            let Ok((mut s, _)) = listener.accept().await else {
+                                return;
+                            };
+                            sim_rt::spawn(async move {
+                                let mut buf = [0; 4];
+                                while s.read_exact(&mut buf).await.is_ok() {
+                                    if s.write_all(&buf).await.is_err() {
+                                        return;
+                                    }
+                                }
+                            });
+                        }
+                    });
+                    // Until the run ends (or a reset drops the task).
+                    for _round in 0u64.. {
+                        let mut c = UnixStream::connect(path).await.unwrap();
+                        let mut buf = [0; 4];
+                        c.write_all(b"ping").await.unwrap();
+                        c.read_exact(&mut buf).await.unwrap();
+                        assert_eq!(&buf, b"ping");
+                        trips.set(trips.get() + 1);
+                        sim_rt::time::sleep(Duration::from_millis(1)).await;
+                    }
+                }
+            });
+            sim_rt::time::sleep(Duration::from_millis(300)).await;
+        });
+    (trips.get(), stale.get(), run.err().map(|f| f.to_string()))
+}
+
+/// Under resets, a server that removes its stale socket file keeps serving
+/// (the file made durable at bind is found after every reset); one that
+/// does not fails to bind after its first reset (`AddrInUse`), as on Linux.
+#[test]
+fn a_unix_service_survives_resets_when_it_removes_its_stale_socket_file() {
+    let mut restarts = 0;
+    for seed in 0..12 {
+        let (trips, stale, err) = service_under_resets(seed, true);
+        assert_eq!(err, None, "seed {seed}");
+        assert!(trips > 50, "seed {seed}: {trips} round trips");
+        restarts += stale;
+        // The same schedule until the first reset, whose restart then
+        // finds the file and cannot bind.
+        let (_, _, err) = service_under_resets(seed, false);
+        assert_eq!(err.is_some(), stale > 0, "seed {seed}: {err:?}");
+        if let Some(e) = err {
+            assert_contains_all(&e, &["bind the service's socket", "AddrInUse"]);
+        }
+    }
+    assert!(restarts > 0, "no seed reset the host");
 }
 
 /// A `UnixSocket` is a real socket (as in tokio) until it would be used.
