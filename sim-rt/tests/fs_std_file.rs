@@ -182,3 +182,33 @@ fn open_options_keep_mode_and_custom_flags_for_debug() {
     assert!(shown.contains("mode: 420"), "{shown}");
     assert!(shown.contains("custom_flags: 512"), "{shown}");
 }
+
+/// A std file opened inside a simulation and moved into a std thread (a
+/// simulated thread) is still the simulated file there: descriptors are
+/// the process's, so the table of simulated ones is too.
+#[test]
+fn a_std_file_moved_into_a_thread_stays_simulated() {
+    use std::io::{Read, Seek, Write};
+    let got = runtime().block_on(async {
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open("/tmp/sim-rt-moved-into-a-thread")
+            .unwrap();
+        f.write_all(b"hello").unwrap();
+        std::thread::spawn(move || {
+            f.rewind().unwrap();
+            let mut s = String::new();
+            f.read_to_string(&mut s).unwrap();
+            f.write_all(b" again").unwrap();
+            s
+        })
+        .join()
+        .unwrap()
+            + &std::fs::read_to_string("/tmp/sim-rt-moved-into-a-thread").unwrap()
+    });
+    assert_eq!(got, "hellohello again");
+    assert!(!std::path::Path::new("/tmp/sim-rt-moved-into-a-thread").exists());
+}

@@ -1,5 +1,5 @@
-//! The descriptors the interposed calls handed out inside simulations on
-//! this thread.
+//! The descriptors the interposed calls handed out inside simulations,
+//! process-wide (as descriptors are).
 //!
 //! A descriptor of a simulated file is a **real** file descriptor number,
 //! held open on `/dev/null` (the *placeholder*), mapped here to the file
@@ -13,16 +13,16 @@
 //!
 //! # Invariants
 //!
-//! - Every key is a real descriptor this thread holds open (the
+//! - Every key is a real descriptor the process holds open (the
 //!   placeholder, or the real lower-layer file) until `close` removes the
 //!   entry; the entry is removed before the number is closed, so a number
 //!   is never in the table while the kernel could reuse it.
-//! - `LIVE` is the number of entries, readable without touching the map
-//!   (a `const` thread-local without destructor), so `close` outside a
-//!   simulation costs one more thread-local read.
-//! - The map is borrowed only for a lookup or an update, never while a
-//!   real call or the disk model runs: a call made meanwhile (a real
-//!   `close` inside copy-up) finds it free.
+//! - `LIVE` is the number of entries, readable without the lock, so a
+//!   call outside a simulation costs one more atomic read.
+//! - The lock is held only for a lookup or an update, never while a real
+//!   call or the disk model runs: a call made meanwhile (a real `close`
+//!   inside copy-up) finds it free. Each entry names its simulation, so
+//!   the explorer's simulations on other threads never use each other's.
 //!
 //! # Determinism
 //!
@@ -30,10 +30,11 @@
 //! seed (they depend on what the process has open); the simulation never
 //! lets them change what it does. The map is ordered.
 
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::c_int;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::scheduler::HostId;
 
@@ -65,15 +66,30 @@ pub(crate) enum Kind {
     Lower,
 }
 
-thread_local! {
-    static FILES: RefCell<BTreeMap<c_int, Open>> = const { RefCell::new(BTreeMap::new()) };
-    static LIVE: Cell<usize> = const { Cell::new(0) };
+/// The table, shared by every thread of the process: descriptors are the
+/// process's, and a simulated file opened on one thread is used on
+/// another (a `std::fs::File` moved into a simulated thread).
+static FILES: Mutex<BTreeMap<c_int, Open>> = Mutex::new(BTreeMap::new());
+
+/// The number of entries, readable without the lock.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs `f` on the table. The lock is taken with interception off: it is
+/// the runtime's own, and a wait for it (another simulation's thread
+/// holding it) is a real wait, not a simulated thread's blocking point.
+/// `f` only looks up or changes the map, so the lock is held briefly and
+/// never across a real call or the disk model.
+fn with_table<R>(f: impl FnOnce(&mut BTreeMap<c_int, Open>) -> R) -> R {
+    crate::switches::without_interception(|| {
+        let mut files = FILES.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut files)
+    })
 }
 
-/// Whether any descriptor is in the table (one thread-local read).
+/// Whether any descriptor is in the table (one atomic read).
 #[inline]
 pub(crate) fn any() -> bool {
-    LIVE.with(|l| l.get()) > 0
+    LIVE.load(Ordering::Acquire) > 0
 }
 
 /// The entry of `fd`, if it is a simulation's.
@@ -81,30 +97,23 @@ pub(crate) fn get(fd: c_int) -> Option<Open> {
     if fd < 0 || !any() {
         return None;
     }
-    FILES
-        .try_with(|f| f.try_borrow().ok().and_then(|f| f.get(&fd).cloned()))
-        .ok()
-        .flatten()
+    with_table(|f| f.get(&fd).cloned())
 }
 
-/// Records `fd` (a real descriptor this thread holds open).
+/// Records `fd` (a real descriptor the process holds open).
 pub(crate) fn insert(fd: c_int, open: Open) {
-    let _ = FILES.try_with(|f| {
-        if let Ok(mut f) = f.try_borrow_mut() {
-            if f.insert(fd, open).is_none() {
-                LIVE.with(|l| l.set(l.get() + 1));
-            }
+    with_table(|f| {
+        if f.insert(fd, open).is_none() {
+            LIVE.fetch_add(1, Ordering::AcqRel);
         }
     });
 }
 
 /// Changes the entry of `fd`, if any.
 pub(crate) fn update(fd: c_int, change: impl FnOnce(&mut Open)) {
-    let _ = FILES.try_with(|f| {
-        if let Ok(mut f) = f.try_borrow_mut() {
-            if let Some(open) = f.get_mut(&fd) {
-                change(open);
-            }
+    with_table(|f| {
+        if let Some(open) = f.get_mut(&fd) {
+            change(open);
         }
     });
 }
@@ -114,13 +123,9 @@ pub(crate) fn remove(fd: c_int) -> Option<Open> {
     if fd < 0 || !any() {
         return None;
     }
-    FILES
-        .try_with(|f| {
-            let mut f = f.try_borrow_mut().ok()?;
-            let open = f.remove(&fd)?;
-            LIVE.with(|l| l.set(l.get() - 1));
-            Some(open)
-        })
-        .ok()
-        .flatten()
+    with_table(|f| {
+        let open = f.remove(&fd)?;
+        LIVE.fetch_sub(1, Ordering::AcqRel);
+        Some(open)
+    })
 }
