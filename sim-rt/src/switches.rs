@@ -61,6 +61,8 @@ pub(crate) enum Escape {
     /// A raw, packet or netlink socket (or another family the simulation
     /// has no network for).
     RawSocket,
+    /// A blocking socket call in a task that only another task could end.
+    BlockingSocket,
 }
 
 impl Escape {
@@ -111,6 +113,13 @@ impl Escape {
                  ICMP and no routing tables, and the real ones would escape it. Use TCP, UDP or \
                  Unix sockets between simulated hosts; code that really needs one can run inside \
                  sim_rt::sim::without_interception(|| ...)"
+            }
+            Escape::BlockingSocket => {
+                "a blocking socket call in a task waited for something only another task could \
+                 do (it failed with EDEADLK): on tokio the worker thread would block in the call \
+                 and the other task would never run. Make the call from spawn_blocking or a std \
+                 thread (a simulated thread, which waits for its turn), or use the tokio::net \
+                 type (from_std converts the socket)"
             }
             Escape::IoUring => {
                 "io_uring was set up inside a simulation (io_uring_setup was refused with \

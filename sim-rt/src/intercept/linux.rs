@@ -133,13 +133,13 @@ fn set_errno(e: c_int) {
 /// Every interposed function's address, in a static that [`keep_linked`]
 /// names (for the linker only: nothing reads it).
 #[allow(dead_code)]
-struct Kept([&'static [*const ()]; 3]);
+struct Kept([&'static [*const ()]; 4]);
 
 // SAFETY: the pointers are only addresses, never dereferenced or called
 // through; a static of them is shared by nothing but the linker.
 unsafe impl Sync for Kept {}
 
-static ALL_KEPT: Kept = Kept([KEPT, fs::KEPT, threads::KEPT]);
+static ALL_KEPT: Kept = Kept([KEPT, fs::KEPT, sock::KEPT, threads::KEPT]);
 
 /// References every interposed function, so the object file holding them
 /// is linked (and kept) whenever the runtime is: an unreferenced member of
@@ -266,6 +266,19 @@ fn socket_refusal(domain: c_int, ty: c_int) -> Option<c_int> {
         return Some(libc::EPERM);
     }
     None
+}
+
+/// `buf`/`len` as a slice (empty for a zero length).
+///
+/// # Safety
+///
+/// `buf` is valid for `len` bytes.
+unsafe fn sim_bytes<'a>(buf: *const c_void, len: size_t) -> &'a [u8] {
+    if len == 0 || buf.is_null() {
+        return &[];
+    }
+    // SAFETY: forwarded.
+    unsafe { std::slice::from_raw_parts(buf.cast(), len) }
 }
 
 fn refuse_socket() -> c_int {
@@ -844,6 +857,14 @@ interpose! {
                 set_errno(errno);
                 return -1;
             }
+            if domain == libc::AF_UNIX {
+                // The real socket is the simulated one's placeholder.
+                let fd = real();
+                if fd >= 0 {
+                    crate::disk::posix::sock::adopt_new(fd, ty);
+                }
+                return fd;
+            }
         }
         real()
     }
@@ -855,6 +876,11 @@ interpose! {
     ///
     /// As libc's.
     fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+        if sock::is_sim_socket(fd) {
+            // SAFETY: the caller's address.
+            let addr = unsafe { sock::addr_bytes(addr, len) };
+            return sock::status(crate::disk::posix::sock::bind(fd, addr), real);
+        }
         if in_simulation() {
             return refuse_socket();
         }
@@ -868,6 +894,11 @@ interpose! {
     ///
     /// As libc's.
     fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
+        if sock::is_sim_socket(fd) {
+            // SAFETY: the caller's address.
+            let addr = unsafe { sock::addr_bytes(addr, len) };
+            return sock::status(crate::disk::posix::sock::connect(fd, addr), real);
+        }
         if in_simulation() {
             return refuse_socket();
         }
@@ -880,6 +911,9 @@ interpose! {
     ///
     /// As libc's.
     fn listen(fd: c_int, backlog: c_int) -> c_int {
+        if sock::is_sim_socket(fd) {
+            return sock::status(crate::disk::posix::sock::listen(fd, backlog), real);
+        }
         if in_simulation() {
             return refuse_socket();
         }
@@ -892,6 +926,11 @@ interpose! {
     ///
     /// As libc's.
     fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
+        if sock::is_sim_socket(fd) {
+            // SAFETY: the caller's buffer.
+            let buf = unsafe { sim_bytes(buf, len) };
+            return sock::count(crate::disk::posix::sock::send(fd, buf, flags, None), real);
+        }
         if in_simulation() {
             return refuse_socket() as ssize_t;
         }
@@ -912,6 +951,12 @@ interpose! {
         addr: *const sockaddr,
         addr_len: socklen_t,
     ) -> ssize_t {
+        if sock::is_sim_socket(fd) {
+            // SAFETY: the caller's buffer and address.
+            let (buf, to) = unsafe { (sim_bytes(buf, len), sock::addr_bytes(addr, addr_len)) };
+            let to = (!addr.is_null()).then_some(to);
+            return sock::count(crate::disk::posix::sock::send(fd, buf, flags, to), real);
+        }
         if in_simulation() {
             return refuse_socket() as ssize_t;
         }
@@ -924,6 +969,10 @@ interpose! {
     ///
     /// As libc's.
     fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
+        if !msg.is_null() && sock::is_sim_socket(fd) {
+            // SAFETY: the caller's msghdr.
+            return sock::count(unsafe { sock::sendmsg(fd, msg, flags) }, real);
+        }
         if in_simulation() {
             return refuse_socket() as ssize_t;
         }
@@ -1028,4 +1077,5 @@ interpose! {
 }
 
 mod fs;
+mod sock;
 mod threads;

@@ -17,7 +17,8 @@
 //! | `clock_gettime` (every clock id), `gettimeofday`, `time`, `syscall(SYS_clock_gettime / SYS_gettimeofday / SYS_time)` | simulated time: realtime clocks read [`WALL_CLOCK_EPOCH`] plus the simulation's clock, monotonic, boot and CPU-time clocks the simulation's clock |
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
 //! | `pthread_create` (`std::thread::spawn`), `pthread_join`, `sched_yield`, `nanosleep`, `syscall(SYS_futex)` | a simulated thread, run one at a time under the scheduler; its blocking calls give the turn back (`runtime::world::threads`); a real thread inside [`allow_threads`] |
-//! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` (`std::net`, socket2) | refused (`EPERM`) with a message |
+//! | `socket(AF_UNIX)`, `socketpair`, and on such a socket `bind`, `listen`, `accept`/`accept4`, `connect`, `read`/`write`/`readv`/`writev`, `recv`/`recvfrom`/`recvmsg`, `send`/`sendto`/`sendmsg`, `shutdown`, `getsockname`/`getpeername`, `getsockopt`/`setsockopt` (`SO_ERROR`, `SO_PEERCRED`, `SO_RCVTIMEO`, `SO_SNDTIMEO`), `ioctl` (`FIONBIO`, `FIONREAD`), `fcntl`, `dup`, `close` (`std::os::unix::net`) | a Unix domain socket of the calling task's host, the one `tokio::net`'s Unix types use (`disk::posix::sock`); a blocking call waits as a simulated thread waits |
+//! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` on other sockets (`std::net`, socket2) | refused (`EPERM`) with a message |
 //! | `socket` of a raw or packet type (`EPERM`) or of a family other than `AF_INET`, `AF_INET6`, `AF_UNIX` (`EAFNOSUPPORT`: netlink, `AF_PACKET`) | refused, with a message said once |
 //! | `kill`, `killpg`, `raise`, `pthread_kill`, `syscall(SYS_kill / SYS_tgkill / SYS_tkill)` | a signal to the calling process (or its group) raised on the calling task's host, seen by its `tokio::signal` listeners when the raising poll returns (`crate::signal`); one to another process refused (`EPERM`) with a message; `SIGKILL`, `SIGSTOP`, `SIGSEGV`, `SIGILL`, `SIGFPE`, `SIGABRT` real |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
@@ -136,7 +137,7 @@ fn sim_fill(buf: &mut [u8]) -> bool {
 }
 
 /// Remembers a refused escape and says on stderr what to use instead.
-fn refuse(what: Escape) {
+pub(crate) fn refuse(what: Escape) {
     let (world, step) = context::try_current_quiet()
         .map(|w| (w.id, w.core.try_borrow().map_or(u64::MAX, |c| c.step)))
         .unwrap_or((0, u64::MAX));

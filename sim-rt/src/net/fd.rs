@@ -114,9 +114,13 @@ pub(crate) fn new_socket(domain: Domain, kind: Kind) -> io::Result<Socket> {
         Kind::UnixStream => (Type::STREAM, None),
         Kind::UnixDatagram => (Type::DGRAM, None),
     };
-    let socket = Socket::new(domain, ty, protocol)?;
-    socket.set_nonblocking(true)?;
-    Ok(socket)
+    // With interception off: a placeholder is no socket of the program's
+    // (an `AF_UNIX` one made inside a simulation would become one).
+    crate::switches::without_interception(|| {
+        let socket = Socket::new(domain, ty, protocol)?;
+        socket.set_nonblocking(true)?;
+        Ok(socket)
+    })
 }
 
 /// The domain of a socket whose address is `addr` (IPv4 when unknown: the

@@ -140,6 +140,14 @@ impl NetIo {
         Ok((world, io, net_host))
     }
 
+    /// For a socket of `host` in `world` (one handed over by a descriptor).
+    pub(crate) fn on(world: &World, host: HostId) -> NetIo {
+        NetIo {
+            runtime: world.id,
+            host,
+        }
+    }
+
     /// The host the socket belongs to.
     #[allow(dead_code)]
     pub(crate) fn host(&self) -> HostId {
@@ -151,6 +159,19 @@ impl NetIo {
     #[inline(always)]
     pub(crate) fn world(&self) -> io::Result<Rc<World>> {
         context::world_of(self.runtime).ok_or_else(unreachable_world)
+    }
+
+    /// The socket's simulation, for a wait: as [`world`](Self::world), and
+    /// an error once the runtime was shut down (tokio's I/O resources then
+    /// fail with the error `is_rt_shutdown_err` recognises instead of
+    /// waiting for a driver that is gone).
+    #[inline(always)]
+    fn world_to_wait(&self) -> io::Result<Rc<World>> {
+        let world = self.world()?;
+        if world.is_shut_down() {
+            return Err(unreachable_world());
+        }
+        Ok(world)
     }
 
     /// Runs a non-blocking operation on `endpoint`; on `WouldBlock`,
@@ -166,7 +187,7 @@ impl NetIo {
         op: impl FnOnce(&mut Net, Duration) -> io::Result<R>,
     ) -> Poll<io::Result<R>> {
         let coop = ready!(crate::task::coop::poll_proceed(cx));
-        let world = self.world()?;
+        let world = self.world_to_wait()?;
         match world.net_op(|net, now| {
             if exists(net, endpoint) {
                 op(net, now)
@@ -228,7 +249,7 @@ impl NetIo {
         interest: Readiness,
     ) -> Poll<io::Result<()>> {
         let coop = ready!(crate::task::coop::poll_proceed(cx));
-        let world = self.world()?;
+        let world = self.world_to_wait()?;
         let ready = world.net_ref(|net| net.readiness(endpoint));
         let hit = (interest.is_readable() && ready.is_readable())
             || (interest.is_writable() && ready.is_writable());
@@ -260,7 +281,7 @@ impl NetIo {
     ) -> Poll<io::Result<Ready>> {
         // No budget here, as tokio's `readiness` future takes none (its
         // `async_io` takes a unit per call of `f`).
-        let world = self.world()?;
+        let world = self.world_to_wait()?;
         let ready = world.net_ref(|net| ready_of(net, endpoint)) & interest_mask(interest);
         if ready.is_empty() {
             world.net_register(endpoint, wake_on(interest), cx.waker());

@@ -54,6 +54,7 @@
 //!   would change one is answered here.
 
 pub(crate) mod dir;
+pub(crate) mod sock;
 pub(crate) mod table;
 
 use std::ffi::{c_int, CStr, CString, OsStr};
@@ -86,7 +87,7 @@ pub(crate) enum Route<T> {
 }
 
 impl<T> Route<T> {
-    fn map<U>(self, f: impl FnOnce(T) -> U) -> Route<U> {
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Route<U> {
         match self {
             Route::Real => Route::Real,
             Route::Lower(p) => Route::Lower(p),
@@ -357,6 +358,7 @@ pub(crate) fn forget(fd: c_int) {
         if let (Kind::Sim { fd: sfd, .. }, Some(world)) = (open.kind, world_of(&open)) {
             close_sim(&world, open.host, sfd);
         }
+        sock::closed(&open, fd);
     }
 }
 
@@ -396,7 +398,7 @@ fn dup_entry(
         }
         None => match open.kind {
             Kind::Sim { .. } => placeholder(min)?,
-            Kind::Lower => {
+            Kind::Lower | Kind::Unix { .. } => {
                 // SAFETY: duplicating our own descriptor.
                 let r = real(|| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) });
                 if r < 0 {
@@ -419,7 +421,7 @@ fn dup_entry(
                 }
             }
         }
-        Kind::Lower => Kind::Lower,
+        other => other,
     };
     table::insert(
         new_fd,
@@ -476,11 +478,18 @@ fn sim_file(fd: c_int) -> Option<(Open, File)> {
             let world = world_of(&open)?;
             Some((open, File::Sim(world, sfd, dir)))
         }
+        Kind::Unix { .. } => None,
     }
 }
 
 /// `read`/`pread` (`offset` given).
 pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usize> {
+    if sock::is_unix(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return sock::recv(fd, buf, 0).map(|(n, _)| n);
+    }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
     };
@@ -498,6 +507,12 @@ pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usiz
 
 /// `write`/`pwrite` (`offset` given).
 pub(crate) fn write(fd: c_int, buf: &[u8], offset: Option<u64>) -> Route<usize> {
+    if sock::is_unix(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return sock::send(fd, buf, 0, None);
+    }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
     };

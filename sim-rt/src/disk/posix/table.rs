@@ -64,6 +64,13 @@ pub(crate) enum Kind {
     Sim { fd: sim_fs::Fd, dir: bool },
     /// A real file of the lower layer, open read-only.
     Lower,
+    /// A Unix domain socket of the host's network model (`sock.rs`), on a
+    /// real unconnected socket; its blocking calls' timeouts.
+    Unix {
+        id: sim_net::UnixId,
+        recv_timeout: Option<std::time::Duration>,
+        send_timeout: Option<std::time::Duration>,
+    },
 }
 
 /// The table, shared by every thread of the process: descriptors are the
@@ -116,6 +123,11 @@ pub(crate) fn update(fd: c_int, change: impl FnOnce(&mut Open)) {
             change(open);
         }
     });
+}
+
+/// Whether an entry other than `fd`'s satisfies `pred`.
+pub(crate) fn any_other(fd: c_int, pred: impl Fn(&Open) -> bool) -> bool {
+    with_table(|f| f.iter().any(|(k, o)| *k != fd && pred(o)))
 }
 
 /// Removes the entry of `fd` and returns it.

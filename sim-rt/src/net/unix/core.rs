@@ -5,9 +5,10 @@
 use std::future::poll_fn;
 use std::io;
 use std::net::Shutdown;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::task::{ready, Context, Poll};
 
@@ -28,6 +29,9 @@ pub(crate) struct UnixIo {
     /// The readiness tokio would still have cached.
     assumed: Assumed,
     fd: Placeholder,
+    /// Handed over to a std socket (`into_std`): the drop leaves the
+    /// model's socket open.
+    handed_over: AtomicBool,
 }
 
 impl UnixIo {
@@ -60,7 +64,45 @@ impl UnixIo {
             ty,
             assumed,
             fd: Placeholder::lazy(),
+            handed_over: AtomicBool::new(false),
         }
+    }
+
+    /// `from_std`: the simulated socket behind a std socket's descriptor
+    /// (made inside the simulation), which becomes this socket's raw fd.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported` (naming `item`) when the descriptor is a real socket
+    /// (made outside the simulation) or still shared with a `dup`;
+    /// `InvalidInput` when it is not of type `ty`. The descriptor is closed.
+    #[track_caller]
+    pub(crate) fn from_fd(fd: OwnedFd, ty: UnixType, item: &str) -> io::Result<UnixIo> {
+        let (world, _, _) = NetIo::current()?;
+        let raw = fd.as_raw_fd();
+        let Some((id, host)) = crate::disk::posix::sock::take(raw) else {
+            drop(fd);
+            return Err(crate::net::fd::from_std_unsupported(item));
+        };
+        let socket = socket2::Socket::from(fd);
+        let io = UnixIo::wrap(NetIo::on(&world, host), id, ty, Assumed::default())
+            .with_placeholder(socket);
+        if world.net_ref(|net| net.unix_type(id)) != ty {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{item}: the socket is not of this type"),
+            ));
+        }
+        Ok(io)
+    }
+
+    /// `into_std`: a new descriptor for the simulated socket, in
+    /// non-blocking mode, for a std socket; this handle lets it go.
+    pub(crate) fn into_fd(self) -> io::Result<OwnedFd> {
+        let world = self.io.world()?;
+        let fd = crate::disk::posix::sock::hand_over(&world, self.io.host(), self.id)?;
+        self.handed_over.store(true, Ordering::Relaxed);
+        Ok(fd)
     }
 
     /// Uses `socket` (a `UnixSocket`'s fd) as the placeholder.
@@ -378,7 +420,12 @@ impl UnixIo {
 impl Drop for UnixIo {
     fn drop(&mut self) {
         let id = self.id;
-        self.io.close(self.endpoint(), |net, _| net.unix_close(id));
+        let keep = self.handed_over.load(Ordering::Relaxed);
+        self.io.close(self.endpoint(), |net, _| {
+            if !keep {
+                net.unix_close(id)
+            }
+        });
     }
 }
 

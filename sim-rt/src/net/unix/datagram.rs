@@ -25,8 +25,9 @@ use crate::io::{Interest, ReadBuf, Ready};
 ///
 /// # Differences from tokio
 ///
-/// [`from_std`](Self::from_std) and [`into_std`](Self::into_std) fail with
-/// `Unsupported`; the raw fd is a real, never bound placeholder socket.
+/// [`from_std`](Self::from_std) takes only a std socket made inside the
+/// simulation (`Unsupported` for a real one); the raw fd is a real, never
+/// bound placeholder socket.
 pub struct UnixDatagram {
     io: UnixIo,
 }
@@ -77,15 +78,20 @@ impl UnixDatagram {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: the std socket is a real socket, which cannot
-    /// join a simulated host (it is closed).
+    /// `Unsupported` when `datagram` is a real socket, made outside the
+    /// simulation, or has a `try_clone` still open; it is closed.
     ///
     /// # Panics
     ///
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(datagram: std::os::unix::net::UnixDatagram) -> io::Result<UnixDatagram> {
-        crate::net::fd::refuse_from_std(datagram, "UnixDatagram::from_std")
+        let io = UnixIo::from_fd(
+            datagram.into(),
+            UnixType::Datagram,
+            "UnixDatagram::from_std",
+        )?;
+        Ok(UnixDatagram::from_io(io))
     }
 
     /// Simulated/own version of
@@ -93,11 +99,10 @@ impl UnixDatagram {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: a simulated socket has no OS socket.
+    /// When the simulation is gone. The std socket's calls reach the
+    /// simulated socket, in non-blocking mode as tokio hands it over.
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixDatagram> {
-        Err(crate::net::fd::into_std_unsupported(
-            "UnixDatagram::into_std",
-        ))
+        Ok(self.io.into_fd()?.into())
     }
 
     unix_methods!(
@@ -313,7 +318,7 @@ impl UnixDatagram {
 impl TryFrom<std::os::unix::net::UnixDatagram> for UnixDatagram {
     type Error = io::Error;
 
-    /// As [`UnixDatagram::from_std`]: always `Unsupported`.
+    /// As [`UnixDatagram::from_std`].
     #[track_caller]
     fn try_from(datagram: std::os::unix::net::UnixDatagram) -> io::Result<Self> {
         Self::from_std(datagram)

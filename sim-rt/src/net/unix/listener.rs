@@ -21,8 +21,9 @@ use super::{SocketAddr, UnixStream};
 ///
 /// # Differences from tokio
 ///
-/// [`from_std`](Self::from_std) and [`into_std`](Self::into_std) fail with
-/// `Unsupported`; the raw fd is a real, never bound placeholder socket.
+/// [`from_std`](Self::from_std) takes only a std listener made inside the
+/// simulation (`Unsupported` for a real one); the raw fd is a real, never
+/// bound placeholder socket.
 pub struct UnixListener {
     io: UnixIo,
 }
@@ -76,15 +77,16 @@ impl UnixListener {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: the std listener is a real socket, which
-    /// cannot join a simulated host (it is closed).
+    /// `Unsupported` when `listener` is a real socket, made outside the
+    /// simulation, or has a `try_clone` still open; it is closed.
     ///
     /// # Panics
     ///
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
-        crate::net::fd::refuse_from_std(listener, "UnixListener::from_std")
+        let io = UnixIo::from_fd(listener.into(), UnixType::Stream, "UnixListener::from_std")?;
+        Ok(UnixListener::from_io(io))
     }
 
     /// Simulated/own version of
@@ -92,11 +94,10 @@ impl UnixListener {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: a simulated socket has no OS socket.
+    /// When the simulation is gone. The std listener's calls reach the
+    /// simulated socket, in non-blocking mode as tokio hands it over.
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixListener> {
-        Err(crate::net::fd::into_std_unsupported(
-            "UnixListener::into_std",
-        ))
+        Ok(self.io.into_fd()?.into())
     }
 
     /// Simulated/own version of
@@ -138,7 +139,7 @@ impl UnixListener {
 impl TryFrom<std::os::unix::net::UnixListener> for UnixListener {
     type Error = io::Error;
 
-    /// As [`UnixListener::from_std`]: always `Unsupported`.
+    /// As [`UnixListener::from_std`].
     #[track_caller]
     fn try_from(listener: std::os::unix::net::UnixListener) -> io::Result<Self> {
         Self::from_std(listener)

@@ -22,8 +22,10 @@
 //!
 //! # Differences from tokio
 //!
-//! - `from_std`/`into_std` fail with `Unsupported`: a real socket cannot
-//!   join a simulated host, and a simulated one has no OS socket.
+//! - `from_std` takes only std sockets made inside the simulation (which
+//!   are simulated: `disk::posix::sock`); a real one cannot join a
+//!   simulated host (`Unsupported`). `into_std` gives a std socket on the
+//!   simulated one.
 //! - FIFO pipes ([`pipe`]) are not simulated: every constructor fails with
 //!   `Unsupported`, so no pipe value exists.
 

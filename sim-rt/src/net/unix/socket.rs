@@ -57,8 +57,13 @@ impl UnixSocket {
     }
 
     fn new(kind: Type, ty: UnixType) -> io::Result<UnixSocket> {
-        let inner = Socket::new(Domain::UNIX, kind, None)?;
-        inner.set_nonblocking(true)?;
+        // With interception off: the simulated socket is made when the
+        // socket binds or converts; this one is only its fd.
+        let inner = crate::switches::without_interception(|| {
+            let inner = Socket::new(Domain::UNIX, kind, None)?;
+            inner.set_nonblocking(true)?;
+            Ok::<_, io::Error>(inner)
+        })?;
         Ok(UnixSocket {
             inner,
             ty,

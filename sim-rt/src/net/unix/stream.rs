@@ -44,9 +44,11 @@ use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 ///
 /// # Differences from tokio
 ///
-/// - [`from_std`](Self::from_std) and [`into_std`](Self::into_std) fail
-///   with `Unsupported` (a real socket cannot join the simulated host);
-///   the raw fd is a real, never connected placeholder socket.
+/// - [`from_std`](Self::from_std) takes only a std stream made inside the
+///   simulation (a real one cannot join a simulated host: `Unsupported`);
+///   [`into_std`](Self::into_std) gives a std stream whose calls reach the
+///   simulated socket. The raw fd is a real, never connected placeholder
+///   socket.
 /// - Every task waiting on the stream is woken when it becomes ready, not
 ///   only the last one that polled (a spurious wake is allowed either way).
 pub struct UnixStream {
@@ -118,15 +120,17 @@ impl UnixStream {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: the std stream is a real socket, which cannot
-    /// join a simulated host (it is closed).
+    /// `Unsupported` when `stream` is a real socket, made outside the
+    /// simulation (a real socket cannot join a simulated host), or has a
+    /// `try_clone` still open; it is closed.
     ///
     /// # Panics
     ///
     /// Outside a simulation, as tokio's panics outside a runtime.
     #[track_caller]
     pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
-        crate::net::fd::refuse_from_std(stream, "UnixStream::from_std")
+        let io = UnixIo::from_fd(stream.into(), UnixType::Stream, "UnixStream::from_std")?;
+        Ok(UnixStream::from_io(io))
     }
 
     /// Simulated/own version of
@@ -134,9 +138,11 @@ impl UnixStream {
     ///
     /// # Errors
     ///
-    /// Always `Unsupported`: a simulated socket has no OS socket.
+    /// When the simulation is gone. The std stream's calls (`read`,
+    /// `write`, blocking or not) reach the simulated socket, in
+    /// non-blocking mode as tokio hands it over.
     pub fn into_std(self) -> io::Result<std::os::unix::net::UnixStream> {
-        Err(crate::net::fd::into_std_unsupported("UnixStream::into_std"))
+        Ok(self.io.into_fd()?.into())
     }
 
     unix_methods!(
@@ -262,7 +268,7 @@ impl AsRef<Self> for UnixStream {
 impl TryFrom<std::os::unix::net::UnixStream> for UnixStream {
     type Error = io::Error;
 
-    /// As [`UnixStream::from_std`]: always `Unsupported`.
+    /// As [`UnixStream::from_std`].
     #[track_caller]
     fn try_from(stream: std::os::unix::net::UnixStream) -> io::Result<Self> {
         Self::from_std(stream)

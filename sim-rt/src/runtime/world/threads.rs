@@ -76,6 +76,14 @@ pub(crate) enum Op {
     Yield,
     /// A join of thread number `thread`: until it exits.
     Join(u32),
+    /// A blocking socket call: until the model's `endpoint` is ready for
+    /// `readiness` (or gone), or the clock reaches `deadline` (then
+    /// [`TIMED_OUT`]): `SO_RCVTIMEO`/`SO_SNDTIMEO`.
+    Ready {
+        endpoint: sim_net::Endpoint,
+        readiness: sim_net::Readiness,
+        deadline: Option<Duration>,
+    },
     /// A `block_on`'s future is pending: until a waker of the turn wakes
     /// the thread task.
     Park,
@@ -739,6 +747,16 @@ impl Future for ThreadTask {
                     yielding: true,
                 }),
                 Op::Join(target) => Box::pin(Join { target }),
+                Op::Ready {
+                    endpoint,
+                    readiness,
+                    deadline,
+                } => Box::pin(ReadyWait {
+                    endpoint,
+                    readiness,
+                    timer: deadline
+                        .map(|d| crate::runtime::exact::sleep_exact(d.saturating_sub(world.now()))),
+                }),
                 Op::Park => Box::pin(Park {
                     parked: false,
                     yielding: false,
@@ -781,6 +799,34 @@ impl Drop for FutexWait {
                 world.futex_dequeue(self.addr, &self.waiter);
             }
         }
+    }
+}
+
+/// A simulated thread's blocking socket call, waiting for readiness.
+struct ReadyWait {
+    endpoint: sim_net::Endpoint,
+    readiness: sim_net::Readiness,
+    timer: Option<crate::runtime::exact::SleepExact>,
+}
+
+impl Future for ReadyWait {
+    type Output = i64;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
+        let world = context::current();
+        let ready = world.net_ref(|net| net.readiness(self.endpoint));
+        if (self.readiness.is_readable() && ready.is_readable())
+            || (self.readiness.is_writable() && ready.is_writable())
+        {
+            return Poll::Ready(0);
+        }
+        if let Some(timer) = &mut self.timer {
+            if Pin::new(timer).poll(cx).is_ready() {
+                return Poll::Ready(TIMED_OUT);
+            }
+        }
+        world.net_register(self.endpoint, self.readiness, cx.waker());
+        Poll::Pending
     }
 }
 
