@@ -747,11 +747,13 @@ const SLOT_MINORS: u32 = 0x1_0000;
 
 fn stat_of(world: &World, host: HostId, m: &Metadata) -> Stat {
     let slot = world.disk_slot.get_or_init(DiskSlot::take).index();
-    // The mode `mkdir`, `creat` and `bind` give under the usual umask.
+    // The mode `mkdir`, `creat`, `bind` and `mkfifo` give under the usual
+    // umask.
     let (mode, blocks) = match m.file_type() {
         FileType::Dir => (libc::S_IFDIR | 0o755, 8),
         FileType::File => (libc::S_IFREG | 0o644, m.len().div_ceil(512)),
         FileType::Socket => (libc::S_IFSOCK | 0o755, 0),
+        FileType::Fifo => (libc::S_IFIFO | 0o644, 0),
     };
     Stat {
         dev_minor: DEV_MINOR_BASE
