@@ -355,6 +355,98 @@ mod tests {
         lost.check_invariants();
     }
 
+    /// A FIFO's entry is a created file's, for a crash, as a socket's is:
+    /// lost while its directory is unsynced, kept (the same inode) once it
+    /// is synced, and then in a new mkfifo's way.
+    #[test]
+    fn a_fifo_entry_is_durable_once_its_directory_is_synced() {
+        let d = &mut DefaultChooser;
+        let mut fs = Fs::default();
+        fs.create_dir("/run").unwrap();
+        let root = fs.open("/", &OpenOptions::for_open()).unwrap();
+        fs.sync_all(root, d).unwrap();
+        fs.make_fifo("/run/p").unwrap();
+        fs.crash(d);
+        fs.check_invariants();
+        assert!(
+            !fs.try_exists("/run/p").unwrap(),
+            "the unsynced mkfifo is lost"
+        );
+
+        let ino = fs.make_fifo("/run/p").unwrap();
+        let run = fs.open("/run", &OpenOptions::for_open()).unwrap();
+        fs.sync_all(run, d).unwrap();
+        assert!(fs.pending().is_empty());
+        assert_eq!(fs.durable_tree()[Path::new("/run/p")], TreeEntry::Fifo);
+        fs.crash(d);
+        fs.check_invariants();
+        let m = fs.metadata("/run/p").unwrap();
+        assert!(m.is_fifo());
+        assert_eq!(m.ino(), ino, "the same inode, as on a real disk");
+        assert_eq!(
+            fs.make_fifo("/run/p").unwrap_err().kind(),
+            std::io::ErrorKind::AlreadyExists
+        );
+    }
+
+    #[test]
+    fn a_crash_may_keep_an_unsynced_fifo_entry() {
+        let mut fs = fs_with(KeepUnsynced::Subset, TornWrites::PrefixOrGarbage);
+        let ino = fs.make_fifo("/p").unwrap();
+        assert_eq!(fs.pending(), [PendingKind::Link { ino }]);
+        let mut lost = fs.clone();
+        let mut rec = RecordingChooser::new(ScriptedChooser::new([1]));
+        let report = fs.crash(&mut rec);
+        assert_eq!(
+            rec.log()
+                .iter()
+                .map(|(c, n, _)| (c, *n))
+                .collect::<Vec<_>>(),
+            [(
+                &Choice::CrashKeepOp {
+                    index: 0,
+                    pending: 1,
+                    kind: PendingKind::Link { ino }
+                },
+                2
+            )],
+            "one question, as for a created file; nothing to tear"
+        );
+        assert_eq!(report.kept, 1);
+        assert_eq!(fs.tree()[Path::new("/p")], TreeEntry::Fifo);
+        assert_eq!(fs.metadata("/p").unwrap().ino(), ino);
+        fs.check_invariants();
+        lost.crash(&mut ScriptedChooser::new([0]));
+        assert!(lost.tree().is_empty());
+        lost.check_invariants();
+    }
+
+    /// A socket and a FIFO made durable side by side keep their kinds
+    /// through a crash (the durable layer holds each kind apart).
+    #[test]
+    fn a_crash_keeps_sockets_and_fifos_apart() {
+        let d = &mut DefaultChooser;
+        let mut fs = Fs::default();
+        let s = fs.bind_socket("/s").unwrap();
+        let p = fs.make_fifo("/p").unwrap();
+        fs.hard_link("/p", "/q").unwrap();
+        let root = fs.open("/", &OpenOptions::for_open()).unwrap();
+        fs.sync_all(root, d).unwrap();
+        fs.crash(d);
+        fs.check_invariants();
+        assert_eq!(
+            fs.tree().into_iter().collect::<Vec<_>>(),
+            [
+                ("/p".into(), TreeEntry::Fifo),
+                ("/q".into(), TreeEntry::Fifo),
+                ("/s".into(), TreeEntry::Socket),
+            ]
+        );
+        let (ms, mp) = (fs.metadata("/s").unwrap(), fs.metadata("/q").unwrap());
+        assert_eq!((ms.ino(), ms.is_socket()), (s, true));
+        assert_eq!((mp.ino(), mp.is_fifo(), mp.nlink()), (p, true, 2));
+    }
+
     #[test]
     fn crash_closes_handles_and_frees_removed_open_files() {
         let mut fs = Fs::default();

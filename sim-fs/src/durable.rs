@@ -1,8 +1,9 @@
 //! The durable layer: what is on the platter, and what a crash falls back to.
 //!
 //! It is an inode table like the volatile one, without link or open counts:
-//! file data by inode, directory entries by directory inode, and the set of
-//! socket inodes (a socket has no content, only its kind). Syncs and
+//! file data by inode, directory entries by directory inode, and the sets
+//! of socket and FIFO inodes (these have no content, only their kind).
+//! Syncs and
 //! crashes change it only by applying [`PendingOp`]s, so it never holds a
 //! state the program did not pass through one operation at a time (up to the
 //! halves of a rename between directories, and torn writes).
@@ -16,7 +17,7 @@
 //! # Invariants
 //!
 //! - The root, [`ROOT`], is always a directory here.
-//! - An inode is in at most one of `files`, `dirs` and `sockets`.
+//! - An inode is in at most one of `files`, `dirs`, `sockets` and `fifos`.
 //! - Every entry names an inode this layer holds: a durable name always has
 //!   durable content (empty if its data was never synced). So whatever frees
 //!   inodes here ([`Durable::retain`]) must keep everything a kept directory
@@ -35,6 +36,7 @@ pub(crate) struct Durable {
     files: BTreeMap<Ino, Vec<u8>>,
     dirs: BTreeMap<Ino, BTreeMap<OsString, Ino>>,
     sockets: BTreeSet<Ino>,
+    fifos: BTreeSet<Ino>,
 }
 
 impl Durable {
@@ -46,6 +48,7 @@ impl Durable {
             files: BTreeMap::new(),
             dirs,
             sockets: BTreeSet::new(),
+            fifos: BTreeSet::new(),
         }
     }
 
@@ -65,17 +68,22 @@ impl Durable {
             FileType::Socket => {
                 self.sockets.insert(ino);
             }
+            FileType::Fifo => {
+                self.fifos.insert(ino);
+            }
         }
     }
 
     /// The kind of inode `ino`, if this layer holds it.
-    fn kind(&self, ino: Ino) -> Option<FileType> {
+    pub(crate) fn kind(&self, ino: Ino) -> Option<FileType> {
         if self.files.contains_key(&ino) {
             Some(FileType::File)
         } else if self.dirs.contains_key(&ino) {
             Some(FileType::Dir)
         } else if self.sockets.contains(&ino) {
             Some(FileType::Socket)
+        } else if self.fifos.contains(&ino) {
+            Some(FileType::Fifo)
         } else {
             None
         }
@@ -208,6 +216,7 @@ impl Durable {
         self.files.retain(|&ino, _| keep(ino));
         self.dirs.retain(|&ino, _| ino == ROOT || keep(ino));
         self.sockets.retain(|&ino| keep(ino));
+        self.fifos.retain(|&ino| keep(ino));
         debug_assert!(
             self.dangling_entry().is_none(),
             "retain keeps everything a kept directory names"
@@ -235,6 +244,7 @@ impl Durable {
             self.files.keys().collect::<BTreeSet<_>>(),
             self.dirs.keys().collect(),
             self.sockets.iter().collect(),
+            self.fifos.iter().collect(),
         ];
         for (i, a) in kinds.iter().enumerate() {
             for b in &kinds[i + 1..] {
@@ -271,13 +281,15 @@ impl Durable {
             debug_assert!(inode.nlink > 0, "fsck frees unnamed files");
             map.insert(ino, inode);
         }
-        for &ino in &self.sockets {
+        let sockets = self.sockets.iter().map(|&ino| (ino, Node::Socket));
+        let fifos = self.fifos.iter().map(|&ino| (ino, Node::Fifo));
+        for (ino, node) in sockets.chain(fifos) {
             let inode = Inode {
-                node: Node::Socket,
+                node,
                 nlink: nlink.get(&ino).copied().unwrap_or(0),
                 open: 0,
             };
-            debug_assert!(inode.nlink > 0, "fsck frees unnamed sockets");
+            debug_assert!(inode.nlink > 0, "fsck frees unnamed sockets and FIFOs");
             map.insert(ino, inode);
         }
         for (&ino, entries) in &self.dirs {
@@ -299,11 +311,6 @@ impl Durable {
     /// The entries of directory `ino`, if this layer holds it.
     pub(crate) fn dir(&self, ino: Ino) -> Option<&BTreeMap<OsString, Ino>> {
         self.dirs.get(&ino)
-    }
-
-    /// Whether this layer holds `ino` as a socket.
-    pub(crate) fn is_socket(&self, ino: Ino) -> bool {
-        self.sockets.contains(&ino)
     }
 }
 

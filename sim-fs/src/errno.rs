@@ -60,6 +60,9 @@ errnos! {
     io_error = EIO, Other;
     /// `ENXIO`: opening a socket, which only `connect(2)` reaches.
     no_such_device_or_address = ENXIO, Other;
+    /// `ENXIO`: opening a FIFO, which the model has no pipe behind (what
+    /// Linux answers a non-blocking write-only open with no reader).
+    fifo_without_pipe = ENXIO, Other;
     /// `EADDRINUSE`: binding a Unix socket to a path that exists.
     address_in_use = EADDRINUSE, AddrInUse;
 }
@@ -87,6 +90,7 @@ mod tests {
             no_such_device_or_address().raw_os_error(),
             Some(libc::ENXIO)
         );
+        assert_eq!(fifo_without_pipe().raw_os_error(), Some(libc::ENXIO));
         assert_eq!(address_in_use().kind(), io::ErrorKind::AddrInUse);
         assert_eq!(
             invalid_input_msg("x").raw_os_error(),

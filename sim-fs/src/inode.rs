@@ -1,10 +1,11 @@
 //! The volatile layer: the inode table the running program sees.
 //!
 //! As on Unix, directories map names to inode numbers and files are inodes
-//! holding data; a socket is an inode with no content (the name a Unix
-//! socket is bound to); hard links are several names for one inode. An inode lives
-//! while it has a name or an open handle, so a file removed while open keeps
-//! its data until the last handle closes.
+//! holding data; a socket and a FIFO are inodes with no content (the name a
+//! Unix socket is bound to, a named pipe's entry); hard links are several
+//! names for one inode. An inode lives while it has a name or an open
+//! handle, so a file removed while open keeps its data until the last
+//! handle closes.
 //!
 //! # Invariants
 //!
@@ -37,6 +38,9 @@ pub(crate) enum Node {
     /// A socket's entry: no content. The socket itself (its queue, its
     /// connections) is the runtime's; the disk holds only its name.
     Socket,
+    /// A FIFO's entry (named pipe): no content. The pipe itself (its
+    /// buffer, its ends) is the runtime's; the disk holds only its name.
+    Fifo,
 }
 
 impl Node {
@@ -45,6 +49,7 @@ impl Node {
             Node::File(_) => FileType::File,
             Node::Dir(_) => FileType::Dir,
             Node::Socket => FileType::Socket,
+            Node::Fifo => FileType::Fifo,
         }
     }
 }
@@ -98,7 +103,7 @@ impl Inodes {
             .values()
             .map(|i| match &i.node {
                 Node::File(data) => data.len() as u64,
-                Node::Dir(_) | Node::Socket => 0,
+                Node::Dir(_) | Node::Socket | Node::Fifo => 0,
             })
             .sum();
         self.map = map;
@@ -126,7 +131,7 @@ impl Inodes {
     pub(crate) fn dir(&self, ino: Ino) -> Option<&BTreeMap<OsString, Ino>> {
         match &self.live(ino).node {
             Node::Dir(entries) => Some(entries),
-            Node::File(_) | Node::Socket => None,
+            Node::File(_) | Node::Socket | Node::Fifo => None,
         }
     }
 
@@ -135,7 +140,7 @@ impl Inodes {
         let kind = node.file_type();
         match node {
             Node::Dir(entries) => entries,
-            Node::File(_) | Node::Socket => {
+            Node::File(_) | Node::Socket | Node::Fifo => {
                 panic!("inode {ino} is used as a directory but is a {kind:?}")
             }
         }
@@ -146,7 +151,7 @@ impl Inodes {
     pub(crate) fn data(&self, ino: Ino) -> Option<&Vec<u8>> {
         match &self.live(ino).node {
             Node::File(data) => Some(data),
-            Node::Dir(_) | Node::Socket => None,
+            Node::Dir(_) | Node::Socket | Node::Fifo => None,
         }
     }
 
@@ -161,7 +166,7 @@ impl Inodes {
         let kind = node.file_type();
         let data = match node {
             Node::File(data) => data,
-            Node::Dir(_) | Node::Socket => {
+            Node::Dir(_) | Node::Socket | Node::Fifo => {
                 panic!("inode {ino} is written as a file but is a {kind:?}")
             }
         };

@@ -13,14 +13,17 @@
 //! inodes holding bytes, and hard links are several names for one inode. An
 //! open handle keeps a removed file's data until it closes. A socket is an
 //! inode with no content: the name a Unix socket is bound to
-//! ([`Fs::bind_socket`]; the socket itself is the runtime's). It is listed,
-//! renamed, linked and removed as a file is, and does not open (`ENXIO`).
-//! Inode numbers and descriptors are never reused. No symlinks, FIFOs,
-//! devices, permissions or timestamps. Relative paths start at the root.
+//! ([`Fs::bind_socket`]; the socket itself is the runtime's). A FIFO is one
+//! too: a named pipe's entry ([`Fs::make_fifo`], `mkfifo(3)`; the pipe is
+//! the runtime's). Both are listed, renamed, linked and removed as a file
+//! is, and do not open (`ENXIO`). Inode numbers and descriptors are never
+//! reused. No symlinks, devices, permissions or timestamps. Relative paths
+//! start at the root.
 //!
 //! **Two layers.** Every mutation — write, `set_len`, create, mkdir, bind,
-//! link, rename, remove — changes the **volatile** view at once (later reads see
-//! it) and is appended to a **log** of pending operations, by inode. The
+//! mkfifo, link, rename, remove — changes the **volatile** view at once
+//! (later reads see it) and is appended to a **log** of pending operations,
+//! by inode. The
 //! **durable** layer is what is on the platter. Invariant: replaying the log
 //! over the durable layer gives the volatile view (except data a failed
 //! sync dropped, see below).
@@ -83,6 +86,9 @@
 //! - Binding a Unix socket to a path is [`Fs::bind_socket`], which gives the
 //!   socket's inode number; a `connect` to a path finds the socket it names
 //!   through [`Fs::metadata`] ([`Metadata::is_socket`], [`Metadata::ino`]).
+//! - `mkfifo` is [`Fs::make_fifo`]; opening the entry is the runtime's to
+//!   answer (the model's [`Fs::open`] is `ENXIO` on it, having no pipe):
+//!   [`Metadata::is_fifo`] tells a FIFO.
 //! - Before completing each call, the runtime sleeps [`Fs::latency`] of the
 //!   call's [`IoOp`].
 //! - A host reset is [`Fs::crash`], after which every old [`Fd`] is unknown

@@ -3,8 +3,9 @@
 //!
 //! The model has no symlinks, permissions or timestamps, so these carry only
 //! type, length, inode number and link count. The types are a regular
-//! file, a directory and a socket (the entry of a Unix socket bound to a
-//! path, [`Fs::bind_socket`](crate::Fs::bind_socket)).
+//! file, a directory, a socket (the entry of a Unix socket bound to a
+//! path, [`Fs::bind_socket`](crate::Fs::bind_socket)) and a FIFO (a named
+//! pipe's entry, [`Fs::make_fifo`](crate::Fs::make_fifo)).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -19,6 +20,9 @@ pub enum FileType {
     /// A socket: the entry of a Unix socket bound to a path
     /// ([`Fs::bind_socket`](crate::Fs::bind_socket)), `S_IFSOCK`.
     Socket,
+    /// A FIFO (named pipe): the entry `mkfifo(3)` makes
+    /// ([`Fs::make_fifo`](crate::Fs::make_fifo)), `S_IFIFO`.
+    Fifo,
 }
 
 impl FileType {
@@ -35,6 +39,11 @@ impl FileType {
     /// Whether this is a socket (`FileTypeExt::is_socket` in std).
     pub fn is_socket(self) -> bool {
         self == FileType::Socket
+    }
+
+    /// Whether this is a FIFO (`FileTypeExt::is_fifo` in std).
+    pub fn is_fifo(self) -> bool {
+        self == FileType::Fifo
     }
 
     /// Always false: the model has no symlinks.
@@ -77,13 +86,18 @@ impl Metadata {
         self.file_type.is_socket()
     }
 
+    /// Whether this is a FIFO (named pipe).
+    pub fn is_fifo(&self) -> bool {
+        self.file_type.is_fifo()
+    }
+
     /// Always false: the model has no symlinks.
     pub fn is_symlink(&self) -> bool {
         false
     }
 
     /// A file's length in bytes; [`DIR_LEN`] for a directory; 0 for a
-    /// socket.
+    /// socket or a FIFO.
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u64 {
         self.len
@@ -95,8 +109,8 @@ impl Metadata {
         self.ino
     }
 
-    /// The link count (`st_nlink`): the number of names of a file or a
-    /// socket (0 once a file is removed while still open); 2 plus the
+    /// The link count (`st_nlink`): the number of names of a file, a
+    /// socket or a FIFO (0 once a file is removed while still open); 2 plus the
     /// number of subdirectories for a directory, as on Linux.
     pub fn nlink(&self) -> u64 {
         self.nlink

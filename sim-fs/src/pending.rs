@@ -32,7 +32,8 @@ pub(crate) enum PendingOp {
     },
     /// The file's length set to `len` (truncate or extend with zeros).
     SetLen { ino: Ino, len: u64 },
-    /// A new entry `dir/name -> ino` (create, mkdir, bind, hard link).
+    /// A new entry `dir/name -> ino` (create, mkdir, bind, mkfifo, hard
+    /// link).
     Link {
         dir: Ino,
         name: OsString,
@@ -110,7 +111,7 @@ pub enum PendingKind {
         len: u64,
     },
     /// A new directory entry for inode `ino` (create, mkdir, bind of a
-    /// Unix socket, hard link).
+    /// Unix socket, mkfifo, hard link).
     Link {
         /// The inode linked.
         ino: u64,

@@ -20,6 +20,8 @@ pub enum TreeEntry {
     File(Vec<u8>),
     /// A socket (the entry of a Unix socket bound to the path).
     Socket,
+    /// A FIFO (a named pipe's entry).
+    Fifo,
 }
 
 impl std::fmt::Debug for TreeEntry {
@@ -27,6 +29,7 @@ impl std::fmt::Debug for TreeEntry {
         match self {
             TreeEntry::Dir => f.write_str("Dir"),
             TreeEntry::Socket => f.write_str("Socket"),
+            TreeEntry::Fifo => f.write_str("Fifo"),
             TreeEntry::File(data) => match std::str::from_utf8(data) {
                 Ok(s) => write!(f, "File({s:?})"),
                 Err(_) => write!(f, "File({data:?})"),
@@ -40,8 +43,8 @@ impl std::fmt::Debug for TreeEntry {
 pub type Tree = BTreeMap<PathBuf, TreeEntry>;
 
 /// Walks from the root. `dir` gives a directory's entries (`None` for
-/// anything else), `leaf` what any other inode is (a file with its data, or
-/// a socket).
+/// anything else), `leaf` what any other inode is (a file with its data, a
+/// socket or a FIFO).
 pub(crate) fn build<'a>(
     dir: impl Fn(Ino) -> Option<&'a BTreeMap<OsString, Ino>>,
     leaf: impl Fn(Ino) -> TreeEntry,

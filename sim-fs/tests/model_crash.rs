@@ -9,10 +9,10 @@
 //! - a crash asks exactly the documented questions, and the same answers
 //!   give the same disk.
 //!
-//! Sequences mix files, directories, sockets' entries, renames (of
-//! directories too), hard links, open handles on removed files, partial
-//! syncs and crashes with arbitrary answers; every operation's result is ignored, and the model's
-//! invariants are checked after each.
+//! Sequences mix files, directories, sockets' and FIFOs' entries, renames
+//! (of directories too), hard links, open handles on removed files, partial
+//! syncs and crashes with arbitrary answers; every operation's result is
+//! ignored, and the model's invariants are checked after each.
 
 mod common;
 
@@ -37,6 +37,7 @@ enum Op {
     Link(usize, usize),
     Copy(usize, usize),
     Bind(usize),
+    Mkfifo(usize),
     Sync(usize),
     SyncRoot,
     Hold(usize),
@@ -66,6 +67,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (path(), path()).prop_map(|(a, b)| Op::Link(a, b)),
         1 => (path(), path()).prop_map(|(a, b)| Op::Copy(a, b)),
         1 => path().prop_map(Op::Bind),
+        1 => path().prop_map(Op::Mkfifo),
         3 => path().prop_map(Op::Sync),
         1 => Just(Op::SyncRoot),
         1 => path().prop_map(Op::Hold),
@@ -119,6 +121,7 @@ fn run(fs: &mut Fs, ops: &[Op]) {
             Op::Link(a, b) => drop(fs.hard_link(PATHS[*a], PATHS[*b])),
             Op::Copy(a, b) => drop(fs.copy(PATHS[*a], PATHS[*b], d)),
             Op::Bind(p) => drop(fs.bind_socket(PATHS[*p])),
+            Op::Mkfifo(p) => drop(fs.make_fifo(PATHS[*p])),
             Op::Sync(p) => {
                 if let Ok(f) = fs.open(PATHS[*p], &OpenOptions::for_open()) {
                     fs.sync_all(f, d).unwrap();

@@ -3,8 +3,8 @@
 //! entry durability).
 //!
 //! The reference keeps the volatile view as a map from path to entry (a
-//! directory, a file, or a socket's entry: a name without data, which does
-//! not open), file data by file id, and, for durability, exactly the two
+//! directory, a file, or a socket's or a FIFO's entry: a name without data,
+//! which does not open), file data by file id, and, for durability, exactly the two
 //! rules of the issue, without inodes, a log or halves of renames:
 //!
 //! - syncing a file copies its current data to its durable data;
@@ -43,6 +43,7 @@ enum Op {
     Rename((usize, usize), (usize, usize)),
     Link((usize, usize), (usize, usize)),
     Bind((usize, usize)),
+    Mkfifo((usize, usize)),
     SyncFile((usize, usize)),
     SyncDir(usize),
     Read((usize, usize)),
@@ -70,6 +71,7 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (file(), file()).prop_map(|(a, b)| Op::Rename(a, b)),
         1 => (file(), file()).prop_map(|(a, b)| Op::Link(a, b)),
         1 => file().prop_map(Op::Bind),
+        1 => file().prop_map(Op::Mkfifo),
         3 => file().prop_map(Op::SyncFile),
         3 => (0..DIRS.len()).prop_map(Op::SyncDir),
         1 => file().prop_map(Op::Read),
@@ -82,6 +84,7 @@ enum Entry {
     Dir(u64),
     File(u64),
     Socket(u64),
+    Fifo(u64),
 }
 
 const ROOT_ID: u64 = 0;
@@ -136,7 +139,7 @@ impl Reference {
     fn file_id(&self, f: (usize, usize)) -> Result<u64, i32> {
         match self.node(f)? {
             Entry::File(id) => Ok(id),
-            Entry::Socket(_) => Err(libc::ENXIO),
+            Entry::Socket(_) | Entry::Fifo(_) => Err(libc::ENXIO),
             Entry::Dir(_) => unreachable!("file names are not directory names"),
         }
     }
@@ -232,6 +235,14 @@ impl Reference {
                 let id = self.new_id();
                 self.tree.insert(file_path(f.0, f.1), Entry::Socket(id));
             }
+            Op::Mkfifo(f) => {
+                self.parent(*f)?;
+                if self.node(*f).is_ok() {
+                    return Err(libc::EEXIST);
+                }
+                let id = self.new_id();
+                self.tree.insert(file_path(f.0, f.1), Entry::Fifo(id));
+            }
             Op::SyncFile(f) => {
                 let id = self.file_id(*f)?;
                 self.durable_data.insert(id, self.data[&id].clone());
@@ -264,7 +275,7 @@ impl Reference {
                                 let bytes = self.durable_data.get(&id).cloned().unwrap_or_default();
                                 data.insert(id, bytes);
                             }
-                            Entry::Socket(_) => {}
+                            Entry::Socket(_) | Entry::Fifo(_) => {}
                         }
                     }
                 }
@@ -274,7 +285,7 @@ impl Reference {
                 let reachable: Vec<u64> = std::iter::once(ROOT_ID)
                     .chain(self.tree.values().filter_map(|e| match e {
                         Entry::Dir(id) => Some(*id),
-                        Entry::File(_) | Entry::Socket(_) => None,
+                        Entry::File(_) | Entry::Socket(_) | Entry::Fifo(_) => None,
                     }))
                     .collect();
                 self.durable_listing.retain(|id, _| reachable.contains(id));
@@ -292,6 +303,7 @@ impl Reference {
                     Entry::Dir(_) => TreeEntry::Dir,
                     Entry::File(id) => TreeEntry::File(self.data[id].clone()),
                     Entry::Socket(_) => TreeEntry::Socket,
+                    Entry::Fifo(_) => TreeEntry::Fifo,
                 };
                 (p.clone(), entry)
             })
@@ -349,6 +361,7 @@ fn apply(fs: &mut Fs, op: &Op) -> Outcome {
             .hard_link(file_path(a.0, a.1), file_path(b.0, b.1))
             .map_err(errno)?,
         Op::Bind(f) => drop(fs.bind_socket(file_path(f.0, f.1)).map_err(errno)?),
+        Op::Mkfifo(f) => drop(fs.make_fifo(file_path(f.0, f.1)).map_err(errno)?),
         Op::SyncFile(f) => {
             let fd = with_file(fs, f, &OpenOptions::for_open())?;
             fs.sync_data(fd, d).unwrap();

@@ -54,6 +54,11 @@ pub(crate) enum Escape {
     SharedMap,
     /// `symlink` on the simulated disk.
     Symlink,
+    /// `mknod` of a character or block device, or of a socket, on the
+    /// simulated disk.
+    Device,
+    /// `open` of a FIFO's entry: no pipe is simulated behind it yet.
+    FifoOpen,
     /// `io_uring_setup`.
     IoUring,
     /// A signal sent to another process.
@@ -100,6 +105,18 @@ impl Escape {
                  the simulated disk has no symlinks). Use a hard link (std::fs::hard_link) or a \
                  copy; the real files' symlinks under the simulated disk are followed"
             }
+            Escape::Device => {
+                "a device or socket node was made on the simulated disk (mknod with S_IFCHR, \
+                 S_IFBLK or S_IFSOCK was refused with EPERM: the simulated disk has no devices). \
+                 Use mkfifo for a named pipe, bind a tokio::net::UnixListener for a socket's \
+                 entry, and the real devices under /dev, which stay real"
+            }
+            Escape::FifoOpen => {
+                "opening a FIFO (named pipe) inside a simulation is not simulated yet (issue 45): \
+                 the entry exists on the simulated disk, but no pipe is behind it (open failed \
+                 with ENXIO, as Linux answers a non-blocking writer when no reader has the FIFO \
+                 open)"
+            }
             Escape::Signal => {
                 "a signal was sent to another process from inside a simulation (kill was \
                  refused with EPERM): processes are not simulated. Send a signal to a simulated \
@@ -134,7 +151,12 @@ impl Escape {
     pub(crate) fn once(self) -> bool {
         matches!(
             self,
-            Escape::SharedMap | Escape::Symlink | Escape::IoUring | Escape::RawSocket
+            Escape::SharedMap
+                | Escape::Symlink
+                | Escape::Device
+                | Escape::FifoOpen
+                | Escape::IoUring
+                | Escape::RawSocket
         )
     }
 }
@@ -221,6 +243,23 @@ pub(crate) fn threads_allowed() -> bool {
 /// the previous value.
 pub(crate) fn set_active(active: bool) -> bool {
     ACTIVE.with(|a| a.replace(active))
+}
+
+/// Says `what`'s note on stderr: once per process for a note said once
+/// ([`Escape::once`]), else every time. Never panics (the callers include
+/// `extern "C"` functions).
+pub(crate) fn say(what: Escape) {
+    if what.once() {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        // One bit per kind of escape (there are fewer than 32).
+        static SAID: AtomicU32 = AtomicU32::new(0);
+        let bit = 1 << (what as u32);
+        if SAID.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+            return;
+        }
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "sim_rt: {}", what.note());
 }
 
 /// Remembers a call refused in `world` (a runtime id) at `step`, for

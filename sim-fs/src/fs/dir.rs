@@ -1,16 +1,17 @@
 //! Operations on paths: metadata, directories, removal, rename, hard links,
-//! copy, std's whole-file helpers, and the entry of a Unix socket bound to a
-//! path.
+//! copy, std's whole-file helpers, the entry of a Unix socket bound to a
+//! path, and a FIFO's entry.
 //!
 //! Each changes the volatile view at once. A change to a directory entry
-//! (create, mkdir, bind, remove, rename, link) is pending until that
+//! (create, mkdir, bind, mkfifo, remove, rename, link) is pending until that
 //! directory is synced (see [`EntryDurability`](crate::EntryDurability)).
 //!
-//! A socket's entry is a name like a file's: it is listed, removed, renamed
-//! (over a file, or a file over it) and linked as a file is. What holds
-//! data fails on it as on Linux: it does not open (`ENXIO`), so neither
-//! [`Fs::read_file`], [`Fs::write_file`] nor [`Fs::copy`] from or to it
-//! works.
+//! A socket's or a FIFO's entry is a name like a file's: it is listed,
+//! removed, renamed (over a file, or a file over it) and linked as a file
+//! is. What holds data fails on it: it does not open (`ENXIO`: as Linux
+//! answers for a socket; for a FIFO, because the model has no pipe behind
+//! it), so neither [`Fs::read_file`], [`Fs::write_file`] nor [`Fs::copy`]
+//! from or to it works.
 //!
 //! # Determinism
 //!
@@ -128,8 +129,44 @@ impl Fs {
     /// parent is missing, or when `path` ends in `/` and names nothing;
     /// `ENOTDIR` when the parent is not a directory.
     pub fn bind_socket(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
-        match self.target(path.as_ref())? {
-            Target::Whole { .. } => Err(errno::address_in_use()),
+        self.create_entry(path.as_ref(), Node::Socket, errno::address_in_use)
+    }
+
+    /// Simulated `mkfifo(3)` (`mknod(2)` with `S_IFIFO`): creates a FIFO
+    /// (named pipe) entry at `path` and returns its inode number
+    /// ([`Metadata::ino`]).
+    ///
+    /// The entry is pending until the parent directory is synced, as a
+    /// created file's is, and a crash keeps or loses it as it would that
+    /// file's. The model holds no pipe behind it: it does not open
+    /// (`ENXIO`, see [`Fs::open`]); the runtime answers a FIFO's opens
+    /// itself.
+    ///
+    /// # Errors
+    ///
+    /// As Linux's `mkfifo(3)`: `EEXIST` when `path` exists, whatever it is
+    /// (the root, `.` and `..` included); `ENOENT` when the parent is
+    /// missing, or when `path` ends in `/` and names nothing; `ENOTDIR`
+    /// when the parent is not a directory.
+    pub fn make_fifo(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
+        self.create_entry(path.as_ref(), Node::Fifo, errno::already_exists)
+    }
+
+    /// Creates the entry of a node without content (a socket, a FIFO) at
+    /// `path`, with the errors of `mknod(2)`: `taken()` when the path
+    /// exists, `ENOENT` for a trailing `/` on nothing.
+    fn create_entry(
+        &mut self,
+        path: &Path,
+        node: Node,
+        taken: fn() -> io::Error,
+    ) -> io::Result<u64> {
+        debug_assert!(
+            matches!(node, Node::Socket | Node::Fifo),
+            "only content-less nodes are created by name alone"
+        );
+        match self.target(path)? {
+            Target::Whole { .. } => Err(taken()),
             Target::Named {
                 dir,
                 name,
@@ -137,12 +174,12 @@ impl Fs {
                 ..
             } => {
                 if self.entry(dir, &name).is_some() {
-                    return Err(errno::address_in_use());
+                    return Err(taken());
                 }
                 if trailing_slash {
                     return Err(errno::not_found());
                 }
-                Ok(self.create_node(dir, name, Node::Socket))
+                Ok(self.create_node(dir, name, node))
             }
         }
     }
@@ -321,8 +358,9 @@ impl Fs {
     /// synced. As with std, copying a file onto itself empties it. Asks one
     /// read and one write fault ([`IoOp::Read`], [`IoOp::Write`]).
     ///
-    /// As std opens `from` first, a socket there is `ENXIO`; a directory
-    /// is std's own `InvalidInput`. A socket at `to` is `ENXIO` too.
+    /// As std opens `from` first, a socket or a FIFO there is `ENXIO`; a
+    /// directory is std's own `InvalidInput`. A socket or a FIFO at `to` is
+    /// `ENXIO` too.
     pub fn copy(
         &mut self,
         from: impl AsRef<Path>,
@@ -333,6 +371,7 @@ impl Fs {
         match self.inodes.file_type(src) {
             FileType::File => {}
             FileType::Socket => return Err(errno::no_such_device_or_address()),
+            FileType::Fifo => return Err(errno::fifo_without_pipe()),
             FileType::Dir => {
                 return Err(errno::invalid_input_msg(
                     "the source path is neither a regular file nor a symlink to a regular file",
@@ -416,7 +455,7 @@ impl Fs {
         let kind = node.file_type();
         let data = match &node {
             Node::File(data) => Some(data.clone()),
-            Node::Dir(_) | Node::Socket => None,
+            Node::Dir(_) | Node::Socket | Node::Fifo => None,
         };
         let ino = self.inodes.alloc(node);
         self.inodes.link(dir, name.clone(), ino);
@@ -428,8 +467,8 @@ impl Fs {
     }
 
     /// Simulated [`std::fs::read`]: the whole file. `EISDIR` on a
-    /// directory, `ENXIO` on a socket (which does not open). Asks one read
-    /// fault ([`IoOp::Read`]).
+    /// directory, `ENXIO` on a socket or a FIFO (which do not open). Asks
+    /// one read fault ([`IoOp::Read`]).
     pub fn read_file(
         &self,
         path: impl AsRef<Path>,
@@ -440,13 +479,15 @@ impl Fs {
             Node::File(data) => data,
             Node::Dir(_) => return Err(errno::is_a_directory()),
             Node::Socket => return Err(errno::no_such_device_or_address()),
+            Node::Fifo => return Err(errno::fifo_without_pipe()),
         };
         self.fault(IoOp::Read, chooser)?;
         Ok(data.clone())
     }
 
     /// Simulated [`std::fs::write`]: `File::create` then `write_all`.
-    /// Nothing is synced. `ENXIO` on a socket (which does not open).
+    /// Nothing is synced. `ENXIO` on a socket or a FIFO (which do not
+    /// open).
     pub fn write_file(
         &mut self,
         path: impl AsRef<Path>,
@@ -802,6 +843,129 @@ mod tests {
         let second = fs.bind_socket("/s").unwrap();
         assert_ne!(first, second, "inode numbers are never reused");
         assert_eq!(fs.metadata("/s").unwrap().ino(), second);
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn make_fifo_creates_a_fifo_entry() {
+        let mut fs = setup();
+        let ino = fs.make_fifo("/d/p").unwrap();
+        let m = fs.metadata("/d/p").unwrap();
+        assert!(m.is_fifo() && m.file_type().is_fifo());
+        assert!(!m.is_file() && !m.is_dir() && !m.is_socket());
+        assert_eq!((m.ino(), m.len(), m.nlink()), (ino, 0, 1));
+        let listed = fs.read_dir("/d").unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (listed[0].file_type(), listed[0].ino()),
+            (FileType::Fifo, ino)
+        );
+        assert_eq!(fs.tree()[Path::new("/d/p")], TreeEntry::Fifo);
+        assert_eq!(
+            fs.pending().last(),
+            Some(&PendingKind::Link { ino }),
+            "a pending entry, as a created file's"
+        );
+        assert_eq!(
+            fs.metadata("/d").unwrap().nlink(),
+            2,
+            "a FIFO is not a subdirectory"
+        );
+        assert_eq!(fs.usage(), 5, "a FIFO holds no data");
+        fs.check_invariants();
+    }
+
+    /// `mkfifo(3)`'s errors are `bind(2)`'s with `EEXIST` for
+    /// `EADDRINUSE`: both create through the same path lookup on Linux.
+    #[test]
+    fn make_fifo_errors_match_linux() {
+        let mut fs = setup();
+        fs.make_fifo("/p").unwrap();
+        fs.bind_socket("/s").unwrap();
+        let before = (fs.tree(), fs.pending());
+        for taken in [
+            "/f", "/d", "/p", "/s", "/", "/d/.", "/d/..", "/f/", "/p/", "/d/",
+        ] {
+            assert_eq!(errno(fs.make_fifo(taken)), libc::EEXIST, "{taken}");
+        }
+        assert_eq!(
+            fs.make_fifo("/f").unwrap_err().kind(),
+            std::io::ErrorKind::AlreadyExists
+        );
+        assert_eq!(errno(fs.bind_socket("/p")), libc::EADDRINUSE);
+        assert_eq!(errno(fs.make_fifo("/nope/p")), libc::ENOENT);
+        assert_eq!(errno(fs.make_fifo("/new/")), libc::ENOENT);
+        assert_eq!(errno(fs.make_fifo("")), libc::ENOENT);
+        assert_eq!(errno(fs.make_fifo("/f/p")), libc::ENOTDIR);
+        assert_eq!(errno(fs.make_fifo("/p/x")), libc::ENOTDIR);
+        assert_eq!(
+            (fs.tree(), fs.pending()),
+            before,
+            "a failed mkfifo changes nothing"
+        );
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn a_fifo_does_not_open_but_is_named_like_a_file() {
+        let d = &mut DefaultChooser;
+        let mut fs = setup();
+        let ino = fs.make_fifo("/p").unwrap();
+        for options in [
+            OpenOptions::for_open(),
+            OpenOptions::for_create(),
+            *OpenOptions::new().write(true).truncate(true),
+            *OpenOptions::new().append(true),
+        ] {
+            assert_eq!(errno(fs.open("/p", &options)), libc::ENXIO, "{options:?}");
+        }
+        assert_eq!(
+            errno(fs.open("/p", &OpenOptions::for_create_new())),
+            libc::EEXIST
+        );
+        assert_eq!(
+            errno(fs.open("/p/", &OpenOptions::for_open())),
+            libc::ENOTDIR
+        );
+        assert_eq!(errno(fs.read_file("/p", d)), libc::ENXIO);
+        assert_eq!(errno(fs.write_file("/p", b"x", d)), libc::ENXIO);
+        assert_eq!(errno(fs.copy("/p", "/x", d)), libc::ENXIO);
+        assert!(
+            !fs.try_exists("/x").unwrap(),
+            "std's copy opens its source first"
+        );
+        assert_eq!(errno(fs.copy("/f", "/p", d)), libc::ENXIO);
+        assert_eq!(errno(fs.read_dir("/p")), libc::ENOTDIR);
+        assert_eq!(errno(fs.remove_dir("/p")), libc::ENOTDIR);
+        assert_eq!(errno(fs.create_dir("/p")), libc::EEXIST);
+        assert_eq!(fs.open_handles(), 0);
+        assert_eq!(fs.tree()[Path::new("/p")], TreeEntry::Fifo);
+        // Named like a file: linked, renamed (over a file and under one),
+        // removed.
+        fs.hard_link("/p", "/d/t").unwrap();
+        assert_eq!(fs.metadata("/p").unwrap().nlink(), 2);
+        fs.rename("/p", "/d/u").unwrap();
+        fs.rename("/f", "/d/t").expect("a file replaces a FIFO");
+        assert_eq!(fs.metadata("/d/u").unwrap().nlink(), 1);
+        fs.rename("/d/u", "/full/x")
+            .expect("a FIFO replaces a file");
+        assert_eq!(errno(fs.rename("/full/x", "/d")), libc::EISDIR);
+        assert_eq!(fs.metadata("/full/x").unwrap().ino(), ino);
+        fs.check_invariants();
+        fs.remove_file("/full/x").unwrap();
+        assert!(!fs.try_exists("/full/x").unwrap());
+        fs.check_invariants();
+    }
+
+    #[test]
+    fn remove_then_make_fifo_again_gives_a_new_inode() {
+        let mut fs = Fs::default();
+        let first = fs.make_fifo("/p").unwrap();
+        assert_eq!(errno(fs.make_fifo("/p")), libc::EEXIST);
+        fs.remove_file("/p").unwrap();
+        let second = fs.make_fifo("/p").unwrap();
+        assert_ne!(first, second, "inode numbers are never reused");
+        assert_eq!(fs.metadata("/p").unwrap().ino(), second);
         fs.check_invariants();
     }
 

@@ -44,7 +44,11 @@ impl Fs {
     /// (for `sync_all` on it); with write access it is `EISDIR`. A socket
     /// does not open (`ENXIO`, as Linux answers: only `connect(2)` reaches
     /// it), whatever the options, unless `create_new` (`EEXIST`) or a
-    /// trailing `/` (`ENOTDIR`) fails first.
+    /// trailing `/` (`ENOTDIR`) fails first. Neither does a FIFO, in the
+    /// same order, because the model has no pipe behind its entry: `ENXIO`
+    /// again (what Linux answers a non-blocking write-only open with no
+    /// reader), on its own path so the runtime can answer a FIFO's opens
+    /// itself.
     pub fn open(&mut self, path: impl AsRef<Path>, options: &OpenOptions) -> io::Result<Fd> {
         options.validate()?;
         let ino = match self.target(path.as_ref())? {
@@ -75,6 +79,7 @@ impl Fs {
                         FileType::Dir if options.writable() => return Err(errno::is_a_directory()),
                         FileType::Dir => {}
                         FileType::Socket => return Err(errno::no_such_device_or_address()),
+                        FileType::Fifo => return Err(errno::fifo_without_pipe()),
                         FileType::File if options.truncate => self.set_len_data(ino, 0)?,
                         FileType::File => {}
                     }

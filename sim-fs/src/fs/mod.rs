@@ -145,6 +145,7 @@ impl Fs {
             |ino| match &self.inodes.live(ino).node {
                 Node::File(data) => TreeEntry::File(data.clone()),
                 Node::Socket => TreeEntry::Socket,
+                Node::Fifo => TreeEntry::Fifo,
                 Node::Dir(_) => unreachable!("snapshot::build asks only what is not a directory"),
             },
         )
@@ -157,14 +158,14 @@ impl Fs {
         durable.fsck();
         snapshot::build(
             |ino| durable.dir(ino),
-            |ino| match durable.file(ino) {
-                Some(data) => TreeEntry::File(data.clone()),
-                None => {
-                    assert!(
-                        durable.is_socket(ino),
-                        "a durable entry names a file, a directory or a socket"
-                    );
-                    TreeEntry::Socket
+            |ino| match durable.kind(ino) {
+                Some(FileType::File) => {
+                    TreeEntry::File(durable.file(ino).expect("a durable file").clone())
+                }
+                Some(FileType::Socket) => TreeEntry::Socket,
+                Some(FileType::Fifo) => TreeEntry::Fifo,
+                Some(FileType::Dir) | None => {
+                    unreachable!("a durable entry that is not a directory names a durable inode")
                 }
             },
         )
@@ -315,8 +316,8 @@ impl Fs {
                     .filter(|&&child| self.inodes.dir(child).is_some())
                     .count() as u64,
             },
-            Node::Socket => Metadata {
-                file_type: FileType::Socket,
+            Node::Socket | Node::Fifo => Metadata {
+                file_type: inode.node.file_type(),
                 len: 0,
                 ino,
                 nlink: inode.nlink.into(),
@@ -367,7 +368,7 @@ impl Fs {
                     }
                 }
                 Node::File(data) => usage += data.len() as u64,
-                Node::Socket => {}
+                Node::Socket | Node::Fifo => {}
             }
             if ino != ROOT && inode.nlink == 0 {
                 assert!(inode.open > 0, "inode {ino}: unnamed and unopened but live");
@@ -429,9 +430,10 @@ impl Fs {
                         Some(entries),
                         "inode {ino}: durable entries + pending entry ops = volatile entries"
                     ),
-                    Node::Socket => assert!(
-                        replayed.is_socket(ino),
-                        "inode {ino}: durable layer + pending entry ops hold the socket"
+                    Node::Socket | Node::Fifo => assert_eq!(
+                        replayed.kind(ino),
+                        Some(inode.node.file_type()),
+                        "inode {ino}: durable layer + pending entry ops hold the socket or FIFO"
                     ),
                 }
             }

@@ -46,13 +46,13 @@ pub fn all_crash_models() -> Vec<FsConfig> {
     configs
 }
 
-/// Syncs every file, then every directory, deepest first (a socket has
-/// nothing to sync but its entry, and does not open).
+/// Syncs every file, then every directory, deepest first (a socket or a
+/// FIFO has nothing to sync but its entry, and does not open).
 pub fn sync_everything(fs: &mut Fs) {
     let tree = fs.tree();
     let mut paths: Vec<&Path> = tree
         .iter()
-        .filter(|(_, entry)| **entry != TreeEntry::Socket)
+        .filter(|(_, entry)| !matches!(entry, TreeEntry::Socket | TreeEntry::Fifo))
         .map(|(p, _)| p.as_path())
         .collect();
     paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));

@@ -39,10 +39,13 @@
 //!
 //! A real symlink is followed (the model has none): it shows as the file or
 //! directory it points to. A real entry that is neither (a device, a real
-//! socket, a dangling link) is not shown. The sockets of the simulation are
+//! socket or FIFO, a dangling link) is not shown. The sockets of the simulation are
 //! the model's own: a Unix socket bound to a path has a socket entry there
 //! ([`HostDisk::bind_socket`]), which a connect to the path resolves
-//! ([`HostDisk::socket_ino`]).
+//! ([`HostDisk::socket_ino`]). So are its FIFOs: `mkfifo` makes a FIFO's
+//! entry in the model ([`HostDisk::make_fifo`]); a real FIFO is not shown.
+//! No pipe is simulated behind the entry yet: opening it fails
+//! ([`HostDisk::open_fifo`]).
 //!
 //! # Invariants
 //!
@@ -455,7 +458,61 @@ impl HostDisk {
         } else {
             self.copy_up(&abs, false)?;
         }
-        self.fs.open(for_model(path.as_ref()), options)
+        self.open_model(&for_model(path.as_ref()), options)
+    }
+
+    /// The model's open of `model` (a path [`for_model`] gave, already
+    /// copied up or touched as the open needs); a FIFO's entry goes to
+    /// [`HostDisk::open_fifo`]. Every open of the simulation (`tokio::fs`
+    /// and the interposed `open`) comes here.
+    pub(crate) fn open_model(&mut self, model: &Path, options: &OpenOptions) -> io::Result<Fd> {
+        match self.fs.open(model, options) {
+            // The model refuses a FIFO after its own checks (`EEXIST` for
+            // `create_new`, `ENOTDIR` for a trailing `/`), with `ENXIO`.
+            Err(e)
+                if e.raw_os_error() == Some(libc::ENXIO)
+                    && self.fs.metadata(model).is_ok_and(|m| m.is_fifo()) =>
+            {
+                self.open_fifo(model, options)
+            }
+            opened => opened,
+        }
+    }
+
+    /// Opens the FIFO (named pipe) entry at `model`: not simulated yet
+    /// (issue 45), so it fails with `ENXIO` and says so once on stderr.
+    ///
+    /// `ENXIO` is what Linux answers a non-blocking write-only open when
+    /// no reader has the FIFO open, so a program that writes to a FIFO
+    /// without blocking already handles it; its message ("No such device
+    /// or address") says no pipe is there. A blocking open would wait for
+    /// the other end, which nothing in a simulation can be yet.
+    ///
+    /// The one place a FIFO's open is answered: the change that simulates
+    /// pipes replaces it with one that returns a pipe's end.
+    fn open_fifo(&mut self, model: &Path, options: &OpenOptions) -> io::Result<Fd> {
+        let _ = (model, options);
+        crate::switches::say(crate::switches::Escape::FifoOpen);
+        Err(io::Error::from_raw_os_error(libc::ENXIO))
+    }
+
+    /// `mkfifo(3)` at `path`: creates a FIFO's entry ([`Fs::make_fifo`])
+    /// and returns its inode number. As any creating operation, copies the
+    /// parent up and shadows the path first, so a real file there is in
+    /// the way (`EEXIST`) and a real FIFO there, which is not shown, is
+    /// not. Takes no mode: the disk keeps none.
+    #[cfg_attr(
+        not(all(
+            feature = "intercept",
+            target_os = "linux",
+            target_env = "gnu",
+            not(target_feature = "crt-static")
+        )),
+        allow(dead_code) // called by the interposed `mkfifo` only
+    )]
+    pub(crate) fn make_fifo(&mut self, path: impl AsRef<Path>) -> io::Result<u64> {
+        self.touch(&absolute(path.as_ref()), false)?;
+        self.fs.make_fifo(for_model(path.as_ref()))
     }
 
     // ----- the names of Unix sockets ---------------------------------------
@@ -548,6 +605,9 @@ pub(crate) fn real_list(abs: &Path) -> Vec<(OsString, u64)> {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStringExt;
+
     use super::*;
 
     fn errno(r: io::Result<impl std::fmt::Debug>) -> i32 {
@@ -581,6 +641,46 @@ mod tests {
         disk.remove_file("/run/s").unwrap();
         assert_eq!(errno(disk.socket_ino("/run/s")), libc::ENOENT);
         disk.fs.check_invariants();
+    }
+
+    /// Over the real files: a real file is in a mkfifo's way; a real FIFO
+    /// is not shown, so it is not, and nothing is made on the real disk.
+    #[test]
+    #[allow(unsafe_code)] // libc's mkfifo, to make the real FIFO
+    fn make_fifo_over_the_real_files() {
+        let real_dir = std::env::temp_dir().join(format!(
+            "sim-rt-disk-fifo-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&real_dir).unwrap();
+        std::fs::write(real_dir.join("f"), b"real").unwrap();
+        let real_fifo = CString::new(real_dir.join("p").into_os_string().into_vec()).unwrap();
+        // SAFETY: a NUL-terminated path; outside a simulation, libc's own.
+        assert_eq!(unsafe { libc::mkfifo(real_fifo.as_ptr(), 0o644) }, 0);
+
+        let mut disk = HostDisk::new(Fs::default(), RealFiles::ReadOnlyLower);
+        assert_eq!(errno(disk.make_fifo(real_dir.join("f"))), libc::EEXIST);
+        assert_eq!(errno(disk.make_fifo(real_dir.join("no/p"))), libc::ENOENT);
+        let ino = disk.make_fifo(real_dir.join("p")).unwrap();
+        let m = disk.metadata(real_dir.join("p")).unwrap();
+        assert_eq!((m.is_fifo(), m.ino()), (true, ino));
+        assert_eq!(errno(disk.make_fifo(real_dir.join("./p"))), libc::EEXIST);
+        assert_eq!(
+            errno(disk.open(real_dir.join("p"), &OpenOptions::for_open())),
+            libc::ENXIO,
+            "no pipe behind the entry yet"
+        );
+        assert_eq!(
+            errno(disk.open(real_dir.join("p"), &OpenOptions::for_create_new())),
+            libc::EEXIST,
+            "the model's checks first"
+        );
+        disk.make_fifo(real_dir.join("q")).unwrap();
+        assert!(!real_dir.join("q").exists(), "nothing on the real disk");
+        disk.fs.check_invariants();
+
+        std::fs::remove_dir_all(&real_dir).unwrap();
     }
 
     /// Over the real files: a real file or directory refuses a connect and

@@ -3,8 +3,9 @@
 //! tokio returns `std::fs::Metadata` and `std::fs::FileType`, which only the
 //! real OS can construct, so these are the simulation's own types with the
 //! same method names. The disk model has no symlinks, permissions or
-//! timestamps; its types are regular files, directories and sockets (the
-//! entry of a simulated Unix socket bound to a path).
+//! timestamps; its types are regular files, directories, sockets (the
+//! entry of a simulated Unix socket bound to a path) and FIFOs (a named
+//! pipe's entry, made by `mkfifo`).
 
 use std::io;
 use std::time::SystemTime;
@@ -51,11 +52,11 @@ impl FileType {
         self.0.is_socket()
     }
 
-    /// Whether this is a FIFO (`FileTypeExt::is_fifo`): always false, the
-    /// simulated disk has none.
+    /// Whether this is a FIFO: a named pipe's entry, made by `mkfifo`
+    /// (`std::os::unix::fs::FileTypeExt::is_fifo`).
     #[cfg(unix)]
     pub fn is_fifo(&self) -> bool {
-        false
+        self.0.is_fifo()
     }
 
     /// Whether this is a block device (`FileTypeExt::is_block_device`):
@@ -81,13 +82,14 @@ impl FileType {
 ///
 /// tokio returns `std::fs::Metadata`, which cannot be constructed outside
 /// the OS; this type has the same method names. A directory's length is
-/// 4096, as on ext4; a socket's is 0. There are no timestamps: [`modified`](Self::modified),
-/// [`accessed`](Self::accessed) and [`created`](Self::created) fail with
-/// `Unsupported`, as std does on a platform without them. The disk keeps
-/// no permissions: [`permissions`](Self::permissions) reports a new file's,
-/// directory's or socket's usual mode (`0o644`, `0o755`, `0o755`). [`ino`](Self::ino) and
-/// [`nlink`](Self::nlink) are inherent methods rather than
-/// `std::os::unix::fs::MetadataExt`.
+/// 4096, as on ext4; a socket's or a FIFO's is 0. There are no
+/// timestamps: [`modified`](Self::modified), [`accessed`](Self::accessed)
+/// and [`created`](Self::created) fail with `Unsupported`, as std does on a
+/// platform without them. The disk keeps no permissions:
+/// [`permissions`](Self::permissions) reports a new file's, directory's,
+/// socket's or FIFO's usual mode (`0o644`, `0o755`, `0o755`, `0o644`).
+/// [`ino`](Self::ino) and [`nlink`](Self::nlink) are inherent methods
+/// rather than `std::os::unix::fs::MetadataExt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metadata(sim_fs::Metadata);
 
@@ -116,7 +118,7 @@ impl Metadata {
         false
     }
 
-    /// The size in bytes (4096 for a directory, 0 for a socket).
+    /// The size in bytes (4096 for a directory, 0 for a socket or a FIFO).
     #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> u64 {
         self.0.len()
@@ -132,14 +134,15 @@ impl Metadata {
         self.0.nlink()
     }
 
-    /// The permissions: the mode a file (`0o644`), directory or socket
-    /// (`0o755`) gets under the usual umask, which is all the simulated disk
-    /// knows (it keeps no permissions, and grants every access).
+    /// The permissions: the mode a file or FIFO (`0o644`), directory or
+    /// socket (`0o755`) gets under the usual umask, which is all the
+    /// simulated disk knows (it keeps no permissions, and grants every
+    /// access).
     #[cfg(unix)]
     pub fn permissions(&self) -> std::fs::Permissions {
         use std::os::unix::fs::PermissionsExt;
         std::fs::Permissions::from_mode(match self.0.file_type() {
-            sim_fs::FileType::File => 0o644,
+            sim_fs::FileType::File | sim_fs::FileType::Fifo => 0o644,
             sim_fs::FileType::Dir | sim_fs::FileType::Socket => 0o755,
         })
     }

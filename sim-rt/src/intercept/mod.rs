@@ -24,6 +24,7 @@
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
 //! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::disk::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |
+//! | `mkfifo`, `mkfifoat`, `mknod`, `mknodat` (`nix::unistd::mkfifo`, C code) | a FIFO's entry (or an empty file) on the simulated disk, which does not open yet (`ENXIO`, with a note: no pipe is simulated behind it); a device or socket node refused (`EPERM`) with a message |
 //!
 //! `socket` itself is otherwise allowed: a real socket that is never bound, connected
 //! nor sent on reaches no network, and libraries create one before handing
@@ -76,7 +77,7 @@ use std::time::Duration;
 
 use crate::runtime::context;
 pub use crate::switches::{allow_threads, intercepting, without_interception, SUPPORTED};
-use crate::switches::{note_refusal, Escape};
+use crate::switches::{note_refusal, say, Escape};
 
 #[cfg(all(
     feature = "intercept",
@@ -142,17 +143,7 @@ pub(crate) fn refuse(what: Escape) {
         .map(|w| (w.id, w.core.try_borrow().map_or(u64::MAX, |c| c.step)))
         .unwrap_or((0, u64::MAX));
     note_refusal(what, world, step);
-    if what.once() {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static SAID: AtomicU32 = AtomicU32::new(0);
-        let bit = 1 << (what as u32);
-        if SAID.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
-            return;
-        }
-    }
-    use std::io::Write;
-    // Never panic here (we are inside an `extern "C"` function).
-    let _ = writeln!(std::io::stderr(), "sim_rt: {}", what.note());
+    say(what);
 }
 
 /// Resolves `name` in the current simulation, as `sim_rt::net::lookup_host`

@@ -69,6 +69,7 @@ fn listing(fd: c_int) -> Result<Vec<Entry>, Errno> {
                 FileType::Dir => libc::DT_DIR,
                 FileType::File => libc::DT_REG,
                 FileType::Socket => libc::DT_SOCK,
+                FileType::Fifo => libc::DT_FIFO,
             };
             out.push((e.file_name(), e.ino(), t));
         }

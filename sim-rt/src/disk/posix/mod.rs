@@ -36,7 +36,12 @@
 //! `0644`/`0755` and [`WALL_CLOCK_EPOCH`](crate::sim::WALL_CLOCK_EPOCH) as
 //! every timestamp, and `symlink` fails with `EPERM`. A socket's entry (a
 //! simulated Unix socket bound to a path) stats as `S_IFSOCK | 0755`, lists
-//! as `DT_SOCK` and does not open (`ENXIO`), as on Linux. Locks (`flock`,
+//! as `DT_SOCK` and does not open (`ENXIO`), as on Linux. `mkfifo` and
+//! `mknod` with `S_IFIFO` make a FIFO's entry, which stats as
+//! `S_IFIFO | 0644` and lists as `DT_FIFO`; no pipe is simulated behind
+//! it yet, so opening it fails with `ENXIO` (what Linux answers a
+//! non-blocking writer with no reader) and a note. `mknod` of a device or
+//! a socket fails with `EPERM` (the caller adds a note). Locks (`flock`,
 //! `fcntl` record locks) are always granted: one thread runs the
 //! simulation, and hosts do not share disks. `O_SYNC`/`O_DSYNC` make each
 //! write durable (`sync_data` after it). `O_TMPFILE` is `EOPNOTSUPP` (std
@@ -303,7 +308,7 @@ fn open_sim(p: &SimPath, flags: c_int) -> Result<c_int, Errno> {
                 _ => {}
             }
         }
-        let fd = disk.fs.open(&p.model, &options)?;
+        let fd = disk.open_model(&p.model, &options)?;
         let dir = disk.fs.file_metadata(fd)?.is_dir();
         Ok(Opened::Sim(fd, dir))
     })?;
@@ -762,11 +767,13 @@ const SLOT_MINORS: u32 = 0x1_0000;
 
 fn stat_of(world: &World, host: HostId, m: &Metadata) -> Stat {
     let slot = world.disk_slot.get_or_init(DiskSlot::take).index();
-    // The mode `mkdir`, `creat` and `bind` give under the usual umask.
+    // The mode `mkdir`, `creat`, `bind` and `mkfifo` give under the usual
+    // umask.
     let (mode, blocks) = match m.file_type() {
         FileType::Dir => (libc::S_IFDIR | 0o755, 8),
         FileType::File => (libc::S_IFREG | 0o644, m.len().div_ceil(512)),
         FileType::Socket => (libc::S_IFSOCK | 0o755, 0),
+        FileType::Fifo => (libc::S_IFIFO | 0o644, 0),
     };
     Stat {
         dev_minor: DEV_MINOR_BASE
@@ -904,7 +911,8 @@ pub(crate) fn unlink_at(dirfd: c_int, path: &CStr, flags: c_int) -> Route<()> {
     })
 }
 
-/// `truncate`: `EINVAL` on a socket, as Linux (which opens nothing).
+/// `truncate`: `EINVAL` on a socket or a FIFO, as Linux (which opens
+/// nothing).
 pub(crate) fn truncate(path: &CStr, len: i64) -> Route<()> {
     with_path(libc::AT_FDCWD, path, |world, host, p| {
         if len < 0 {
@@ -912,7 +920,11 @@ pub(crate) fn truncate(path: &CStr, len: i64) -> Route<()> {
         }
         Route::Sim(on_disk(world, host, |disk, chooser| {
             disk.touch(&p.abs, false)?;
-            if disk.fs.metadata(&p.model).is_ok_and(|m| m.is_socket()) {
+            if disk
+                .fs
+                .metadata(&p.model)
+                .is_ok_and(|m| m.is_socket() || m.is_fifo())
+            {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
             let fd = disk.fs.open(&p.model, OpenOptions::new().write(true))?;
@@ -992,6 +1004,42 @@ pub(crate) fn link_at(olddirfd: c_int, old: &CStr, newdirfd: c_int, new: &CStr) 
 /// `symlinkat`: the model has no symlinks.
 pub(crate) fn symlink_at(dirfd: c_int, path: &CStr) -> Route<()> {
     with_path(dirfd, path, |_, _, _| Route::Sim(Err(libc::EPERM)))
+}
+
+/// `mknodat` (and `mkfifoat`, which is `mknodat` with `S_IFIFO`), by the
+/// node's type, as Linux checks it before the path: a FIFO's entry
+/// ([`HostDisk::make_fifo`]); an empty regular file for `S_IFREG` or no
+/// type (POSIX's zero type); `EPERM` for a character or block device or a
+/// socket (the disk has none: the caller says why) and for a directory, as
+/// Linux; `EINVAL` for any other type. The permission bits are ignored:
+/// the disk keeps no modes.
+pub(crate) fn mknod_at(dirfd: c_int, path: &CStr, mode: libc::mode_t) -> Route<()> {
+    with_path(dirfd, path, |world, host, p| match mode & libc::S_IFMT {
+        libc::S_IFIFO => Route::Sim(on_disk(world, host, |disk, _| {
+            disk.make_fifo(&p.model).map(drop)
+        })),
+        0 | libc::S_IFREG => Route::Sim(on_disk(world, host, |disk, _| {
+            disk.touch(&p.abs, false)?;
+            let new = *OpenOptions::new().write(true).create_new(true);
+            match disk.fs.open(&p.model, &new) {
+                Ok(fd) => {
+                    disk.fs.close(fd);
+                    Ok(())
+                }
+                // `open` says `EISDIR` for a trailing `/` on nothing
+                // (it would have to make a directory); `mknod` says
+                // `ENOENT`, as it does for `mkfifo`.
+                Err(e) if e.raw_os_error() == Some(libc::EISDIR) => {
+                    Err(io::Error::from_raw_os_error(libc::ENOENT))
+                }
+                Err(e) => Err(e),
+            }
+        })),
+        libc::S_IFCHR | libc::S_IFBLK | libc::S_IFSOCK | libc::S_IFDIR => {
+            Route::Sim(Err(libc::EPERM))
+        }
+        _ => Route::Sim(Err(libc::EINVAL)),
+    })
 }
 
 #[cfg(test)]

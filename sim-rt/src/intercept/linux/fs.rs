@@ -390,6 +390,20 @@ fn refuse_symlink(route: Route<()>) -> Route<()> {
     route
 }
 
+/// Refuses a device or socket node on the simulated disk (`mknod` with
+/// `S_IFCHR`, `S_IFBLK` or `S_IFSOCK`, which `posix` answers `EPERM`): a
+/// note.
+fn refuse_device(mode: mode_t, route: Route<()>) -> Route<()> {
+    let device = matches!(
+        mode & libc::S_IFMT,
+        libc::S_IFCHR | libc::S_IFBLK | libc::S_IFSOCK
+    );
+    if device && matches!(route, Route::Sim(Err(_))) {
+        refuse(Escape::Device);
+    }
+    route
+}
+
 type ReadlinkAt = unsafe extern "C" fn(c_int, *const c_char, *mut c_char, size_t) -> ssize_t;
 
 // ----- directories ----------------------------------------------------------------
@@ -1214,6 +1228,71 @@ interpose! {
     fn symlinkat(target: *const c_char, dirfd: c_int, path: *const c_char) -> c_int {
         // SAFETY: forwarded.
         unsafe { change_path(path, |p| refuse_symlink(posix::symlink_at(dirfd, p)), real) }
+    }
+
+    /// Interposed `mkfifo` (`nix::unistd::mkfifo`): a FIFO's entry on the
+    /// simulated disk. glibc's `mkfifo` calls its `mknodat` internally,
+    /// where no interposition reaches, so it is interposed itself.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn mkfifo(path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: forwarded.
+        unsafe {
+            change_path(
+                path,
+                |p| posix::mknod_at(libc::AT_FDCWD, p, mode | libc::S_IFIFO),
+                real,
+            )
+        }
+    }
+
+    /// Interposed `mkfifoat`: as [`mkfifo`].
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn mkfifoat(dirfd: c_int, path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: forwarded.
+        unsafe { change_path(path, |p| posix::mknod_at(dirfd, p, mode | libc::S_IFIFO), real) }
+    }
+
+    /// Interposed `mknod` (`nix::sys::stat::mknod`): a FIFO's entry for
+    /// `S_IFIFO`, an empty file for `S_IFREG` or no type; a device or a
+    /// socket is refused (`EPERM`, the simulated disk has none), with a
+    /// note. glibc 2.33+ exports `mknod` itself (the name std, `nix` and
+    /// C code built against it call); the older `__xmknod` is left to
+    /// binaries built against an older glibc.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn mknod(path: *const c_char, mode: mode_t, dev: libc::dev_t) -> c_int {
+        // SAFETY: forwarded.
+        unsafe {
+            change_path(
+                path,
+                |p| refuse_device(mode, posix::mknod_at(libc::AT_FDCWD, p, mode)),
+                real,
+            )
+        }
+    }
+
+    /// Interposed `mknodat`: as [`mknod`].
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn mknodat(dirfd: c_int, path: *const c_char, mode: mode_t, dev: libc::dev_t) -> c_int {
+        // SAFETY: forwarded.
+        unsafe {
+            change_path(
+                path,
+                |p| refuse_device(mode, posix::mknod_at(dirfd, p, mode)),
+                real,
+            )
+        }
     }
 
     /// Interposed `readlinkat`: `EINVAL` on a simulated path (no symlinks);
