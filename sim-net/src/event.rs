@@ -27,7 +27,7 @@
 
 use std::ops::{BitOr, BitOrAssign};
 
-use crate::{ConnId, ListenerId, Net, PacketId, SocketId, UnixId};
+use crate::{ConnId, ListenerId, Net, PacketId, PipeId, SocketId, UnixId};
 
 /// Something that tasks wait on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -40,6 +40,9 @@ pub enum Endpoint {
     Socket(SocketId),
     /// A Unix domain socket (`unix.rs`).
     Unix(UnixId),
+    /// A pipe (`pipe.rs`): readers wait for `READABLE`, writers for
+    /// `WRITABLE`.
+    Pipe(PipeId),
 }
 
 /// A set of readiness kinds, like tokio's `Ready`/`Interest`.
@@ -185,6 +188,7 @@ impl Net {
                 }
             }),
             Endpoint::Unix(id) => self.unix.readiness(id),
+            Endpoint::Pipe(id) => self.pipes.readiness(id),
         }
     }
 
@@ -196,6 +200,7 @@ impl Net {
             Endpoint::Listener(id) => self.listeners.contains_key(&id),
             Endpoint::Socket(id) => self.sockets.contains_key(&id),
             Endpoint::Unix(id) => self.unix.exists(id),
+            Endpoint::Pipe(id) => self.pipes.exists(id),
         }
     }
 

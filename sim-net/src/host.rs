@@ -153,6 +153,7 @@ impl Net {
         self.sockets.retain(|_, s| s.host != host);
         self.udp_ports.retain(|(h, _), _| *h != host);
         self.unix.stop_host(host);
+        self.pipes.stop_host(host);
 
         // Packets in flight to the host: datagrams are lost, segments go
         // back to their senders' retransmission queues.

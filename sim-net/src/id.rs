@@ -93,6 +93,12 @@ id!(
 );
 
 id!(
+    /// A pipe (`pipe(2)`, or a FIFO while it is open).
+    PipeId,
+    "pipe"
+);
+
+id!(
     /// A packet in flight. Packets are numbered in the order they were
     /// created, so this order is also the send order.
     PacketId,
@@ -113,6 +119,7 @@ pub(crate) struct IdGen {
     socket: u64,
     packet: u64,
     unix: u64,
+    pipe: u64,
 }
 
 impl IdGen {
@@ -134,6 +141,11 @@ impl IdGen {
     pub(crate) fn unix(&mut self) -> UnixId {
         self.unix += 1;
         UnixId(self.unix)
+    }
+
+    pub(crate) fn pipe(&mut self) -> PipeId {
+        self.pipe += 1;
+        PipeId(self.pipe)
     }
 
     pub(crate) fn packet(&mut self) -> PacketId {

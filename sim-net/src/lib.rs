@@ -108,6 +108,9 @@
 //!   listeners and datagram sockets within one host, path and abstract
 //!   names, pairs; no packets (a write lands in the peer's queue at once),
 //!   and lost with their host.
+//! - **Pipes** (`pipe_*`, see `pipe.rs`): a host's byte queue with its
+//!   read and write ends counted (end of file, broken pipe), for
+//!   `pipe(2)` and FIFOs.
 //! - **Faults**: partitions ([`Net::partition`], [`Net::set_link`]) and host
 //!   crashes ([`Net::stop_host`], [`Net::start_host`], [`Net::reset_host`]).
 //!
@@ -173,6 +176,7 @@ mod link;
 mod listener;
 mod net;
 mod packet;
+mod pipe;
 mod resolve;
 mod store;
 mod stream;
@@ -183,10 +187,11 @@ pub use self::config::NetConfig;
 pub use self::datagram::MAX_DATAGRAM;
 pub use self::event::{Discard, Endpoint, Event, Readiness};
 pub use self::fault::Faults;
-pub use self::id::{ConnId, HostId, ListenerId, PacketId, SocketId, UnixId};
+pub use self::id::{ConnId, HostId, ListenerId, PacketId, PipeId, SocketId, UnixId};
 pub use self::link::LinkConfig;
 pub use self::net::Net;
 pub use self::packet::{Packet, PacketKind, Window};
+pub use self::pipe::{PIPE_BUF, PIPE_CAPACITY};
 pub use self::store::Deliverable;
 pub use self::stream::TcpHangup;
 pub use self::unix::{

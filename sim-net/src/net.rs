@@ -62,6 +62,7 @@ pub struct Net {
     /// over every socket of the network, below that).
     pub(crate) udp_ports: BTreeMap<(HostId, u16), Vec<SocketId>>,
     pub(crate) unix: crate::unix::UnixSockets,
+    pub(crate) pipes: crate::pipe::Pipes,
     pub(crate) events: Vec<Event>,
     /// Datagrams discarded as they were sent (a blocked path), since the
     /// last [`Net::take_events`]...
@@ -101,6 +102,7 @@ impl Net {
             sockets: Table::default(),
             udp_ports: BTreeMap::new(),
             unix: crate::unix::UnixSockets::default(),
+            pipes: crate::pipe::Pipes::default(),
             events: Vec::new(),
             blocked_at_send: Vec::new(),
             last_blocked: Vec::new(),

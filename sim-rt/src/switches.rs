@@ -57,7 +57,8 @@ pub(crate) enum Escape {
     /// `mknod` of a character or block device, or of a socket, on the
     /// simulated disk.
     Device,
-    /// `open` of a FIFO's entry: no pipe is simulated behind it yet.
+    /// An `open` of a FIFO's entry that is not simulated: a blocking one
+    /// without the other end, or through `sim_rt::fs`.
     FifoOpen,
     /// `io_uring_setup`.
     IoUring,
@@ -112,10 +113,11 @@ impl Escape {
                  entry, and the real devices under /dev, which stay real"
             }
             Escape::FifoOpen => {
-                "opening a FIFO (named pipe) inside a simulation is not simulated yet (issue 45): \
-                 the entry exists on the simulated disk, but no pipe is behind it (open failed \
-                 with ENXIO, as Linux answers a non-blocking writer when no reader has the FIFO \
-                 open)"
+                "a FIFO (named pipe) was opened inside a simulation in a way that is not \
+                 simulated (it failed with ENXIO): a blocking open while the other end is not \
+                 open (Linux would wait for it), or an open through tokio::fs (sim_rt::fs::File). \
+                 Open it with O_NONBLOCK through std or libc (tokio's net::unix::pipe::OpenOptions \
+                 does), which gives an end of the simulated pipe"
             }
             Escape::Signal => {
                 "a signal was sent to another process from inside a simulation (kill was \

@@ -97,8 +97,9 @@ fn mkfifo_makes_a_fifo_entry_on_the_simulated_disk_only() {
                 "a missing parent"
             );
 
-            // No pipe behind it yet: opening fails with ENXIO, whichever
-            // way (std, O_NONBLOCK, tokio::fs).
+            // Without the other end: a blocking open fails with ENXIO (Linux
+            // would wait; a note says so), a non-blocking writer with ENXIO
+            // (as Linux), and an open through tokio::fs (a disk file) too.
             let open = std::fs::File::open(&fifo).unwrap_err();
             assert_eq!(open.raw_os_error(), Some(libc::ENXIO));
             let nonblocking_writer = std::fs::OpenOptions::new()
@@ -247,8 +248,8 @@ fn each_note_is_said_once() {
         "the child failed:\n{}\n{stderr}",
         String::from_utf8_lossy(&out.stdout)
     );
-    let fifo = "sim_rt: opening a FIFO (named pipe) inside a simulation is not simulated yet \
-                (issue 45): the entry exists on the simulated disk, but no pipe is behind it";
+    let fifo = "sim_rt: a FIFO (named pipe) was opened inside a simulation in a way that is \
+                not simulated";
     let device = "sim_rt: a device or socket node was made on the simulated disk";
     assert_eq!(stderr.matches(fifo).count(), 1, "{stderr}");
     assert_eq!(stderr.matches(device).count(), 1, "{stderr}");

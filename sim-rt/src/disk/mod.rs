@@ -44,8 +44,8 @@
 //! ([`HostDisk::bind_socket`]), which a connect to the path resolves
 //! ([`HostDisk::socket_ino`]). So are its FIFOs: `mkfifo` makes a FIFO's
 //! entry in the model ([`HostDisk::make_fifo`]); a real FIFO is not shown.
-//! No pipe is simulated behind the entry yet: opening it fails
-//! ([`HostDisk::open_fifo`]).
+//! Opening one through libc gives an end of the host's pipe for it
+//! (`posix::pipe`); through `sim_rt::fs` it fails ([`HostDisk::open_fifo`]).
 //!
 //! # Invariants
 //!
@@ -479,17 +479,11 @@ impl HostDisk {
         }
     }
 
-    /// Opens the FIFO (named pipe) entry at `model`: not simulated yet
-    /// (issue 45), so it fails with `ENXIO` and says so once on stderr.
-    ///
-    /// `ENXIO` is what Linux answers a non-blocking write-only open when
-    /// no reader has the FIFO open, so a program that writes to a FIFO
-    /// without blocking already handles it; its message ("No such device
-    /// or address") says no pipe is there. A blocking open would wait for
-    /// the other end, which nothing in a simulation can be yet.
-    ///
-    /// The one place a FIFO's open is answered: the change that simulates
-    /// pipes replaces it with one that returns a pipe's end.
+    /// Opens the FIFO (named pipe) entry at `model` as a file of the disk
+    /// model (`sim_rt::fs::File::open`): not simulated, so it fails with
+    /// `ENXIO` and says so once on stderr. The interposed `open` (std,
+    /// libc, tokio's `net::unix::pipe`) does not come here: it gives an
+    /// end of the host's pipe (`posix::pipe`).
     fn open_fifo(&mut self, model: &Path, options: &OpenOptions) -> io::Result<Fd> {
         let _ = (model, options);
         crate::switches::say(crate::switches::Escape::FifoOpen);
@@ -669,7 +663,7 @@ mod tests {
         assert_eq!(
             errno(disk.open(real_dir.join("p"), &OpenOptions::for_open())),
             libc::ENXIO,
-            "no pipe behind the entry yet"
+            "a FIFO does not open as a file of the disk model"
         );
         assert_eq!(
             errno(disk.open(real_dir.join("p"), &OpenOptions::for_create_new())),

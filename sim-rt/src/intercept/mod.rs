@@ -24,7 +24,8 @@
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
 //! | `getaddrinfo` (`std::net::ToSocketAddrs`, hyper-util's `GaiResolver`) | the simulation's names: a host's addresses, `localhost`, literals; anything else `EAI_NONAME` |
 //! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::disk::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |
-//! | `mkfifo`, `mkfifoat`, `mknod`, `mknodat` (`nix::unistd::mkfifo`, C code) | a FIFO's entry (or an empty file) on the simulated disk, which does not open yet (`ENXIO`, with a note: no pipe is simulated behind it); a device or socket node refused (`EPERM`) with a message |
+//! | `mkfifo`, `mkfifoat`, `mknod`, `mknodat` (`nix::unistd::mkfifo`, C code) | a FIFO's entry (or an empty file) on the simulated disk, whose `open` gives an end of the host's pipe for it (`disk::posix::pipe`); a device or socket node refused (`EPERM`) with a message |
+//! | `pipe`, `pipe2`, and `read`/`write`/`close`/`dup`/`fcntl`/`ioctl(FIONREAD, FIONBIO)` on a pipe's end | a pipe of the calling task's host (`disk::posix::pipe`); a blocking call waits as a simulated thread waits |
 //!
 //! `socket` itself is otherwise allowed: a real socket that is never bound, connected
 //! nor sent on reaches no network, and libraries create one before handing

@@ -38,9 +38,8 @@
 //! simulated Unix socket bound to a path) stats as `S_IFSOCK | 0755`, lists
 //! as `DT_SOCK` and does not open (`ENXIO`), as on Linux. `mkfifo` and
 //! `mknod` with `S_IFIFO` make a FIFO's entry, which stats as
-//! `S_IFIFO | 0644` and lists as `DT_FIFO`; no pipe is simulated behind
-//! it yet, so opening it fails with `ENXIO` (what Linux answers a
-//! non-blocking writer with no reader) and a note. `mknod` of a device or
+//! `S_IFIFO | 0644` and lists as `DT_FIFO`; opening it gives an end of
+//! the host's pipe for it ([`pipe`]). `mknod` of a device or
 //! a socket fails with `EPERM` (the caller adds a note). Locks (`flock`,
 //! `fcntl` record locks) are always granted: one thread runs the
 //! simulation, and hosts do not share disks. `O_SYNC`/`O_DSYNC` make each
@@ -59,6 +58,7 @@
 //!   would change one is answered here.
 
 pub(crate) mod dir;
+pub(crate) mod pipe;
 pub(crate) mod sock;
 pub(crate) mod table;
 
@@ -290,6 +290,8 @@ fn open_sim(p: &SimPath, flags: c_int) -> Result<c_int, Errno> {
     enum Opened {
         Sim(sim_fs::Fd, bool),
         Lower,
+        /// A FIFO's entry, by inode number: a pipe's end (`pipe.rs`).
+        Fifo(u64),
     }
     let opened = on_disk(&world, host, |disk, _| {
         if write || create || truncate {
@@ -308,12 +310,18 @@ fn open_sim(p: &SimPath, flags: c_int) -> Result<c_int, Errno> {
                 _ => {}
             }
         }
+        if let Ok(m) = disk.fs.metadata(&p.model) {
+            if m.is_fifo() && !exclusive && !want_dir && flags & libc::O_PATH == 0 {
+                return Ok(Opened::Fifo(m.ino()));
+            }
+        }
         let fd = disk.open_model(&p.model, &options)?;
         let dir = disk.fs.file_metadata(fd)?.is_dir();
         Ok(Opened::Sim(fd, dir))
     })?;
     let cloexec = flags & libc::O_CLOEXEC != 0;
     match opened {
+        Opened::Fifo(ino) => pipe::open_fifo(&world, host, ino, flags),
         Opened::Lower => {
             let keep = libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOATIME | libc::O_NOFOLLOW;
             let cpath = c_path(&p.abs);
@@ -364,6 +372,7 @@ pub(crate) fn forget(fd: c_int) {
             close_sim(&world, open.host, sfd);
         }
         sock::closed(&open, fd);
+        pipe::closed(&open);
     }
 }
 
@@ -403,7 +412,7 @@ fn dup_entry(
         }
         None => match open.kind {
             Kind::Sim { .. } => placeholder(min)?,
-            Kind::Lower | Kind::Unix { .. } => {
+            Kind::Lower | Kind::Unix { .. } | Kind::Pipe { .. } => {
                 // SAFETY: duplicating our own descriptor.
                 let r = real(|| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) });
                 if r < 0 {
@@ -425,6 +434,13 @@ fn dup_entry(
                     return Err(e);
                 }
             }
+        }
+        Kind::Pipe { id, read, write } => {
+            // A new descriptor is a new end of the pipe.
+            if let Some(world) = world_of(open) {
+                world.net_op(|net, _| net.pipe_open(id, read, write));
+            }
+            open.kind
         }
         other => other,
     };
@@ -483,7 +499,7 @@ fn sim_file(fd: c_int) -> Option<(Open, File)> {
             let world = world_of(&open)?;
             Some((open, File::Sim(world, sfd, dir)))
         }
-        Kind::Unix { .. } => None,
+        Kind::Unix { .. } | Kind::Pipe { .. } => None,
     }
 }
 
@@ -494,6 +510,12 @@ pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usiz
             return Route::Sim(Err(libc::ESPIPE));
         }
         return sock::recv(fd, buf, 0).map(|(n, _)| n);
+    }
+    if let Some(end) = pipe::end_of(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return pipe::read(end, buf);
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
@@ -517,6 +539,12 @@ pub(crate) fn write(fd: c_int, buf: &[u8], offset: Option<u64>) -> Route<usize> 
             return Route::Sim(Err(libc::ESPIPE));
         }
         return sock::send(fd, buf, 0, None);
+    }
+    if let Some(end) = pipe::end_of(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return pipe::write(end, buf);
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;

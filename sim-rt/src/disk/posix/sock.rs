@@ -326,7 +326,7 @@ fn blocking<T>(
         });
         match r {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && !nonblocking => {
-                if let Err(e) = wait(&world, id, dir, deadline) {
+                if let Err(e) = wait(&world, Endpoint::Unix(id), dir, deadline) {
                     return Route::Sim(Err(e));
                 }
             }
@@ -335,14 +335,14 @@ fn blocking<T>(
     }
 }
 
-/// Waits until socket `id` is ready for `dir` (see the module docs).
-fn wait(
+/// Waits until `endpoint` (a socket, a pipe) is ready for `dir` (see the
+/// module docs).
+pub(super) fn wait(
     world: &World,
-    id: UnixId,
+    endpoint: Endpoint,
     dir: Readiness,
     deadline: Option<Duration>,
 ) -> Result<(), Errno> {
-    let endpoint = Endpoint::Unix(id);
     if let Some(r) = threads::block(Op::Ready {
         endpoint,
         readiness: dir,
@@ -586,9 +586,12 @@ pub(crate) fn timeout(fd: c_int, recv: bool) -> Route<Duration> {
     Route::Sim(Ok(t.unwrap_or_default()))
 }
 
-/// `ioctl(FIONBIO)`: the blocking mode.
+/// `ioctl(FIONBIO)`: the blocking mode of a simulated socket or pipe end.
 pub(crate) fn set_nonblocking(fd: c_int, on: bool) -> Route<()> {
-    if unix_of(fd).is_none() {
+    let ours = table::get(fd).is_some_and(|o| {
+        matches!(o.kind, Kind::Unix { .. } | Kind::Pipe { .. }) && world_of(&o).is_some()
+    });
+    if !ours {
         return Route::Real;
     }
     table::update(fd, |o| {

@@ -71,6 +71,14 @@ pub(crate) enum Kind {
         recv_timeout: Option<std::time::Duration>,
         send_timeout: Option<std::time::Duration>,
     },
+    /// An end of a pipe of the host's network model (`pipe.rs`), on an end
+    /// of a real pipe: for reading, writing, or both (a FIFO opened
+    /// `O_RDWR`).
+    Pipe {
+        id: sim_net::PipeId,
+        read: bool,
+        write: bool,
+    },
 }
 
 /// The table, shared by every thread of the process: descriptors are the

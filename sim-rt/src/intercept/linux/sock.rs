@@ -13,7 +13,7 @@ use std::time::Duration;
 use libc::{iovec, msghdr, size_t, sockaddr, socklen_t, ssize_t};
 
 use super::{next, set_errno};
-use crate::disk::posix::{sock, Route};
+use crate::disk::posix::{pipe, sock, Route};
 use crate::switches::in_simulation;
 
 fn guarded<T>(f: impl FnOnce() -> Route<T>) -> Route<T> {
@@ -120,8 +120,55 @@ pub(super) unsafe fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> Rou
     guarded(|| sock::send(fd, &buf, flags, to))
 }
 
+/// `pipe2` inside a simulation: a simulated pipe into `fds`.
+///
+/// # Safety
+///
+/// `fds` is valid for two ints.
+unsafe fn sim_pipe(fds: *mut c_int, flags: c_int) -> Option<c_int> {
+    match guarded(|| pipe::pipe2(flags)) {
+        Route::Sim(Ok([r, w])) => {
+            // SAFETY: the caller's two ints.
+            unsafe {
+                *fds = r;
+                *fds.add(1) = w;
+            }
+            Some(0)
+        }
+        Route::Sim(Err(e)) => Some(fail(e)),
+        _ => None,
+    }
+}
+
 interpose! {
     forward: real;
+
+    /// Interposed `pipe`: a simulated pipe inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pipe(fds: *mut c_int) -> c_int {
+        if !in_simulation() || fds.is_null() {
+            return real();
+        }
+        // SAFETY: checked not null; the caller's two ints.
+        unsafe { sim_pipe(fds, 0) }.unwrap_or_else(real)
+    }
+
+    /// Interposed `pipe2` (std's `io::pipe`, `nix::unistd::pipe2`): a
+    /// simulated pipe inside a simulation.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pipe2(fds: *mut c_int, flags: c_int) -> c_int {
+        if !in_simulation() || fds.is_null() {
+            return real();
+        }
+        // SAFETY: checked not null; the caller's two ints.
+        unsafe { sim_pipe(fds, flags) }.unwrap_or_else(real)
+    }
 
     /// Interposed `socketpair`: a simulated pair inside a simulation
     /// (`AF_UNIX` stream or datagram), else libc's.
@@ -427,14 +474,33 @@ interpose! {
     }
 
     /// Interposed `ioctl`: `FIONBIO` (std's `set_nonblocking`) and
-    /// `FIONREAD` of a simulated socket; the rest libc's.
+    /// `FIONREAD` of a simulated socket or pipe end; the rest libc's.
     ///
     /// # Safety
     ///
     /// As libc's (the third argument is a pointer for these requests).
     fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
         let ours = matches!(request, libc::FIONBIO | libc::FIONREAD);
-        if !ours || arg.is_null() || !is_sim_socket(fd) {
+        if !ours || arg.is_null() || !in_simulation() {
+            return real();
+        }
+        if request == libc::FIONBIO && pipe::end_of(fd).is_some() {
+            // SAFETY: FIONBIO takes an int.
+            let on = unsafe { *arg.cast::<c_int>() } != 0;
+            return status(guarded(|| sock::set_nonblocking(fd, on)), real);
+        }
+        if request == libc::FIONREAD && pipe::end_of(fd).is_some() {
+            return match guarded(|| pipe::queued(fd)) {
+                Route::Sim(Ok(n)) => {
+                    // SAFETY: FIONREAD takes an int.
+                    unsafe { *arg.cast::<c_int>() = n };
+                    0
+                }
+                Route::Sim(Err(e)) => fail(e),
+                _ => real(),
+            };
+        }
+        if !sock::is_unix(fd) {
             return real();
         }
         if request == libc::FIONBIO {

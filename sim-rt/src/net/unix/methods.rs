@@ -6,6 +6,23 @@
 //! `io` (`try_io`, `async_io`) or `addrs` (`peer_addr`, `local_addr`).
 //! Each method's first doc line names tokio's (`tokio_doc!`).
 
+/// The first doc line of `$method` of tokio's `$path`.
+macro_rules! tokio_doc {
+    ($path:literal, $url:literal, $method:ident) => {
+        concat!(
+            "Simulated/own version of\n[`",
+            $path,
+            "::",
+            stringify!($method),
+            "`](",
+            $url,
+            "#method.",
+            stringify!($method),
+            ")."
+        )
+    };
+}
+
 macro_rules! unix_methods {
     ($p:literal, $u:literal, |$s:ident| $io:expr; $($group:ident),+ $(,)?) => {
         $(unix_methods!(@$group $p, $u, |$s| $io);)+

@@ -1,7 +1,6 @@
 //! Simulated/own version of
 //! [`tokio::net::unix`](https://docs.rs/tokio/1/tokio/net/unix/index.html):
-//! Unix domain sockets on the simulated hosts, and FIFO pipes (not
-//! simulated).
+//! Unix domain sockets, pipes and FIFOs on the simulated hosts.
 //!
 //! A Unix socket belongs to the host of the task that made it: streams,
 //! listeners and datagram sockets are `sim_net`'s model of Linux's
@@ -26,11 +25,9 @@
 //!   are simulated: `disk::posix::sock`); a real one cannot join a
 //!   simulated host (`Unsupported`). `into_std` gives a std socket on the
 //!   simulated one.
-//! - FIFO pipes ([`pipe`]) are not simulated: every constructor fails with
-//!   `Unsupported`, so no pipe value exists.
+//! - Pipes and FIFOs ([`pipe`]) are the host's too (`disk::posix::pipe`);
+//!   a real one, made outside the simulation, cannot join it.
 
-#[macro_use]
-mod never;
 #[macro_use]
 mod methods;
 mod core;
@@ -62,27 +59,3 @@ pub type gid_t = u32;
 /// A type alias for `pid_t`, as tokio defines it.
 #[allow(non_camel_case_types)]
 pub type pid_t = i32;
-
-/// No value: the field of every pipe type, which a simulation cannot make.
-#[derive(Debug, Clone, Copy)]
-enum Never {}
-
-impl Never {
-    /// Any type, from a value that cannot exist.
-    fn absurd<T>(&self) -> T {
-        match *self {}
-    }
-}
-
-/// The error of every pipe constructor.
-fn unsupported(item: &str) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::Unsupported,
-        format!(
-            "{item}: Unix domain sockets and pipes are not simulated by sim-rt (they are real \
-             files of the machine, outside the simulated hosts, so the run could not be \
-             reproduced). Use a simulated tokio::net::UnixStream (UnixStream::pair) or TCP \
-             between simulated hosts instead"
-        ),
-    )
-}
