@@ -16,6 +16,10 @@
 //!   forwards to libc). Its instructions per call are read with callgrind
 //!   off this bench's binary: `SIM_BENCH_COPY=N` runs N copies and exits
 //!   (see the guide's performance chapter).
+//! - `std_socket_outside`: 256 round trips of a 4 KiB block over a real
+//!   std `UnixStream` pair (`write` and `recv`, both interposed), outside
+//!   any simulation: the same cost for the socket calls.
+//!   `SIM_BENCH_SOCKET=N` runs N rounds of 256 and exits, for callgrind.
 //!
 //! Run with `cargo bench -p sim-rt --bench fs`.
 
@@ -111,6 +115,25 @@ fn copy_dir() -> std::path::PathBuf {
     dir
 }
 
+/// Round trips over a real std `UnixStream` pair, outside any simulation:
+/// `ROUNDS` blocks of `BLOCK` bytes written on one end and read on the
+/// other; returns the bytes read.
+fn std_socket_rounds(
+    a: &mut std::os::unix::net::UnixStream,
+    b: &mut std::os::unix::net::UnixStream,
+) -> usize {
+    const ROUNDS: usize = 256;
+    let block = [7u8; BLOCK];
+    let mut buf = [0u8; BLOCK];
+    let mut got = 0;
+    for _ in 0..ROUNDS {
+        a.write_all(&block).unwrap();
+        b.read_exact(&mut buf).unwrap();
+        got += buf.len();
+    }
+    got
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("fs");
     g.throughput(Throughput::Elements(WRITES));
@@ -135,6 +158,11 @@ fn outside(c: &mut Criterion) {
     g.bench_function("std_copy_outside", |b| {
         b.iter(|| assert_eq!(std_copy(&dir.join("src"), &dir.join("dst")), COPY_BYTES))
     });
+    let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    g.throughput(Throughput::Bytes((256 * BLOCK) as u64));
+    g.bench_function("std_socket_outside", |bch| {
+        bch.iter(|| assert_eq!(std_socket_rounds(&mut a, &mut b), 256 * BLOCK))
+    });
     g.finish();
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -152,6 +180,18 @@ fn main() {
             assert_eq!(std_copy(&dir.join("src"), &dir.join("dst")), COPY_BYTES);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    // `SIM_BENCH_SOCKET=N`: N rounds of socket round trips outside a
+    // simulation, for callgrind.
+    if let Ok(n) = std::env::var("SIM_BENCH_SOCKET") {
+        let n: usize = n
+            .parse()
+            .expect("SIM_BENCH_SOCKET takes a number of rounds, like SIM_BENCH_SOCKET=20");
+        let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+        for _ in 0..n {
+            assert_eq!(std_socket_rounds(&mut a, &mut b), 256 * BLOCK);
+        }
         return;
     }
     benches();

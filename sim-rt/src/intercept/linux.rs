@@ -876,15 +876,15 @@ interpose! {
     ///
     /// As libc's.
     fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-        if sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if sock::is_unix_socket(fd) {
             // SAFETY: the caller's address.
             let addr = unsafe { sock::addr_bytes(addr, len) };
             return sock::status(crate::disk::posix::sock::bind(fd, addr), real);
         }
-        if in_simulation() {
-            return refuse_socket();
-        }
-        real()
+        refuse_socket()
     }
 
     /// Interposed `connect`: `std::net::TcpStream::connect`, socket2. Refused
@@ -894,15 +894,15 @@ interpose! {
     ///
     /// As libc's.
     fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-        if sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if sock::is_unix_socket(fd) {
             // SAFETY: the caller's address.
             let addr = unsafe { sock::addr_bytes(addr, len) };
             return sock::status(crate::disk::posix::sock::connect(fd, addr), real);
         }
-        if in_simulation() {
-            return refuse_socket();
-        }
-        real()
+        refuse_socket()
     }
 
     /// Interposed `listen`. Refused inside a simulation.
@@ -911,13 +911,13 @@ interpose! {
     ///
     /// As libc's.
     fn listen(fd: c_int, backlog: c_int) -> c_int {
-        if sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if sock::is_unix_socket(fd) {
             return sock::status(crate::disk::posix::sock::listen(fd, backlog), real);
         }
-        if in_simulation() {
-            return refuse_socket();
-        }
-        real()
+        refuse_socket()
     }
 
     /// Interposed `send`. Refused inside a simulation.
@@ -926,15 +926,15 @@ interpose! {
     ///
     /// As libc's.
     fn send(fd: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t {
-        if sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if sock::is_unix_socket(fd) {
             // SAFETY: the caller's buffer.
             let buf = unsafe { sim_bytes(buf, len) };
             return sock::count(crate::disk::posix::sock::send(fd, buf, flags, None), real);
         }
-        if in_simulation() {
-            return refuse_socket() as ssize_t;
-        }
-        real()
+        refuse_socket() as ssize_t
     }
 
     /// Interposed `sendto`: `std::net::UdpSocket::send_to` (on a socket bound
@@ -951,16 +951,16 @@ interpose! {
         addr: *const sockaddr,
         addr_len: socklen_t,
     ) -> ssize_t {
-        if sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if sock::is_unix_socket(fd) {
             // SAFETY: the caller's buffer and address.
             let (buf, to) = unsafe { (sim_bytes(buf, len), sock::addr_bytes(addr, addr_len)) };
             let to = (!addr.is_null()).then_some(to);
             return sock::count(crate::disk::posix::sock::send(fd, buf, flags, to), real);
         }
-        if in_simulation() {
-            return refuse_socket() as ssize_t;
-        }
-        real()
+        refuse_socket() as ssize_t
     }
 
     /// Interposed `sendmsg`. Refused inside a simulation.
@@ -969,14 +969,14 @@ interpose! {
     ///
     /// As libc's.
     fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> ssize_t {
-        if !msg.is_null() && sock::is_sim_socket(fd) {
+        if !in_simulation() {
+            return real();
+        }
+        if !msg.is_null() && sock::is_unix_socket(fd) {
             // SAFETY: the caller's msghdr.
             return sock::count(unsafe { sock::sendmsg(fd, msg, flags) }, real);
         }
-        if in_simulation() {
-            return refuse_socket() as ssize_t;
-        }
-        real()
+        refuse_socket() as ssize_t
     }
 
     /// Interposed `sendmmsg`. Refused inside a simulation.

@@ -50,7 +50,7 @@ fn unix_of(fd: c_int) -> Option<(Open, UnixId, Rc<World>)> {
 
 /// Whether `fd` is a simulated socket.
 pub(crate) fn is_unix(fd: c_int) -> bool {
-    table::get(fd).is_some_and(|o| matches!(o.kind, Kind::Unix { .. }))
+    matches!(table::kind(fd), Some(Kind::Unix { .. }))
 }
 
 /// The errno of a model error.

@@ -115,6 +115,14 @@ pub(crate) fn get(fd: c_int) -> Option<Open> {
     with_table(|f| f.get(&fd).cloned())
 }
 
+/// What `fd` is, if it is a simulation's (no copy of its path).
+pub(crate) fn kind(fd: c_int) -> Option<Kind> {
+    if fd < 0 || !any() {
+        return None;
+    }
+    with_table(|f| f.get(&fd).map(|o| o.kind))
+}
+
 /// Records `fd` (a real descriptor the process holds open).
 pub(crate) fn insert(fd: c_int, open: Open) {
     with_table(|f| {

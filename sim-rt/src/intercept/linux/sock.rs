@@ -30,6 +30,12 @@ pub(super) fn is_sim_socket(fd: c_int) -> bool {
     in_simulation() && sock::is_unix(fd)
 }
 
+/// Whether `fd` is a simulated socket, for a caller that checked
+/// `in_simulation` already (one thread-local read per call outside).
+pub(super) fn is_unix_socket(fd: c_int) -> bool {
+    sock::is_unix(fd)
+}
+
 /// Answers a call returning 0 or -1.
 pub(super) fn status(route: Route<()>, real: impl FnOnce() -> c_int) -> c_int {
     match route {
