@@ -82,11 +82,12 @@ impl Escape {
                  sim_rt::sim::allow_threads(|| ...)"
             }
             Escape::Socket => {
-                "a real socket was used inside a simulation (bind/connect/listen/send on a real \
-                 socket was refused, e.g. by std::net::TcpStream::connect, UdpSocket::bind or a \
-                 socket2 socket). Real I/O escapes the simulation: use sim_rt::net (tokio::net \
-                 under --cfg sim, including TcpSocket::from_std_stream for a socket2 socket) to \
-                 talk to simulated hosts; code that really needs a real socket can run inside \
+                "a real socket, made outside the simulation, was used inside it (bind/connect/\
+                 listen/send on it was refused). Sockets made inside a simulation (std::net, \
+                 socket2, std::os::unix::net) are simulated; one made before it started reaches \
+                 the real network, which escapes the simulation: make it inside, or use \
+                 sim_rt::net (tokio::net under --cfg sim, including TcpSocket::from_std_stream \
+                 for a socket2 socket); code that really needs a real socket can run inside \
                  sim_rt::sim::without_interception(|| ...)"
             }
             Escape::Reactor => {

@@ -226,40 +226,55 @@ fn raw_fds_are_placeholders_holding_the_options() {
     .unwrap();
 }
 
-/// `from_std` of a real socket and `into_std` of a simulated one are
-/// `Unsupported`, naming the item.
+/// `from_std` of a real socket (made outside the simulation) is
+/// `Unsupported`, naming the item; `into_std` hands a simulated socket to
+/// std, and `from_std` takes it back (see `net_std.rs` for more).
 #[test]
-fn from_std_and_into_std_are_unsupported() {
+fn from_std_of_a_real_socket_is_unsupported_and_into_std_round_trips() {
     // Real sockets, made outside the simulation.
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let std_stream = std::net::TcpStream::connect(std_listener.local_addr().unwrap()).unwrap();
     let std_udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let errs = run(0, async move {
-        let listener = TcpListener::bind("127.0.0.1:9000").await.unwrap();
-        let stream = TcpStream::connect("127.0.0.1:9000").await.unwrap();
-        let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        vec![
+        let errs = vec![
             TcpStream::from_std(std_stream).unwrap_err(),
             TcpListener::try_from(std_listener).unwrap_err(),
             UdpSocket::from_std(std_udp).unwrap_err(),
-            stream.into_std().unwrap_err(),
-            listener.into_std().unwrap_err(),
-            udp.into_std().unwrap_err(),
-        ]
-    });
+        ];
+        let listener = TcpListener::bind("127.0.0.1:9000").await.unwrap();
+        let stream = TcpStream::connect("127.0.0.1:9000").await.unwrap();
+        let (mut accepted, _) = listener.accept().await.unwrap();
+        let mut std_stream = stream.into_std().unwrap();
+        std::io::Write::write_all(&mut std_stream, b"via std").unwrap();
+        let mut buf = [0; 7];
+        accepted.read_exact(&mut buf).await.unwrap();
+        assert_eq!(&buf, b"via std");
+        let mut back = TcpStream::from_std(std_stream).unwrap();
+        back.write_all(b"back").await.unwrap();
+        accepted.read_exact(&mut buf[..4]).await.unwrap();
+        assert_eq!(&buf[..4], b"back");
+        let std_listener = listener.into_std().unwrap();
+        assert_eq!(std_listener.local_addr().unwrap(), addr("127.0.0.1:9000"));
+        let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let at = udp.local_addr().unwrap();
+        let udp = UdpSocket::from_std(udp.into_std().unwrap()).unwrap();
+        assert_eq!(udp.local_addr().unwrap(), at);
+        Ok::<_, io::Error>(errs)
+    })
+    .unwrap();
     let items = [
         "TcpStream::from_std",
         "TcpListener::from_std",
         "UdpSocket::from_std",
-        "TcpStream::into_std",
-        "TcpListener::into_std",
-        "UdpSocket::into_std",
     ];
     for (err, item) in errs.iter().zip(items) {
         assert_eq!(err.kind(), ErrorKind::Unsupported, "{item}");
         assert!(err.to_string().starts_with(&format!("{item}: ")), "{err}");
+        assert!(
+            err.to_string().contains("made outside the simulation"),
+            "{err}"
+        );
     }
-    assert!(errs[0].to_string().contains("TcpSocket::from_std_stream"));
 }
 
 /// Outside a simulation `from_std` panics, as tokio's does outside a
@@ -429,18 +444,19 @@ fn getaddrinfo_follows_its_hints() {
     });
 }
 
-/// A real socket may be created inside a simulation, but connecting,
-/// binding or sending on it is refused, with the note saying what to use.
+/// A real socket made outside a simulation cannot reach the network from
+/// inside it: binding, sending or connecting on it is refused, with the
+/// note saying what to use (one made inside is simulated: `net_std.rs`).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
-fn a_raw_socket_cannot_reach_the_network_from_a_simulation() {
+fn a_real_socket_cannot_reach_the_network_from_a_simulation() {
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).unwrap();
+    let udp = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
     let rt = Builder::new_current_thread().enable_all().build().unwrap();
     let failure = rt
-        .try_block_on(async {
-            let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP)).unwrap();
+        .try_block_on(async move {
             let err = socket.bind(&addr("127.0.0.1:0").into()).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::PermissionDenied);
-            let udp = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
             let err = udp.send_to(b"x", &addr("10.0.0.1:53").into()).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::PermissionDenied);
             socket.connect(&addr("10.0.0.1:80").into()).unwrap();
@@ -450,7 +466,7 @@ fn a_raw_socket_cannot_reach_the_network_from_a_simulation() {
     assert_contains_all(
         msg,
         &[
-            "note: a real socket was used inside a simulation",
+            "note: a real socket, made outside the simulation, was used inside it",
             "TcpSocket::from_std_stream",
         ],
     );

@@ -306,16 +306,22 @@ fn std_thread_spawn_inside_a_simulation_runs_a_simulated_thread() {
 
 #[test]
 fn real_sockets_and_a_real_tokio_reactor_inside_a_simulation_are_refused() {
-    let failure = sim_failure(async {
-        let err = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_err();
+    // A socket made before the simulation is real: used inside, refused.
+    let real = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let failure = sim_failure(async move {
+        let err = real.send_to(b"x", "127.0.0.1:9").unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
-        std::net::TcpStream::connect("127.0.0.1:9").unwrap();
+        // One made inside is simulated: nothing listens on port 9 of the
+        // simulated host.
+        let err = std::net::TcpStream::connect("127.0.0.1:9").unwrap_err();
+        panic!("{err}");
     });
     let msg = failure.message().unwrap();
     assert_contains_all(
         msg,
         &[
-            "note: a real socket was used inside a simulation",
+            "Connection refused",
+            "note: a real socket, made outside the simulation, was used inside it",
             "use sim_rt::net",
         ],
     );

@@ -857,14 +857,16 @@ interpose! {
                 set_errno(errno);
                 return -1;
             }
-            if domain == libc::AF_UNIX {
-                // The real socket is the simulated one's placeholder.
-                let fd = real();
-                if fd >= 0 {
+            // The real socket is the simulated one's placeholder.
+            let fd = real();
+            if fd >= 0 {
+                if domain == libc::AF_UNIX {
                     crate::disk::posix::sock::adopt_new(fd, ty);
+                } else {
+                    crate::disk::posix::ip::adopt_new(fd, domain, ty);
                 }
-                return fd;
             }
+            return fd;
         }
         real()
     }
@@ -882,7 +884,7 @@ interpose! {
         if sock::is_unix_socket(fd) {
             // SAFETY: the caller's address.
             let addr = unsafe { sock::addr_bytes(addr, len) };
-            return sock::status(crate::disk::posix::sock::bind(fd, addr), real);
+            return sock::status(sock::bind(fd, addr), real);
         }
         refuse_socket()
     }
@@ -900,7 +902,7 @@ interpose! {
         if sock::is_unix_socket(fd) {
             // SAFETY: the caller's address.
             let addr = unsafe { sock::addr_bytes(addr, len) };
-            return sock::status(crate::disk::posix::sock::connect(fd, addr), real);
+            return sock::status(sock::connect(fd, addr), real);
         }
         refuse_socket()
     }
@@ -915,7 +917,7 @@ interpose! {
             return real();
         }
         if sock::is_unix_socket(fd) {
-            return sock::status(crate::disk::posix::sock::listen(fd, backlog), real);
+            return sock::status(sock::listen(fd, backlog), real);
         }
         refuse_socket()
     }
@@ -932,7 +934,7 @@ interpose! {
         if sock::is_unix_socket(fd) {
             // SAFETY: the caller's buffer.
             let buf = unsafe { sim_bytes(buf, len) };
-            return sock::count(crate::disk::posix::sock::send(fd, buf, flags, None), real);
+            return sock::count(sock::send(fd, buf, flags, None), real);
         }
         refuse_socket() as ssize_t
     }
@@ -958,7 +960,7 @@ interpose! {
             // SAFETY: the caller's buffer and address.
             let (buf, to) = unsafe { (sim_bytes(buf, len), sock::addr_bytes(addr, addr_len)) };
             let to = (!addr.is_null()).then_some(to);
-            return sock::count(crate::disk::posix::sock::send(fd, buf, flags, to), real);
+            return sock::count(sock::send(fd, buf, flags, to), real);
         }
         refuse_socket() as ssize_t
     }

@@ -18,7 +18,8 @@
 //! | `getrandom`, `getentropy`, `syscall(SYS_getrandom)` | bytes from the execution's entropy stream, seeded from the simulation seed |
 //! | `pthread_create` (`std::thread::spawn`), `pthread_join`, `sched_yield`, `nanosleep`, `syscall(SYS_futex)` | a simulated thread, run one at a time under the scheduler; its blocking calls give the turn back (`runtime::world::threads`); a real thread inside [`allow_threads`] |
 //! | `socket(AF_UNIX)`, `socketpair`, and on such a socket `bind`, `listen`, `accept`/`accept4`, `connect`, `read`/`write`/`readv`/`writev`, `recv`/`recvfrom`/`recvmsg`, `send`/`sendto`/`sendmsg`, `shutdown`, `getsockname`/`getpeername`, `getsockopt`/`setsockopt` (`SO_ERROR`, `SO_PEERCRED`, `SO_RCVTIMEO`, `SO_SNDTIMEO`), `ioctl` (`FIONBIO`, `FIONREAD`), `fcntl`, `dup`, `close` (`std::os::unix::net`) | a Unix domain socket of the calling task's host, the one `tokio::net`'s Unix types use (`disk::posix::sock`); a blocking call waits as a simulated thread waits |
-//! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` on other sockets (`std::net`, socket2) | refused (`EPERM`) with a message |
+//! | `socket(AF_INET/AF_INET6)` and the same calls on such a socket (`std::net`, socket2) | a TCP or UDP socket of the calling task's host on the simulated network (`disk::posix::ip`) |
+//! | `bind`, `connect`, `listen`, `send`, `sendto`, `sendmsg`, `sendmmsg` on a real socket made before the simulation | refused (`EPERM`) with a message |
 //! | `socket` of a raw or packet type (`EPERM`) or of a family other than `AF_INET`, `AF_INET6`, `AF_UNIX` (`EAFNOSUPPORT`: netlink, `AF_PACKET`) | refused, with a message said once |
 //! | `kill`, `killpg`, `raise`, `pthread_kill`, `syscall(SYS_kill / SYS_tgkill / SYS_tkill)` | a signal to the calling process (or its group) raised on the calling task's host, seen by its `tokio::signal` listeners when the raising poll returns (`crate::signal`); one to another process refused (`EPERM`) with a message; `SIGKILL`, `SIGSTOP`, `SIGSEGV`, `SIGILL`, `SIGFPE`, `SIGABRT` real |
 //! | `epoll_create`/`epoll_create1` (a real tokio runtime / mio) | refused (`EPERM`) with a message |
@@ -27,13 +28,15 @@
 //! | `mkfifo`, `mkfifoat`, `mknod`, `mknodat` (`nix::unistd::mkfifo`, C code) | a FIFO's entry (or an empty file) on the simulated disk, whose `open` gives an end of the host's pipe for it (`disk::posix::pipe`); a device or socket node refused (`EPERM`) with a message |
 //! | `pipe`, `pipe2`, and `read`/`write`/`close`/`dup`/`fcntl`/`ioctl(FIONREAD, FIONBIO)` on a pipe's end | a pipe of the calling task's host (`disk::posix::pipe`); a blocking call waits as a simulated thread waits |
 //!
-//! `socket` itself is otherwise allowed: a real socket that is never bound, connected
-//! nor sent on reaches no network, and libraries create one before handing
-//! it to tokio (hyper-util's connector makes a socket2 socket, sets options
-//! on it, then calls `TcpSocket::from_std_stream`; sim_rt's
-//! [`TcpSocket`](crate::net::TcpSocket) turns it into a simulated socket
-//! and keeps the fd as a placeholder for its options). Every call that
-//! would make such a socket reach the network is refused.
+//! A socket made inside a simulation is the real one `socket` returns,
+//! never bound, connected nor sent on for real (the kernel keeps its
+//! options), standing for a socket of the simulated network: libraries
+//! that create one before handing it to tokio (hyper-util's connector makes
+//! a socket2 socket, sets options on it, then calls
+//! `TcpSocket::from_std_stream`) keep working, and std's own calls on it
+//! reach the simulation. A real socket made before the simulation stays
+//! real, and every call that would make it reach the network inside the
+//! simulation is refused.
 //!
 //! A refused call prints what to use instead on stderr at once, and when the
 //! program then panics on the error (`thread::spawn` does), the simulation's

@@ -132,46 +132,114 @@ pub(crate) fn domain_of(addr: io::Result<std::net::SocketAddr>) -> Domain {
     }
 }
 
-/// What tokio's socket constructors do first, registering with the
-/// reactor: panics outside a runtime and in one without the I/O driver, at
-/// the caller's location, and fails with the error `is_rt_shutdown_err`
-/// recognises in one that was shut down (see `NetIo::current`).
-#[track_caller]
-pub(crate) fn register() -> io::Result<()> {
-    super::io::NetIo::current().map(drop)
-}
-
-/// The error of every `from_std` (and `TryFrom`) of a std socket: a real OS
-/// socket cannot join the simulated network.
+/// The error of `from_std` (and `TryFrom`) of a real std socket (made
+/// outside the simulation): it cannot join the simulated network.
 pub(crate) fn from_std_unsupported(item: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::Unsupported,
         format!(
-            "{item}: the std socket is a real OS socket, which cannot join the simulated \
-             network (sim-rt). Create the socket with sim_rt::net (tokio::net under --cfg sim) \
-             inside the simulation; to set options through socket2, create an unconnected \
-             socket2 socket and pass it to TcpSocket::from_std_stream"
+            "{item}: the std socket is a real OS socket, made outside the simulation, which \
+             cannot join the simulated network (sim-rt). Make it inside the simulation (std and \
+             socket2 sockets made there are simulated), or create it with sim_rt::net \
+             (tokio::net under --cfg sim); to set options through socket2, create an \
+             unconnected socket2 socket and pass it to TcpSocket::from_std_stream"
         ),
     )
 }
 
-/// What every `from_std` of a std socket does: closes `std`, registers as
-/// tokio's does (see [`register`]), and fails with [`from_std_unsupported`].
+/// The POSIX layer of the simulated descriptors (std's sockets and pipes
+/// made inside a simulation), where the interposed calls exist; without
+/// it (another platform, `intercept` off) no std socket is simulated and
+/// these find none.
+#[cfg(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+))]
+mod posix {
+    pub(crate) use crate::disk::posix::ip::{hand_over as ip_hand_over, take as ip_take};
+    pub(crate) use crate::disk::posix::pipe::pipe_of;
+    pub(crate) use crate::disk::posix::sock::{hand_over as unix_hand_over, take as unix_take};
+}
+
+#[cfg(not(all(
+    feature = "intercept",
+    target_os = "linux",
+    target_env = "gnu",
+    not(target_feature = "crt-static")
+)))]
+mod posix {
+    use std::io;
+    use std::os::fd::{OwnedFd, RawFd};
+
+    use crate::runtime::net::IpObj;
+    use crate::runtime::world::World;
+    use crate::scheduler::HostId;
+
+    fn unsupported() -> io::Error {
+        io::Error::new(
+            io::ErrorKind::Unsupported,
+            "into_std of a simulated socket needs the interposed socket calls (sim-rt's \
+             `intercept` feature, on Linux with glibc)",
+        )
+    }
+
+    pub(crate) fn ip_take(_: RawFd) -> Option<(IpObj, HostId)> {
+        None
+    }
+
+    pub(crate) fn ip_hand_over(_: &World, _: HostId, _: IpObj, _: bool) -> io::Result<OwnedFd> {
+        Err(unsupported())
+    }
+
+    pub(crate) fn unix_take(_: RawFd) -> Option<(sim_net::UnixId, HostId)> {
+        None
+    }
+
+    pub(crate) fn unix_hand_over(_: &World, _: HostId, _: sim_net::UnixId) -> io::Result<OwnedFd> {
+        Err(unsupported())
+    }
+
+    pub(crate) fn pipe_of(_: RawFd) -> Option<(sim_net::PipeId, HostId)> {
+        None
+    }
+}
+
+pub(crate) use self::posix::{pipe_of, unix_hand_over, unix_take};
+
+/// `from_std` of a std socket: the model socket behind it when it was
+/// made inside this simulation (the std socket becomes its placeholder),
+/// else the std socket is closed and the error is `Unsupported` (a real
+/// socket cannot join the simulated network).
+///
+/// # Panics
+///
+/// Outside a simulation, as tokio's `from_std` outside a runtime.
 #[track_caller]
-pub(crate) fn refuse_from_std<T>(std: impl Sized, item: &str) -> io::Result<T> {
-    drop(std);
-    register()?;
-    Err(from_std_unsupported(item))
+pub(crate) fn adopt_std(
+    fd: std::os::fd::OwnedFd,
+    item: &str,
+) -> io::Result<(super::io::NetIo, crate::runtime::net::IpObj, Socket)> {
+    use std::os::fd::AsRawFd;
+    let (world, _, _) = super::io::NetIo::current()?;
+    match posix::ip_take(fd.as_raw_fd()) {
+        Some((obj, host)) => Ok((super::io::NetIo::on(&world, host), obj, Socket::from(fd))),
+        None => {
+            drop(fd);
+            Err(from_std_unsupported(item))
+        }
+    }
 }
 
-/// The error of every `into_std`: a simulated socket has no OS socket.
-pub(crate) fn into_std_unsupported(item: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!(
-            "{item}: a simulated socket has no OS socket to hand over (sim-rt simulates the \
-             network). Keep using the tokio::net type inside the simulation; its raw fd \
-             (as_raw_fd / socket2::SockRef) is a placeholder for socket options"
-        ),
-    )
+/// `into_std` of a simulated socket: a new descriptor on the same model
+/// socket, non-blocking, for a std socket (the caller's handle must then
+/// let the model socket go without closing it).
+pub(crate) fn hand_over_std(
+    io: &super::io::NetIo,
+    obj: crate::runtime::net::IpObj,
+    v6: bool,
+) -> io::Result<std::os::fd::OwnedFd> {
+    let world = io.world()?;
+    posix::ip_hand_over(&world, io.host(), obj, v6)
 }

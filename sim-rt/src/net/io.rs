@@ -376,35 +376,24 @@ fn ready_of(net: &Net, endpoint: Endpoint) -> Ready {
             ready |= Ready::ERROR | Ready::WRITE_CLOSED;
         }
     }
-    if let Endpoint::Unix(id) = endpoint {
-        let hangup = net.unix_hangup(id).unwrap_or(sim_net::UnixHangup {
-            read_closed: true,
-            write_closed: true,
-            error: false,
-        });
-        if hangup.read_closed {
+    // An endpoint the model forgot is closed both ways.
+    let hangup = match endpoint {
+        Endpoint::Conn(conn) => Some(net.tcp_hangup(conn).map_or((true, true, false), |h| {
+            (h.read_closed, h.write_closed, h.error)
+        })),
+        Endpoint::Unix(id) => Some(net.unix_hangup(id).map_or((true, true, false), |h| {
+            (h.read_closed, h.write_closed, h.error)
+        })),
+        _ => None,
+    };
+    if let Some((read_closed, write_closed, error)) = hangup {
+        if read_closed {
             ready |= Ready::READ_CLOSED;
         }
-        if hangup.write_closed {
+        if write_closed {
             ready |= Ready::WRITE_CLOSED;
         }
-        if hangup.error {
-            ready |= Ready::ERROR;
-        }
-    }
-    if let Endpoint::Conn(conn) = endpoint {
-        let hangup = net.tcp_hangup(conn).unwrap_or(sim_net::TcpHangup {
-            read_closed: true,
-            write_closed: true,
-            error: false,
-        });
-        if hangup.read_closed {
-            ready |= Ready::READ_CLOSED;
-        }
-        if hangup.write_closed {
-            ready |= Ready::WRITE_CLOSED;
-        }
-        if hangup.error {
+        if error {
             ready |= Ready::ERROR;
         }
     }

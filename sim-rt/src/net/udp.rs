@@ -126,6 +126,9 @@ pub struct UdpSocket {
     broadcast: AtomicBool,
     /// The raw fd. Once it exists, it holds the two options above.
     fd: Placeholder,
+    /// Handed over to a std socket (`into_std`): the drop leaves the
+    /// socket open.
+    handed_over: AtomicBool,
 }
 
 impl UdpSocket {
@@ -161,6 +164,7 @@ impl UdpSocket {
                 ttl: AtomicU32::new(DEFAULT_TTL),
                 broadcast: AtomicBool::new(false),
                 fd: Placeholder::lazy(),
+                handed_over: AtomicBool::new(false),
             })
         })
         .await
@@ -697,12 +701,14 @@ impl UdpSocket {
 
     /// Simulated/own version of
     /// [`tokio::net::UdpSocket::from_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.from_std):
-    /// always fails, since a std socket is a real OS socket.
+    /// the socket a std socket made inside the simulation is (std's
+    /// sockets there are simulated).
     ///
     /// # Errors
     ///
-    /// `Unsupported`, with a message saying to bind the socket inside the
-    /// simulation ([`UdpSocket::bind`]). The std socket is closed.
+    /// `Unsupported` for a real std socket, made outside the simulation,
+    /// one not bound yet, or one with a `try_clone` still open; it is
+    /// closed.
     ///
     /// # Panics
     ///
@@ -710,26 +716,42 @@ impl UdpSocket {
     ///
     /// # Differences from tokio
     ///
-    /// Tokio registers the socket with its reactor; a real socket cannot
-    /// join the simulated network.
+    /// None for a bound std socket made inside the simulation.
     #[track_caller]
     pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
-        fd::refuse_from_std(socket, "UdpSocket::from_std")
+        let (io, obj, placeholder) = fd::adopt_std(socket.into(), "UdpSocket::from_std")?;
+        let crate::runtime::net::IpObj::Udp(id) = obj else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "UdpSocket::from_std: not a datagram socket",
+            ));
+        };
+        Ok(UdpSocket {
+            io,
+            id,
+            ttl: AtomicU32::new(DEFAULT_TTL),
+            broadcast: AtomicBool::new(false),
+            fd: Placeholder::with(placeholder),
+            handed_over: AtomicBool::new(false),
+        })
     }
 
     /// Simulated/own version of
     /// [`tokio::net::UdpSocket::into_std`](https://docs.rs/tokio/1/tokio/net/struct.UdpSocket.html#method.into_std):
-    /// always fails, since a simulated socket has no OS socket.
+    /// a std socket on the same simulated socket, non-blocking.
     ///
     /// # Errors
     ///
-    /// `Unsupported`. The socket is dropped, which closes it.
+    /// When the simulation is gone.
     ///
     /// # Differences from tokio
     ///
-    /// Tokio hands over its OS socket; a simulated socket has none.
+    /// The std socket's fd is a new one.
     pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
-        Err(fd::into_std_unsupported("UdpSocket::into_std"))
+        let v6 = matches!(self.local_addr(), Ok(SocketAddr::V6(_)));
+        let fd = fd::hand_over_std(&self.io, crate::runtime::net::IpObj::Udp(self.id), v6)?;
+        self.handed_over.store(true, Ordering::Relaxed);
+        Ok(fd.into())
     }
 
     /// Simulated/own version of
@@ -1097,7 +1119,11 @@ impl Drop for UdpSocket {
     /// its address are answered with ICMP port unreachable.
     fn drop(&mut self) {
         let id = self.id;
-        self.io
-            .close(self.endpoint(), move |net, _| net.udp_close(id));
+        let kept = *self.handed_over.get_mut();
+        self.io.close(self.endpoint(), move |net, _| {
+            if !kept {
+                net.udp_close(id)
+            }
+        });
     }
 }

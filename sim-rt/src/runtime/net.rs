@@ -41,6 +41,16 @@ use sim_net::{Endpoint, Net, NetConfig, PacketId, Readiness};
 use super::world::World;
 use crate::scheduler::{ChoiceKind, HostId, Observation};
 
+/// What a simulated TCP or UDP socket is in the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IpObj {
+    /// Made by `socket(2)`, not yet bound (UDP), listening or connected.
+    Fresh,
+    Udp(sim_net::SocketId),
+    Listener(sim_net::ListenerId),
+    Conn(sim_net::ConnId),
+}
+
 /// Tasks waiting on one endpoint.
 #[derive(Default)]
 struct Waiters {

@@ -58,6 +58,7 @@
 //!   would change one is answered here.
 
 pub(crate) mod dir;
+pub(crate) mod ip;
 pub(crate) mod pipe;
 pub(crate) mod sock;
 pub(crate) mod table;
@@ -105,6 +106,26 @@ impl<T> Route<T> {
 /// `EINVAL`).
 pub(crate) fn errno(e: &io::Error) -> Errno {
     e.raw_os_error().unwrap_or(libc::EINVAL)
+}
+
+/// The errno of a network model's error (its kinds, as Linux's errnos).
+pub(crate) fn net_errno(e: &io::Error) -> Errno {
+    use std::io::ErrorKind as K;
+    e.raw_os_error().unwrap_or(match e.kind() {
+        K::WouldBlock => libc::EAGAIN,
+        K::ConnectionRefused => libc::ECONNREFUSED,
+        K::ConnectionReset => libc::ECONNRESET,
+        K::ConnectionAborted => libc::ECONNABORTED,
+        K::BrokenPipe => libc::EPIPE,
+        K::NotConnected => libc::ENOTCONN,
+        K::AddrInUse => libc::EADDRINUSE,
+        K::AddrNotAvailable => libc::EADDRNOTAVAIL,
+        K::AlreadyExists => libc::EISCONN,
+        K::TimedOut => libc::ETIMEDOUT,
+        K::Unsupported => libc::EOPNOTSUPP,
+        K::NotFound => libc::ENOENT,
+        _ => libc::EINVAL,
+    })
 }
 
 /// Runs `f` with interception off: the real libc.
@@ -372,6 +393,7 @@ pub(crate) fn forget(fd: c_int) {
             close_sim(&world, open.host, sfd);
         }
         sock::closed(&open, fd);
+        ip::closed(&open, fd);
         pipe::closed(&open);
     }
 }
@@ -412,7 +434,7 @@ fn dup_entry(
         }
         None => match open.kind {
             Kind::Sim { .. } => placeholder(min)?,
-            Kind::Lower | Kind::Unix { .. } | Kind::Pipe { .. } => {
+            Kind::Lower | Kind::Unix { .. } | Kind::Ip { .. } | Kind::Pipe { .. } => {
                 // SAFETY: duplicating our own descriptor.
                 let r = real(|| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, min) });
                 if r < 0 {
@@ -499,7 +521,7 @@ fn sim_file(fd: c_int) -> Option<(Open, File)> {
             let world = world_of(&open)?;
             Some((open, File::Sim(world, sfd, dir)))
         }
-        Kind::Unix { .. } | Kind::Pipe { .. } => None,
+        Kind::Unix { .. } | Kind::Ip { .. } | Kind::Pipe { .. } => None,
     }
 }
 
@@ -516,6 +538,12 @@ pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usiz
             return Route::Sim(Err(libc::ESPIPE));
         }
         return pipe::read(end, buf);
+    }
+    if ip::is_ip(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return ip::recv(fd, buf, 0).map(|(n, _)| n);
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
@@ -545,6 +573,12 @@ pub(crate) fn write(fd: c_int, buf: &[u8], offset: Option<u64>) -> Route<usize> 
             return Route::Sim(Err(libc::ESPIPE));
         }
         return pipe::write(end, buf);
+    }
+    if ip::is_ip(fd) {
+        if offset.is_some() {
+            return Route::Sim(Err(libc::ESPIPE));
+        }
+        return ip::send(fd, buf, 0, None);
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;

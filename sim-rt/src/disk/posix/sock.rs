@@ -53,23 +53,6 @@ pub(crate) fn is_unix(fd: c_int) -> bool {
     matches!(table::kind(fd), Some(Kind::Unix { .. }))
 }
 
-/// The errno of a model error.
-fn errno_of(e: &std::io::Error) -> Errno {
-    use std::io::ErrorKind as K;
-    e.raw_os_error().unwrap_or(match e.kind() {
-        K::WouldBlock => libc::EAGAIN,
-        K::ConnectionRefused => libc::ECONNREFUSED,
-        K::ConnectionReset => libc::ECONNRESET,
-        K::BrokenPipe => libc::EPIPE,
-        K::NotConnected => libc::ENOTCONN,
-        K::AddrInUse => libc::EADDRINUSE,
-        K::AlreadyExists => libc::EISCONN,
-        K::Unsupported => libc::EOPNOTSUPP,
-        K::NotFound => libc::ENOENT,
-        _ => libc::EINVAL,
-    })
-}
-
 /// The credentials of the simulated process (the real one's).
 fn cred() -> UnixCred {
     // SAFETY: these calls cannot fail and touch no memory of ours.
@@ -279,7 +262,7 @@ fn target(world: &World, host: HostId, name: UnixName) -> Result<UnixName, Errno
         UnixName::Path(p, _) => {
             let ino = world
                 .fs_op(host, |disk, _| disk.socket_ino(&p))
-                .map_err(|e| errno_of(&e))?;
+                .map_err(|e| super::net_errno(&e))?;
             Ok(UnixName::Path(p, ino))
         }
         UnixName::Unnamed => Err(libc::EINVAL),
@@ -330,7 +313,7 @@ fn blocking<T>(
                     return Route::Sim(Err(e));
                 }
             }
-            r => return Route::Sim(r.map_err(|e| errno_of(&e))),
+            r => return Route::Sim(r.map_err(|e| super::net_errno(&e))),
         }
     }
 }
@@ -377,14 +360,14 @@ pub(crate) fn bind(fd: c_int, addr: &[u8]) -> Route<()> {
     let name = match name {
         UnixName::Path(p, _) => match world.fs_op(open.host, |disk, _| disk.bind_socket(&p)) {
             Ok(ino) => UnixName::Path(p, ino),
-            Err(e) => return Route::Sim(Err(errno_of(&e))),
+            Err(e) => return Route::Sim(Err(super::net_errno(&e))),
         },
         name => name,
     };
     Route::Sim(
         world
             .net_op(|net, _| net.unix_bind(id, name))
-            .map_err(|e| errno_of(&e)),
+            .map_err(|e| super::net_errno(&e)),
     )
 }
 
@@ -397,7 +380,7 @@ pub(crate) fn listen(fd: c_int, backlog: c_int) -> Route<()> {
     Route::Sim(
         world
             .net_op(|net, _| net.unix_listen(id, backlog))
-            .map_err(|e| errno_of(&e)),
+            .map_err(|e| super::net_errno(&e)),
     )
 }
 
@@ -496,7 +479,7 @@ pub(crate) fn shutdown(fd: c_int, how: c_int) -> Route<()> {
     Route::Sim(
         world
             .net_op(|net, _| net.unix_shutdown(id, how))
-            .map_err(|e| errno_of(&e)),
+            .map_err(|e| super::net_errno(&e)),
     )
 }
 
@@ -510,7 +493,7 @@ pub(crate) fn name(fd: c_int, peer: bool) -> Route<UnixName> {
             return Err(libc::ENOTCONN);
         }
         if peer {
-            net.unix_peer_name(id).map_err(|e| errno_of(&e))
+            net.unix_peer_name(id).map_err(|e| super::net_errno(&e))
         } else {
             Ok(net.unix_local_name(id))
         }
@@ -524,7 +507,7 @@ pub(crate) fn take_error(fd: c_int) -> Route<c_int> {
     };
     Route::Sim(Ok(world.net_op(|net, _| {
         if net.exists(Endpoint::Unix(id)) {
-            net.unix_take_error(id).map_or(0, |e| errno_of(&e))
+            net.unix_take_error(id).map_or(0, |e| super::net_errno(&e))
         } else {
             0
         }
@@ -545,40 +528,53 @@ pub(crate) fn peer_cred(fd: c_int) -> Route<UnixCred> {
     }))
 }
 
-/// `setsockopt(SO_RCVTIMEO / SO_SNDTIMEO)`: how long a blocking call
-/// waits (zero: forever).
+/// `setsockopt(SO_RCVTIMEO / SO_SNDTIMEO)` of a simulated socket (Unix,
+/// TCP or UDP): how long a blocking call waits (zero: forever).
 pub(crate) fn set_timeout(fd: c_int, recv: bool, timeout: Duration) -> Route<()> {
-    if unix_of(fd).is_none() {
+    let ours = table::get(fd).is_some_and(|o| {
+        matches!(o.kind, Kind::Unix { .. } | Kind::Ip { .. }) && world_of(&o).is_some()
+    });
+    if !ours {
         return Route::Real;
     }
     let t = (!timeout.is_zero()).then_some(timeout);
-    table::update(fd, |o| {
-        if let Kind::Unix {
+    table::update(fd, |o| match &mut o.kind {
+        Kind::Unix {
             recv_timeout,
             send_timeout,
             ..
-        } = &mut o.kind
-        {
+        }
+        | Kind::Ip {
+            recv_timeout,
+            send_timeout,
+            ..
+        } => {
             if recv {
                 *recv_timeout = t;
             } else {
                 *send_timeout = t;
             }
         }
+        _ => {}
     });
     Route::Sim(Ok(()))
 }
 
 /// `getsockopt(SO_RCVTIMEO / SO_SNDTIMEO)`.
 pub(crate) fn timeout(fd: c_int, recv: bool) -> Route<Duration> {
-    let Some((open, _, _)) = unix_of(fd) else {
+    let Some(open) = table::get(fd).filter(|o| world_of(o).is_some()) else {
         return Route::Real;
     };
-    let Kind::Unix {
+    let (Kind::Unix {
         recv_timeout,
         send_timeout,
         ..
-    } = open.kind
+    }
+    | Kind::Ip {
+        recv_timeout,
+        send_timeout,
+        ..
+    }) = open.kind
     else {
         return Route::Real;
     };
@@ -586,10 +582,14 @@ pub(crate) fn timeout(fd: c_int, recv: bool) -> Route<Duration> {
     Route::Sim(Ok(t.unwrap_or_default()))
 }
 
-/// `ioctl(FIONBIO)`: the blocking mode of a simulated socket or pipe end.
+/// `ioctl(FIONBIO)`: the blocking mode of a simulated socket (Unix, TCP,
+/// UDP) or pipe end.
 pub(crate) fn set_nonblocking(fd: c_int, on: bool) -> Route<()> {
     let ours = table::get(fd).is_some_and(|o| {
-        matches!(o.kind, Kind::Unix { .. } | Kind::Pipe { .. }) && world_of(&o).is_some()
+        matches!(
+            o.kind,
+            Kind::Unix { .. } | Kind::Ip { .. } | Kind::Pipe { .. }
+        ) && world_of(&o).is_some()
     });
     if !ours {
         return Route::Real;

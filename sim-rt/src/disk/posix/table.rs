@@ -71,6 +71,17 @@ pub(crate) enum Kind {
         recv_timeout: Option<std::time::Duration>,
         send_timeout: Option<std::time::Duration>,
     },
+    /// A TCP or UDP socket of the host's network model (`ip.rs`), on the
+    /// real socket `socket(2)` made; `bound` is a fresh TCP socket's
+    /// `bind` address.
+    Ip {
+        obj: IpObj,
+        udp: bool,
+        v6: bool,
+        bound: Option<std::net::SocketAddr>,
+        recv_timeout: Option<std::time::Duration>,
+        send_timeout: Option<std::time::Duration>,
+    },
     /// An end of a pipe of the host's network model (`pipe.rs`), on an end
     /// of a real pipe: for reading, writing, or both (a FIFO opened
     /// `O_RDWR`).
@@ -80,6 +91,8 @@ pub(crate) enum Kind {
         write: bool,
     },
 }
+
+pub(crate) use crate::runtime::net::IpObj;
 
 /// The table, shared by every thread of the process: descriptors are the
 /// process's, and a simulated file opened on one thread is used on

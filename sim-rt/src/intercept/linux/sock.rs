@@ -1,9 +1,9 @@
-//! The interposed socket calls of a simulated Unix domain socket
-//! (`disk::posix::sock` answers them): the ones std and C code use on a
-//! socket beyond those `linux.rs` already routes (`socket`, `bind`,
-//! `connect`, `listen`, `send*`). Each forwards to libc, at the cost of
-//! one thread-local read, outside a simulation or on a descriptor that is
-//! not a simulated socket.
+//! The interposed socket calls of a simulated socket: a Unix domain one
+//! (`disk::posix::sock` answers them) or a TCP or UDP one
+//! (`disk::posix::ip`): the ones std and C code use on a socket beyond
+//! `socket` (`linux.rs`). Each forwards to libc, at the cost of one
+//! thread-local read, outside a simulation or on a descriptor that is not
+//! a simulated socket.
 
 use std::ffi::{c_int, c_ulong, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,7 +13,8 @@ use std::time::Duration;
 use libc::{iovec, msghdr, size_t, sockaddr, socklen_t, ssize_t};
 
 use super::{next, set_errno};
-use crate::disk::posix::{pipe, sock, Route};
+use crate::disk::posix::table::{self, Kind};
+use crate::disk::posix::{ip, pipe, sock, Route};
 use crate::switches::in_simulation;
 
 fn guarded<T>(f: impl FnOnce() -> Route<T>) -> Route<T> {
@@ -27,13 +28,81 @@ fn fail<T: From<i8>>(e: c_int) -> T {
 
 /// Whether `fd` is a simulated socket of a running simulation.
 pub(super) fn is_sim_socket(fd: c_int) -> bool {
-    in_simulation() && sock::is_unix(fd)
+    in_simulation() && is_unix_socket(fd)
 }
 
-/// Whether `fd` is a simulated socket, for a caller that checked
-/// `in_simulation` already (one thread-local read per call outside).
+/// Whether `fd` is a simulated socket (Unix, TCP or UDP), for a caller
+/// that checked `in_simulation` already (one thread-local read per call
+/// outside).
 pub(super) fn is_unix_socket(fd: c_int) -> bool {
-    sock::is_unix(fd)
+    matches!(table::kind(fd), Some(Kind::Unix { .. } | Kind::Ip { .. }))
+}
+
+/// The Unix socket's answer, else the TCP/UDP socket's.
+fn either<T>(unix: Route<T>, ip: impl FnOnce() -> Route<T>) -> Route<T> {
+    match unix {
+        Route::Real => ip(),
+        r => r,
+    }
+}
+
+/// `bind` of a simulated socket.
+pub(super) fn bind(fd: c_int, addr: &[u8]) -> Route<()> {
+    guarded(|| either(sock::bind(fd, addr), || ip::bind(fd, addr)))
+}
+
+/// `connect` of a simulated socket.
+pub(super) fn connect(fd: c_int, addr: &[u8]) -> Route<()> {
+    guarded(|| either(sock::connect(fd, addr), || ip::connect(fd, addr)))
+}
+
+/// `listen` of a simulated socket.
+pub(super) fn listen(fd: c_int, backlog: c_int) -> Route<()> {
+    guarded(|| either(sock::listen(fd, backlog), || ip::listen(fd)))
+}
+
+/// `sendto` (or `send` with no address) of a simulated socket.
+pub(super) fn send(fd: c_int, buf: &[u8], flags: c_int, to: Option<&[u8]>) -> Route<usize> {
+    guarded(|| {
+        either(sock::send(fd, buf, flags, to), || {
+            ip::send(fd, buf, flags, to)
+        })
+    })
+}
+
+/// `recvfrom` of a simulated socket: the bytes and the sender's address
+/// as a `sockaddr`'s bytes (a datagram's).
+fn sim_recv(fd: c_int, buf: &mut [u8], flags: c_int) -> Route<(usize, Option<Vec<u8>>)> {
+    guarded(|| {
+        if sock::is_unix(fd) {
+            sock::recv(fd, buf, flags).map(|(n, from)| (n, from.map(|f| sock::sockaddr_of(&f))))
+        } else {
+            ip::recv(fd, buf, flags).map(|(n, from)| (n, from.map(|f| ip::sockaddr_bytes(&f))))
+        }
+    })
+}
+
+/// `accept4` of a simulated socket: the new descriptor and the peer's
+/// address bytes.
+fn sim_accept(fd: c_int, flags: c_int) -> Route<(c_int, Vec<u8>)> {
+    guarded(|| {
+        if sock::is_unix(fd) {
+            sock::accept(fd, flags).map(|(new, peer)| (new, sock::sockaddr_of(&peer)))
+        } else {
+            ip::accept(fd, flags).map(|(new, peer)| (new, ip::sockaddr_bytes(&peer)))
+        }
+    })
+}
+
+/// `getsockname`/`getpeername` of a simulated socket, as bytes.
+fn name(fd: c_int, peer: bool) -> Route<Vec<u8>> {
+    guarded(|| {
+        if sock::is_unix(fd) {
+            sock::name(fd, peer).map(|n| sock::sockaddr_of(&n))
+        } else {
+            ip::name(fd, peer).map(|a| ip::sockaddr_bytes(&a))
+        }
+    })
 }
 
 /// Answers a call returning 0 or -1.
@@ -67,17 +136,16 @@ pub(super) unsafe fn addr_bytes<'a>(addr: *const sockaddr, len: socklen_t) -> &'
     unsafe { std::slice::from_raw_parts(addr.cast(), len as usize) }
 }
 
-/// Writes `name` to a caller's `sockaddr` of `*len` bytes, truncated, and
-/// its full length to `*len`.
+/// Writes an address's `bytes` to a caller's `sockaddr` of `*len` bytes,
+/// truncated, and their full length to `*len`.
 ///
 /// # Safety
 ///
 /// `addr` is null or valid for `*len` bytes; `len` is null or valid.
-unsafe fn put_name(name: &sim_net::UnixName, addr: *mut sockaddr, len: *mut socklen_t) {
+unsafe fn put_name(bytes: &[u8], addr: *mut sockaddr, len: *mut socklen_t) {
     if addr.is_null() || len.is_null() {
         return;
     }
-    let bytes = sock::sockaddr_of(name);
     // SAFETY: the caller's buffer and length.
     unsafe {
         let room = *len as usize;
@@ -123,7 +191,7 @@ pub(super) unsafe fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> Rou
     // SAFETY: `msg_name` is null or valid for `msg_namelen` bytes.
     let to =
         (!m.msg_name.is_null()).then(|| unsafe { addr_bytes(m.msg_name.cast(), m.msg_namelen) });
-    guarded(|| sock::send(fd, &buf, flags, to))
+    send(fd, &buf, flags, to)
 }
 
 /// `pipe2` inside a simulation: a simulated pipe into `fds`.
@@ -209,7 +277,7 @@ interpose! {
         if !is_sim_socket(fd) {
             return real();
         }
-        match guarded(|| sock::accept(fd, 0)) {
+        match sim_accept(fd, 0) {
             Route::Sim(Ok((new, peer))) => {
                 // SAFETY: the caller's address buffer.
                 unsafe { put_name(&peer, addr, len) };
@@ -229,7 +297,7 @@ interpose! {
         if !is_sim_socket(fd) {
             return real();
         }
-        match guarded(|| sock::accept(fd, flags)) {
+        match sim_accept(fd, flags) {
             Route::Sim(Ok((new, peer))) => {
                 // SAFETY: the caller's address buffer.
                 unsafe { put_name(&peer, addr, len) };
@@ -251,7 +319,7 @@ interpose! {
         }
         // SAFETY: the caller's buffer.
         let buf = unsafe { bytes_mut(buf, len) };
-        count(guarded(|| sock::recv(fd, buf, flags).map(|(n, _)| n)), real)
+        count(sim_recv(fd, buf, flags).map(|(n, _)| n), real)
     }
 
     /// Interposed `recvfrom`.
@@ -272,7 +340,7 @@ interpose! {
         }
         // SAFETY: the caller's buffer.
         let data = unsafe { bytes_mut(buf, len) };
-        match guarded(|| sock::recv(fd, data, flags)) {
+        match sim_recv(fd, data, flags) {
             Route::Sim(Ok((n, from))) => {
                 if let Some(from) = from {
                     // SAFETY: the caller's address buffer.
@@ -302,7 +370,7 @@ interpose! {
         // SAFETY: the caller's msghdr.
         let iov = unsafe { iovecs(msg) };
         let mut data = vec![0u8; iov.iter().map(|v| v.iov_len).sum()];
-        match guarded(|| sock::recv(fd, &mut data, flags)) {
+        match sim_recv(fd, &mut data, flags) {
             Route::Sim(Ok((n, from))) => {
                 let mut rest = &data[..n];
                 for v in iov {
@@ -337,7 +405,10 @@ interpose! {
         if !is_sim_socket(fd) {
             return real();
         }
-        status(guarded(|| sock::shutdown(fd, how)), real)
+        status(
+            guarded(|| either(sock::shutdown(fd, how), || ip::shutdown(fd, how))),
+            real,
+        )
     }
 
     /// Interposed `getsockname`.
@@ -349,7 +420,7 @@ interpose! {
         if !is_sim_socket(fd) {
             return real();
         }
-        match guarded(|| sock::name(fd, false)) {
+        match name(fd, false) {
             Route::Sim(Ok(name)) => {
                 // SAFETY: the caller's address buffer.
                 unsafe { put_name(&name, addr, len) };
@@ -369,7 +440,7 @@ interpose! {
         if !is_sim_socket(fd) {
             return real();
         }
-        match guarded(|| sock::name(fd, true)) {
+        match name(fd, true) {
             Route::Sim(Ok(name)) => {
                 // SAFETY: the caller's address buffer.
                 unsafe { put_name(&name, addr, len) };
@@ -401,7 +472,9 @@ interpose! {
         // checked first.
         let room = unsafe { *len } as usize;
         match name {
-            libc::SO_ERROR if room >= size_of::<c_int>() => match guarded(|| sock::take_error(fd)) {
+            libc::SO_ERROR if room >= size_of::<c_int>() => match guarded(|| {
+                either(sock::take_error(fd), || ip::take_error(fd))
+            }) {
                 Route::Sim(Ok(e)) => {
                     unsafe {
                         *value.cast::<c_int>() = e;
@@ -506,7 +579,7 @@ interpose! {
                 _ => real(),
             };
         }
-        if !sock::is_unix(fd) {
+        if !is_unix_socket(fd) {
             return real();
         }
         if request == libc::FIONBIO {
@@ -514,7 +587,7 @@ interpose! {
             let on = unsafe { *arg.cast::<c_int>() } != 0;
             return status(guarded(|| sock::set_nonblocking(fd, on)), real);
         }
-        match guarded(|| sock::queued(fd)) {
+        match guarded(|| either(sock::queued(fd), || ip::queued(fd))) {
             Route::Sim(Ok(n)) => {
                 // SAFETY: FIONREAD takes an int.
                 unsafe { *arg.cast::<c_int>() = n };

@@ -10,7 +10,7 @@ use std::future::poll_fn;
 use std::io;
 use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::task::{Context, Poll};
 
 use sim_net::{Endpoint, ListenerId, Readiness};
@@ -67,6 +67,9 @@ pub struct TcpListener {
     /// exists: the placeholder holds it then.
     ttl: AtomicU32,
     fd: Placeholder,
+    /// Handed over to a std listener (`into_std`): the drop leaves the
+    /// listener open.
+    handed_over: AtomicBool,
 }
 
 impl TcpListener {
@@ -126,19 +129,19 @@ impl TcpListener {
             id,
             ttl: AtomicU32::new(DEFAULT_TTL),
             fd,
+            handed_over: AtomicBool::new(false),
         })
     }
 
     /// Simulated/own version of
     /// [`tokio::net::TcpListener::from_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.from_std):
-    /// always fails, since a std listener is a real OS socket.
+    /// the listener a std listener made inside the simulation is (std's
+    /// sockets there are simulated).
     ///
     /// # Errors
     ///
-    /// `Unsupported`, with a message saying to bind the listener inside the
-    /// simulation ([`TcpListener::bind`] or
-    /// [`TcpSocket::listen`](crate::net::TcpSocket::listen)). The std
-    /// listener is closed.
+    /// `Unsupported` for a real std listener, made outside the simulation,
+    /// or one with a `try_clone` still open; it is closed.
     ///
     /// # Panics
     ///
@@ -146,26 +149,41 @@ impl TcpListener {
     ///
     /// # Differences from tokio
     ///
-    /// Tokio registers the socket with its reactor; a real socket cannot
-    /// join the simulated network.
+    /// None for a std listener made inside the simulation.
     #[track_caller]
     pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
-        fd::refuse_from_std(listener, "TcpListener::from_std")
+        let (io, obj, socket) = fd::adopt_std(listener.into(), "TcpListener::from_std")?;
+        let crate::runtime::net::IpObj::Listener(id) = obj else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "TcpListener::from_std: the socket is not listening",
+            ));
+        };
+        Ok(TcpListener {
+            io,
+            id,
+            ttl: AtomicU32::new(DEFAULT_TTL),
+            fd: Placeholder::with(socket),
+            handed_over: AtomicBool::new(false),
+        })
     }
 
     /// Simulated/own version of
     /// [`tokio::net::TcpListener::into_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpListener.html#method.into_std):
-    /// always fails, since a simulated listener has no OS socket.
+    /// a std listener on the same simulated listener, non-blocking.
     ///
     /// # Errors
     ///
-    /// `Unsupported`. The listener is dropped, which closes it.
+    /// When the simulation is gone.
     ///
     /// # Differences from tokio
     ///
-    /// Tokio hands over its OS socket; a simulated listener has none.
+    /// The std listener's fd is a new one.
     pub fn into_std(self) -> io::Result<std::net::TcpListener> {
-        Err(fd::into_std_unsupported("TcpListener::into_std"))
+        let v6 = matches!(self.local_addr(), Ok(SocketAddr::V6(_)));
+        let fd = fd::hand_over_std(&self.io, crate::runtime::net::IpObj::Listener(self.id), v6)?;
+        self.handed_over.store(true, Ordering::Relaxed);
+        Ok(fd.into())
     }
 
     /// The placeholder fd, created now (with the stored TTL) if needed.
@@ -295,7 +313,11 @@ impl Drop for TcpListener {
     /// Closes the listener; connections still queued are reset.
     fn drop(&mut self) {
         let id = self.id;
-        self.io
-            .close(self.endpoint(), |net, now| net.tcp_close_listener(id, now));
+        let kept = *self.handed_over.get_mut();
+        self.io.close(self.endpoint(), |net, now| {
+            if !kept {
+                net.tcp_close_listener(id, now)
+            }
+        });
     }
 }

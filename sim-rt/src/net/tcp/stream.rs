@@ -106,6 +106,9 @@ pub struct TcpStream {
     fd: Placeholder,
     /// The readiness tokio would still have cached (shared by the halves).
     assumed: Assumed,
+    /// Handed over to a std stream (`into_std`): the drop leaves the
+    /// connection open.
+    handed_over: AtomicBool,
 }
 
 impl TcpStream {
@@ -122,6 +125,7 @@ impl TcpStream {
             ttl: AtomicU32::new(ttl),
             linger: Mutex::new(None),
             fd: Placeholder::lazy(),
+            handed_over: AtomicBool::new(false),
         }
     }
 
@@ -932,14 +936,14 @@ impl TcpStream {
 
     /// Simulated/own version of
     /// [`tokio::net::TcpStream::from_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.from_std):
-    /// always fails, since a std stream is a real OS connection.
+    /// the stream a std stream made inside the simulation is (std's
+    /// sockets there are simulated); its socket becomes the raw fd.
     ///
     /// # Errors
     ///
-    /// `Unsupported`, with a message saying to create the stream inside the
-    /// simulation ([`TcpStream::connect`], or
-    /// [`TcpSocket`](crate::net::TcpSocket) for a socket2 socket). The std
-    /// stream is closed.
+    /// `Unsupported` for a real std stream, made outside the simulation (it
+    /// cannot join the simulated network), or one with a `try_clone` still
+    /// open; the std stream is closed.
     ///
     /// # Panics
     ///
@@ -947,26 +951,38 @@ impl TcpStream {
     ///
     /// # Differences from tokio
     ///
-    /// Tokio registers the socket with its reactor; a real socket cannot
-    /// join the simulated network.
+    /// None for a std stream made inside the simulation.
     #[track_caller]
     pub fn from_std(stream: std::net::TcpStream) -> io::Result<TcpStream> {
-        fd::refuse_from_std(stream, "TcpStream::from_std")
+        let (io, obj, socket) = fd::adopt_std(stream.into(), "TcpStream::from_std")?;
+        let crate::runtime::net::IpObj::Conn(conn) = obj else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "TcpStream::from_std: the socket is not a connection",
+            ));
+        };
+        let mut stream = TcpStream::new(io, conn, DEFAULT_TTL, Assumed::new(false, false));
+        stream.fd = Placeholder::with(socket);
+        Ok(stream)
     }
 
     /// Simulated/own version of
     /// [`tokio::net::TcpStream::into_std`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.into_std):
-    /// always fails, since a simulated stream has no OS socket.
+    /// a std stream on the same simulated connection, in non-blocking mode
+    /// as tokio hands it over (its calls reach the simulation).
     ///
     /// # Errors
     ///
-    /// `Unsupported`. The stream is dropped, which closes the connection.
+    /// When the simulation is gone.
     ///
     /// # Differences from tokio
     ///
-    /// Tokio hands over its OS socket; a simulated stream has none.
+    /// The std stream's fd is a new one (tokio hands over its own).
     pub fn into_std(self) -> io::Result<std::net::TcpStream> {
-        Err(fd::into_std_unsupported("TcpStream::into_std"))
+        let v6 = matches!(self.local_addr(), Ok(SocketAddr::V6(_)));
+        let fd = fd::hand_over_std(&self.io, crate::runtime::net::IpObj::Conn(self.conn), v6)?;
+        self.handed_over.store(true, Ordering::Relaxed);
+        Ok(fd.into())
     }
 
     /// The placeholder fd, created now (with the options stored so far) if
@@ -1172,12 +1188,12 @@ impl Drop for TcpStream {
                 .unwrap_or_else(PoisonError::into_inner),
         };
         let abort = linger.is_some_and(|d| d.is_zero());
-        self.io.close(self.endpoint(), |net, now| {
-            if abort {
-                net.tcp_abort(conn, now)
-            } else {
-                net.tcp_close(conn, now)
-            }
-        });
+        let kept = *self.handed_over.get_mut();
+        self.io
+            .close(self.endpoint(), |net, now| match (kept, abort) {
+                (true, _) => {}
+                (false, true) => net.tcp_abort(conn, now),
+                (false, false) => net.tcp_close(conn, now),
+            });
     }
 }

@@ -80,7 +80,7 @@ impl UnixIo {
     pub(crate) fn from_fd(fd: OwnedFd, ty: UnixType, item: &str) -> io::Result<UnixIo> {
         let (world, _, _) = NetIo::current()?;
         let raw = fd.as_raw_fd();
-        let Some((id, host)) = crate::disk::posix::sock::take(raw) else {
+        let Some((id, host)) = crate::net::fd::unix_take(raw) else {
             drop(fd);
             return Err(crate::net::fd::from_std_unsupported(item));
         };
@@ -100,7 +100,7 @@ impl UnixIo {
     /// non-blocking mode, for a std socket; this handle lets it go.
     pub(crate) fn into_fd(self) -> io::Result<OwnedFd> {
         let world = self.io.world()?;
-        let fd = crate::disk::posix::sock::hand_over(&world, self.io.host(), self.id)?;
+        let fd = crate::net::fd::unix_hand_over(&world, self.io.host(), self.id)?;
         self.handed_over.store(true, Ordering::Relaxed);
         Ok(fd)
     }

@@ -227,7 +227,7 @@ impl PipeIo {
     #[track_caller]
     fn from_fd(fd: OwnedFd, item: &str) -> io::Result<PipeIo> {
         let (world, _, _) = NetIo::current()?;
-        let Some((id, host)) = crate::disk::posix::pipe::pipe_of(fd.as_raw_fd()) else {
+        let Some((id, host)) = crate::net::fd::pipe_of(fd.as_raw_fd()) else {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!(

@@ -536,11 +536,16 @@ impl World {
         }
     }
 
-    /// Whether the owner thread may run simulated threads while it blocks:
-    /// some thread lives, and the world is not in use (a wait inside the
+    /// Whether the owner thread may run simulated threads (or, on a
+    /// multi-thread runtime, tasks) while it blocks: some thread lives or
+    /// other workers exist, and the world is not in use (a wait inside the
     /// runtime's own code waits for real).
     fn can_block_owner(&self) -> bool {
-        self.core.try_borrow_mut().is_ok() && self.threads.try_borrow().is_ok_and(|t| t.live() > 0)
+        let Ok(core) = self.core.try_borrow_mut() else {
+            return false;
+        };
+        // Other workers of a multi-thread runtime run tasks meanwhile.
+        core.config.workers > 1 || self.threads.try_borrow().is_ok_and(|t| t.live() > 0)
     }
 
     /// A join of thread `number` by the owner thread: runs the simulated
@@ -550,14 +555,24 @@ impl World {
     }
 
     /// Runs the simulated threads (the scheduler's pick among the runnable
-    /// ones, one turn at a time) and moves the clock to the next timer when
-    /// none can run, until `done`: the owner thread is blocked, inside a
+    /// ones, one turn at a time; on a multi-thread runtime with more than
+    /// one worker, the runnable tasks too, as the other workers would),
+    /// delivers the packets that can arrive,
+    /// and moves the clock to the next timer or packet when nothing else
+    /// can happen, until `done`: the owner thread is blocked, inside a
     /// poll whose task is current. Tasks woken meanwhile run after that
     /// poll, as on a current-thread runtime whose only worker blocks.
     /// Returns whether `done` holds (false: nothing could run, nothing was
     /// due).
     pub(crate) fn block_owner(&self, done: &dyn Fn(&World) -> bool) -> bool {
-        self.run_blocked(done, false)
+        // Inside the runtime's own code (the world in use) nothing can run.
+        if self.core.try_borrow_mut().is_err() || self.net.try_borrow_mut().is_err() {
+            return false;
+        }
+        // On a multi-thread runtime the other workers go on running tasks
+        // while this one blocks (with one worker, nothing else runs).
+        let other_workers = self.core.borrow().config.workers > 1;
+        self.run_blocked(done, other_workers)
     }
 
     /// Runs `fut` to completion inside the current poll: a `block_on` of
@@ -610,6 +625,34 @@ impl World {
             if self.door.knocked() {
                 self.admit_guests();
             }
+            // The kernel does not wait for the blocked worker: a packet
+            // that can arrive now arrives first (the first in send order:
+            // the scheduler is not asked), and one that must arrive before
+            // a poll would end arrives before the poll.
+            let now = self.now();
+            let (first, window, latest) = {
+                let mut st = self.net.borrow_mut();
+                let (deliverable, window, latest) = st.schedule(now);
+                (deliverable.get(0), window, latest)
+            };
+            if let Some(packet) = first {
+                self.deliver(packet);
+                continue;
+            }
+            let cost = {
+                let core = self.core.borrow();
+                if core.work_moves_clock {
+                    core.config.poll_cost
+                } else {
+                    Duration::ZERO
+                }
+            };
+            if let (Some(w), Some(l)) = (window, latest) {
+                if l < now + cost && w <= l {
+                    self.move_clock_to(w);
+                    continue;
+                }
+            }
             match self.take_runnable(tasks) {
                 Some(key) => {
                     self.run_task(key);
@@ -623,19 +666,25 @@ impl World {
                         );
                     }
                 }
-                None if tasks || self.threads.borrow().live() > 0 => {
-                    // A thread may sleep: time passes while the worker
-                    // blocks.
-                    let next = {
-                        let mut core = self.core.borrow_mut();
-                        core.timers.next_deadline()
+                None => {
+                    // A thread may sleep, a packet may be on its way:
+                    // time passes while the worker blocks.
+                    let timer = self.core.borrow_mut().timers.next_deadline();
+                    let timer = timer.filter(|_| tasks || self.threads.borrow().live() > 0);
+                    let next = match (timer, window) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
                     };
                     match next {
-                        Some(at) if at <= self.core.borrow().time_limit => self.move_clock_to(at),
+                        Some(at)
+                            if at <= self.core.borrow().time_limit
+                                && latest.is_none_or(|l| at <= l) =>
+                        {
+                            self.move_clock_to(at)
+                        }
                         _ => return false,
                     }
                 }
-                None => return false,
             }
         }
     }

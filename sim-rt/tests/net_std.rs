@@ -1,0 +1,129 @@
+//! std's TCP and UDP sockets inside a simulation (`std::net`, through the
+//! interposed socket calls): on the simulated network, blocking as
+//! simulated threads block, converted to and from tokio's types.
+
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
+
+mod net_support;
+mod rt_support;
+
+use std::io::{ErrorKind, Read, Write};
+use std::time::Duration;
+
+use sim_rt::io::{AsyncReadExt, AsyncWriteExt};
+use sim_rt::net::{TcpListener, TcpStream};
+use sim_rt::runtime::Builder;
+use sim_rt::sim;
+
+fn run<F: std::future::Future>(future: F) -> F::Output {
+    Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("building a simulation cannot fail")
+        .block_on(future)
+}
+
+/// tokio's `tcp_peek` shape: a std listener, a std thread accepting, a
+/// blocking std connect from the task (the simulation delivers the
+/// handshake while the task blocks), then the stream handed to tokio.
+#[test]
+fn a_std_listener_and_a_blocking_connect_from_a_task() {
+    run(async {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        assert_ne!(addr.port(), 0);
+        let t = std::thread::spawn(move || listener.accept().unwrap().0);
+        let left = std::net::TcpStream::connect(addr).unwrap();
+        let mut right = t.join().unwrap();
+        right.write_all(&[1, 2, 3, 4]).unwrap();
+        let mut left = TcpStream::from_std(left).unwrap();
+        let mut buf = [0; 4];
+        left.peek(&mut buf).await.unwrap();
+        left.read_exact(&mut buf).await.unwrap();
+        assert_eq!(buf, [1, 2, 3, 4]);
+        left.write_all(b"ok").await.unwrap();
+        let mut two = [0; 2];
+        right.read_exact(&mut two).unwrap();
+        assert_eq!(&two, b"ok");
+        // Nothing listens on port 9: refused, as on Linux.
+        let err = std::net::TcpStream::connect("127.0.0.1:9").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ConnectionRefused);
+    });
+}
+
+/// A blocking std client on a std thread talks to a tokio server on
+/// another host, by name; a partition makes its read time out as
+/// configured (`set_read_timeout`), in simulated time.
+#[test]
+fn a_blocking_client_on_a_thread_reaches_another_host_and_times_out() {
+    let (reply, timed_out, waited) = run(async {
+        sim::host("server").start(|| async {
+            let l = TcpListener::bind("0.0.0.0:80").await.unwrap();
+            while let Ok((mut s, _)) = l.accept().await {
+                sim_rt::spawn(async move {
+                    let mut buf = [0; 4];
+                    while s.read_exact(&mut buf).await.is_ok() {
+                        s.write_all(&buf).await.unwrap();
+                    }
+                });
+            }
+        });
+        sim_rt::time::sleep(Duration::from_millis(1)).await;
+        let (replied, reply) = sim_rt::sync::oneshot::channel();
+        let client = std::thread::spawn(move || {
+            let mut s = std::net::TcpStream::connect("server:80").unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+            s.write_all(b"ping").unwrap();
+            let mut buf = [0; 4];
+            s.read_exact(&mut buf).unwrap();
+            // The test partitions the hosts now.
+            replied.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+            s.write_all(b"lost").unwrap();
+            let start = std::time::Instant::now();
+            let err = s.read(&mut buf).unwrap_err();
+            (buf, err.kind(), start.elapsed())
+        });
+        reply.await.unwrap();
+        let main = sim::current_host();
+        sim::partition(main, "server");
+        let (buf, kind, waited) = sim_rt::task::spawn_blocking(move || client.join().unwrap())
+            .await
+            .unwrap();
+        (buf, kind, waited)
+    });
+    assert_eq!(&reply, b"ping");
+    assert_eq!(timed_out, ErrorKind::WouldBlock);
+    assert!(
+        (Duration::from_secs(2)..Duration::from_millis(2100)).contains(&waited),
+        "{waited:?}"
+    );
+}
+
+/// std's UDP sockets made inside the simulation exchange datagrams and
+/// convert to tokio's.
+#[test]
+fn std_udp_sockets_are_simulated() {
+    run(async {
+        let a = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let b = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let a_addr = a.local_addr().unwrap();
+        b.send_to(b"hello", a_addr).unwrap();
+        let a = sim_rt::net::UdpSocket::from_std(a).unwrap();
+        let mut buf = [0; 8];
+        let (n, from) = a.recv_from(&mut buf).await.unwrap();
+        assert_eq!((&buf[..n], from), (&b"hello"[..], b.local_addr().unwrap()));
+        let a = a.into_std().unwrap();
+        a.send_to(b"back", b.local_addr().unwrap()).unwrap();
+        b.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+        let t = std::thread::spawn(move || {
+            let mut buf = [0; 8];
+            let (n, _) = b.recv_from(&mut buf).unwrap();
+            buf[..n].to_vec()
+        });
+        let got = sim_rt::task::spawn_blocking(move || t.join().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(got, b"back");
+    });
+}
