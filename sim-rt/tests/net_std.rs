@@ -127,3 +127,28 @@ fn std_udp_sockets_are_simulated() {
         assert_eq!(got, b"back");
     });
 }
+
+/// tokio's `tcp_accept_ready` shape: a task spins with socket2's `peek` on
+/// a tokio stream's raw fd and `std::thread::yield_now` until the bytes a
+/// std client sent have arrived: the raw fd is a view of the simulated
+/// connection, and each yield lets a packet arrive.
+#[test]
+fn spinning_on_a_raw_fd_peek_sees_the_bytes_arrive() {
+    run(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        client.write_all(b"hello").unwrap();
+        let (s, _) = listener.accept().await.unwrap();
+        let sock = socket2::SockRef::from(&s);
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 8];
+        let mut spins = 0;
+        while !matches!(sock.peek(&mut buf), Ok(n) if n >= 5) {
+            spins += 1;
+            assert!(spins < 1_000, "the bytes never arrived");
+            std::thread::yield_now();
+        }
+        let mut got = [0u8; 16];
+        assert_eq!(s.try_read(&mut got).unwrap(), 5);
+        assert_eq!(&got[..5], b"hello");
+    });
+}

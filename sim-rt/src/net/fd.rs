@@ -158,9 +158,18 @@ pub(crate) fn from_std_unsupported(item: &str) -> io::Error {
     not(target_feature = "crt-static")
 ))]
 mod posix {
-    pub(crate) use crate::disk::posix::ip::{hand_over as ip_hand_over, take as ip_take};
+    pub(crate) use crate::disk::posix::ip::{
+        hand_over as ip_hand_over, register_view as ip_register_view, take as ip_take,
+    };
+
+    /// Forgets a view registered on `fd` (the handle closes its socket).
+    pub(crate) fn forget_view(fd: std::os::fd::RawFd) {
+        crate::disk::posix::table::remove(fd);
+    }
     pub(crate) use crate::disk::posix::pipe::pipe_of;
-    pub(crate) use crate::disk::posix::sock::{hand_over as unix_hand_over, take as unix_take};
+    pub(crate) use crate::disk::posix::sock::{
+        hand_over as unix_hand_over, register_view as unix_register_view, take as unix_take,
+    };
 }
 
 #[cfg(not(all(
@@ -204,9 +213,40 @@ mod posix {
     pub(crate) fn pipe_of(_: RawFd) -> Option<(sim_net::PipeId, HostId)> {
         None
     }
+
+    pub(crate) fn ip_register_view(_: &World, _: HostId, _: RawFd, _: IpObj, _: bool) {}
+
+    pub(crate) fn unix_register_view(_: &World, _: HostId, _: RawFd, _: sim_net::UnixId) {}
+
+    pub(crate) fn forget_view(_: RawFd) {}
 }
 
-pub(crate) use self::posix::{pipe_of, unix_hand_over, unix_take};
+pub(crate) use self::posix::{forget_view, pipe_of, unix_hand_over, unix_take};
+
+/// As [`register_view`], for a tokio Unix socket's placeholder.
+pub(crate) fn register_unix_view(
+    io: &super::io::NetIo,
+    fd: std::os::fd::RawFd,
+    id: sim_net::UnixId,
+) {
+    if let Ok(world) = io.world() {
+        posix::unix_register_view(&world, io.host(), fd, id);
+    }
+}
+
+/// Makes `fd`, the placeholder of a tokio socket whose model socket is
+/// `obj`, a view of it for calls made on the raw fd (see
+/// `disk::posix::ip::register_view`).
+pub(crate) fn register_view(
+    io: &super::io::NetIo,
+    fd: std::os::fd::RawFd,
+    obj: crate::runtime::net::IpObj,
+    v6: bool,
+) {
+    if let Ok(world) = io.world() {
+        posix::ip_register_view(&world, io.host(), fd, obj, v6);
+    }
+}
 
 /// `from_std` of a std socket: the model socket behind it when it was
 /// made inside this simulation (the std socket becomes its placeholder),

@@ -649,3 +649,29 @@ pub(crate) fn queued(fd: c_int) -> Route<c_int> {
     });
     Route::Sim(Ok(c_int::try_from(n).unwrap_or(c_int::MAX)))
 }
+
+/// Registers `fd`, a tokio socket's placeholder, as a view of its model
+/// socket `obj`: calls made on the raw fd (socket2's `peek`, `SO_ERROR`)
+/// reach the simulated socket. The handle closes the model socket itself
+/// and forgets the view first ([`table::remove`]).
+pub(crate) fn register_view(world: &World, host: HostId, fd: c_int, obj: IpObj, v6: bool) {
+    table::insert(
+        fd,
+        Open {
+            world: world.id,
+            host,
+            kind: Kind::Ip {
+                obj,
+                udp: matches!(obj, IpObj::Udp(_)),
+                v6,
+                bound: None,
+                recv_timeout: None,
+                send_timeout: None,
+            },
+            path: PathBuf::new(),
+            flags: libc::O_RDWR | libc::O_NONBLOCK,
+            cloexec: true,
+            dir_pos: 0,
+        },
+    );
+}

@@ -617,3 +617,10 @@ pub(crate) fn queued(fd: c_int) -> Route<c_int> {
         }
     })))
 }
+
+/// Registers `fd`, a tokio Unix socket's placeholder, as a view of model
+/// socket `id`: calls made on the raw fd (socket2's `peek`) reach it. The
+/// handle closes the model socket itself and forgets the view first.
+pub(crate) fn register_view(world: &World, host: HostId, fd: c_int, id: UnixId) {
+    table::insert(fd, entry(world, host, id, true, true));
+}

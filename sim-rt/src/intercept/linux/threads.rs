@@ -503,7 +503,10 @@ interpose! {
     }
 
     /// Interposed `sched_yield` (`std::thread::yield_now`): a simulated
-    /// thread goes behind every runnable task and thread.
+    /// thread goes behind every runnable task and thread; the owner thread
+    /// spinning inside a poll lets one thing happen (a packet arrive, a
+    /// thread run, the clock move), as a real spin lets the kernel and the
+    /// other threads go on.
     ///
     /// # Safety
     ///
@@ -512,6 +515,13 @@ interpose! {
         if in_simulation() && threads::on_turn() {
             threads::block(Op::Yield);
             return 0;
+        }
+        // The owner thread spinning inside a poll: the kernel and the
+        // other threads go on meanwhile.
+        if in_simulation() {
+            if let Some(world) = crate::runtime::context::try_current_quiet() {
+                let _ = catch_unwind(AssertUnwindSafe(|| world.owner_yield()));
+            }
         }
         if !in_simulation() && door::owner_may_drive() {
             let _ = catch_unwind(AssertUnwindSafe(|| {

@@ -988,14 +988,23 @@ impl TcpStream {
     /// The placeholder fd, created now (with the options stored so far) if
     /// needed.
     fn placeholder(&self) -> &Socket {
-        self.fd
-            .get_or_create(fd::domain_of(self.local_addr()), Kind::Tcp, |s| {
-                // The stored values were valid when set; a refusal here
-                // (IP_TTL on some IPv6 stacks) leaves the kernel's default.
-                let _ = s.set_tcp_nodelay(self.nodelay.load(Ordering::Relaxed));
-                let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
-                let _ = s.set_linger(*self.linger.lock().unwrap_or_else(PoisonError::into_inner));
-            })
+        let domain = fd::domain_of(self.local_addr());
+        self.fd.get_or_create(domain, Kind::Tcp, |s| {
+            // The stored values were valid when set; a refusal here
+            // (IP_TTL on some IPv6 stacks) leaves the kernel's default.
+            let _ = s.set_tcp_nodelay(self.nodelay.load(Ordering::Relaxed));
+            let _ = s.set_ttl_v4(self.ttl.load(Ordering::Relaxed));
+            let _ = s.set_linger(*self.linger.lock().unwrap_or_else(PoisonError::into_inner));
+            // Calls on the raw fd (socket2's `peek`, `SO_ERROR`) reach the
+            // simulated connection.
+            use std::os::fd::AsRawFd;
+            fd::register_view(
+                &self.io,
+                s.as_raw_fd(),
+                crate::runtime::net::IpObj::Conn(self.conn),
+                domain == socket2::Domain::IPV6,
+            );
+        })
     }
 
     /// Simulated [`tokio::net::TcpStream::split`](https://docs.rs/tokio/1/tokio/net/struct.TcpStream.html#method.split): borrows the stream as a
@@ -1189,6 +1198,10 @@ impl Drop for TcpStream {
         };
         let abort = linger.is_some_and(|d| d.is_zero());
         let kept = *self.handed_over.get_mut();
+        if let Some(s) = self.fd.get() {
+            use std::os::fd::AsRawFd;
+            fd::forget_view(s.as_raw_fd());
+        }
         self.io
             .close(self.endpoint(), |net, now| match (kept, abort) {
                 (true, _) => {}

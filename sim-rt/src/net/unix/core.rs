@@ -412,7 +412,10 @@ impl UnixIo {
             UnixType::Datagram => Kind::UnixDatagram,
         };
         self.fd
-            .get_or_create(socket2::Domain::UNIX, kind, |_| {})
+            .get_or_create(socket2::Domain::UNIX, kind, |s| {
+                // Calls on the raw fd (socket2's `peek`) reach the socket.
+                crate::net::fd::register_unix_view(&self.io, s.as_raw_fd(), self.id);
+            })
             .as_raw_fd()
     }
 }
@@ -421,6 +424,9 @@ impl Drop for UnixIo {
     fn drop(&mut self) {
         let id = self.id;
         let keep = self.handed_over.load(Ordering::Relaxed);
+        if let Some(s) = self.fd.get() {
+            crate::net::fd::forget_view(s.as_raw_fd());
+        }
         self.io.close(self.endpoint(), |net, _| {
             if !keep {
                 net.unix_close(id)

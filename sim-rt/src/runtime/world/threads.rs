@@ -617,73 +617,96 @@ impl World {
     /// tasks run too (all but the main future and the tasks being polled),
     /// and the clock moves whether or not a thread lives.
     pub(super) fn run_blocked(&self, done: &dyn Fn(&World) -> bool, tasks: bool) -> bool {
-        let outer = self.core.borrow().current;
         loop {
             if done(self) {
                 return true;
             }
-            if self.door.knocked() {
-                self.admit_guests();
+            if !self.blocked_step(tasks) {
+                return false;
             }
-            // The kernel does not wait for the blocked worker: a packet
-            // that can arrive now arrives first (the first in send order:
-            // the scheduler is not asked), and one that must arrive before
-            // a poll would end arrives before the poll.
-            let now = self.now();
-            let (first, window, latest) = {
-                let mut st = self.net.borrow_mut();
-                let (deliverable, window, latest) = st.schedule(now);
-                (deliverable.get(0), window, latest)
-            };
-            if let Some(packet) = first {
-                self.deliver(packet);
-                continue;
+        }
+    }
+
+    /// A `sched_yield` of the owner thread inside a poll (a task spinning
+    /// on `std::thread::yield_now`): one step of what happens while it
+    /// blocks, so that packets arrive and threads run while it spins, as
+    /// the kernel and the other threads go on during a real spin.
+    pub(crate) fn owner_yield(&self) {
+        if self.core.try_borrow_mut().is_err() || self.net.try_borrow_mut().is_err() {
+            return;
+        }
+        let other_workers = self.core.borrow().config.workers > 1;
+        self.blocked_step(other_workers);
+    }
+
+    /// One step of [`run_blocked`](Self::run_blocked): a packet delivered,
+    /// a thread (or task) run, or the clock moved. False when nothing can
+    /// happen.
+    fn blocked_step(&self, tasks: bool) -> bool {
+        let outer = self.core.borrow().current;
+        if self.door.knocked() {
+            self.admit_guests();
+        }
+        // The kernel does not wait for the blocked worker: a packet
+        // that can arrive now arrives first (the first in send order:
+        // the scheduler is not asked), and one that must arrive before
+        // a poll would end arrives before the poll.
+        let now = self.now();
+        let (first, window, latest) = {
+            let mut st = self.net.borrow_mut();
+            let (deliverable, window, latest) = st.schedule(now);
+            (deliverable.get(0), window, latest)
+        };
+        if let Some(packet) = first {
+            self.deliver(packet);
+            return true;
+        }
+        let cost = {
+            let core = self.core.borrow();
+            if core.work_moves_clock {
+                core.config.poll_cost
+            } else {
+                Duration::ZERO
             }
-            let cost = {
-                let core = self.core.borrow();
-                if core.work_moves_clock {
-                    core.config.poll_cost
-                } else {
-                    Duration::ZERO
+        };
+        if let (Some(w), Some(l)) = (window, latest) {
+            if l < now + cost && w <= l {
+                self.move_clock_to(w);
+                return true;
+            }
+        }
+        match self.take_runnable(tasks) {
+            Some(key) => {
+                self.run_task(key);
+                self.set_running(outer);
+                if let Some(c) = outer {
+                    self.watch.begin(
+                        c.id.as_u64(),
+                        c.host.index() as u32,
+                        crate::runtime::watchdog::Kind::Spawn,
+                        None,
+                    );
                 }
-            };
-            if let (Some(w), Some(l)) = (window, latest) {
-                if l < now + cost && w <= l {
-                    self.move_clock_to(w);
-                    continue;
-                }
+                true
             }
-            match self.take_runnable(tasks) {
-                Some(key) => {
-                    self.run_task(key);
-                    self.set_running(outer);
-                    if let Some(c) = outer {
-                        self.watch.begin(
-                            c.id.as_u64(),
-                            c.host.index() as u32,
-                            crate::runtime::watchdog::Kind::Spawn,
-                            None,
-                        );
+            None => {
+                // A thread may sleep, a packet may be on its way:
+                // time passes while the worker blocks.
+                let timer = self.core.borrow_mut().timers.next_deadline();
+                let timer = timer.filter(|_| tasks || self.threads.borrow().live() > 0);
+                let next = match (timer, window) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                match next {
+                    Some(at)
+                        if at <= self.core.borrow().time_limit
+                            && latest.is_none_or(|l| at <= l) =>
+                    {
+                        self.move_clock_to(at);
+                        true
                     }
-                }
-                None => {
-                    // A thread may sleep, a packet may be on its way:
-                    // time passes while the worker blocks.
-                    let timer = self.core.borrow_mut().timers.next_deadline();
-                    let timer = timer.filter(|_| tasks || self.threads.borrow().live() > 0);
-                    let next = match (timer, window) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
-                    match next {
-                        Some(at)
-                            if at <= self.core.borrow().time_limit
-                                && latest.is_none_or(|l| at <= l) =>
-                        {
-                            self.move_clock_to(at)
-                        }
-                        _ => return false,
-                    }
+                    _ => false,
                 }
             }
         }
