@@ -70,11 +70,6 @@ fn ip_of(fd: c_int) -> Option<Ip> {
     })
 }
 
-/// Whether `fd` is a simulated TCP or UDP socket.
-pub(crate) fn is_ip(fd: c_int) -> bool {
-    matches!(table::kind(fd), Some(Kind::Ip { .. }))
-}
-
 fn set_obj(fd: c_int, obj: IpObj) {
     table::update(fd, |o| {
         if let Kind::Ip { obj: old, .. } = &mut o.kind {

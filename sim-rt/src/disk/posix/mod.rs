@@ -527,23 +527,20 @@ fn sim_file(fd: c_int) -> Option<(Open, File)> {
 
 /// `read`/`pread` (`offset` given).
 pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usize> {
-    if sock::is_unix(fd) {
-        if offset.is_some() {
+    // One lookup: a socket or a pipe end reads through its own layer.
+    match table::kind(fd) {
+        Some(Kind::Unix { .. } | Kind::Ip { .. } | Kind::Pipe { .. }) if offset.is_some() => {
             return Route::Sim(Err(libc::ESPIPE));
         }
-        return sock::recv(fd, buf, 0).map(|(n, _)| n);
-    }
-    if let Some(end) = pipe::end_of(fd) {
-        if offset.is_some() {
-            return Route::Sim(Err(libc::ESPIPE));
+        Some(Kind::Unix { .. }) => return sock::recv(fd, buf, 0).map(|(n, _)| n),
+        Some(Kind::Ip { .. }) => return ip::recv(fd, buf, 0).map(|(n, _)| n),
+        Some(Kind::Pipe { .. }) => {
+            return match pipe::end_of(fd) {
+                Some(end) => pipe::read(end, buf),
+                None => Route::Real,
+            }
         }
-        return pipe::read(end, buf);
-    }
-    if ip::is_ip(fd) {
-        if offset.is_some() {
-            return Route::Sim(Err(libc::ESPIPE));
-        }
-        return ip::recv(fd, buf, 0).map(|(n, _)| n);
+        _ => {}
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
@@ -562,23 +559,20 @@ pub(crate) fn read(fd: c_int, buf: &mut [u8], offset: Option<u64>) -> Route<usiz
 
 /// `write`/`pwrite` (`offset` given).
 pub(crate) fn write(fd: c_int, buf: &[u8], offset: Option<u64>) -> Route<usize> {
-    if sock::is_unix(fd) {
-        if offset.is_some() {
+    // One lookup: a socket or a pipe end writes through its own layer.
+    match table::kind(fd) {
+        Some(Kind::Unix { .. } | Kind::Ip { .. } | Kind::Pipe { .. }) if offset.is_some() => {
             return Route::Sim(Err(libc::ESPIPE));
         }
-        return sock::send(fd, buf, 0, None);
-    }
-    if let Some(end) = pipe::end_of(fd) {
-        if offset.is_some() {
-            return Route::Sim(Err(libc::ESPIPE));
+        Some(Kind::Unix { .. }) => return sock::send(fd, buf, 0, None),
+        Some(Kind::Ip { .. }) => return ip::send(fd, buf, 0, None),
+        Some(Kind::Pipe { .. }) => {
+            return match pipe::end_of(fd) {
+                Some(end) => pipe::write(end, buf),
+                None => Route::Real,
+            }
         }
-        return pipe::write(end, buf);
-    }
-    if ip::is_ip(fd) {
-        if offset.is_some() {
-            return Route::Sim(Err(libc::ESPIPE));
-        }
-        return ip::send(fd, buf, 0, None);
+        _ => {}
     }
     let Some((open, file)) = sim_file(fd) else {
         return Route::Real;
