@@ -152,3 +152,161 @@ fn spinning_on_a_raw_fd_peek_sees_the_bytes_arrive() {
         assert_eq!(&got[..5], b"hello");
     });
 }
+
+/// std's `connect_timeout` (a non-blocking connect, then `poll` for
+/// `POLLOUT`) on simulated sockets: it connects to a listening host,
+/// reports a refusal as `ConnectionRefused` (`POLLERR`, then `SO_ERROR`),
+/// and, across a partition, gives up after exactly its timeout of
+/// simulated time.
+#[test]
+fn connect_timeout_polls_the_simulated_socket() {
+    let (refused, timed_out, waited) = run(async {
+        sim::host("server").start(|| async {
+            let l = TcpListener::bind("0.0.0.0:80").await.unwrap();
+            let mut kept = Vec::new();
+            while let Ok((s, _)) = l.accept().await {
+                kept.push(s);
+            }
+        });
+        sim_rt::time::sleep(Duration::from_millis(1)).await;
+        let server = sim_rt::net::lookup_host("server:80")
+            .await
+            .unwrap()
+            .next()
+            .unwrap();
+        let client = std::thread::spawn(move || {
+            let t = Duration::from_secs(3);
+            let s = std::net::TcpStream::connect_timeout(&server, t).unwrap();
+            assert_eq!(s.peer_addr().unwrap(), server);
+            let refused = std::net::TcpStream::connect_timeout(
+                &std::net::SocketAddr::new(server.ip(), 81),
+                t,
+            )
+            .unwrap_err()
+            .kind();
+            (s, refused)
+        });
+        let (_kept, refused) = sim_rt::task::spawn_blocking(move || client.join().unwrap())
+            .await
+            .unwrap();
+        sim::partition(sim::current_host(), "server");
+        let client = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let err = std::net::TcpStream::connect_timeout(&server, Duration::from_secs(3))
+                .unwrap_err()
+                .kind();
+            (err, start.elapsed())
+        });
+        let (timed_out, waited) = sim_rt::task::spawn_blocking(move || client.join().unwrap())
+            .await
+            .unwrap();
+        (refused, timed_out, waited)
+    });
+    assert_eq!(refused, ErrorKind::ConnectionRefused);
+    assert_eq!(timed_out, ErrorKind::TimedOut);
+    // Exactly its timeout, plus the microsecond of simulated work each
+    // poll of the thread's task costs.
+    assert!(
+        (Duration::from_secs(3)..Duration::from_millis(3010)).contains(&waited),
+        "{waited:?}"
+    );
+}
+
+/// `poll` over several simulated descriptors waits on the simulated clock
+/// until one is ready, and reports what Linux would: `POLLIN` for the
+/// socket another thread wrote to, `POLLHUP` for a pipe whose writer
+/// closed, 0 at the timeout; `select` agrees.
+#[test]
+fn poll_and_select_wait_for_simulated_descriptors() {
+    use std::os::fd::AsRawFd;
+    run(async {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let (r, w) = std::io::pipe().unwrap();
+        let (a_fd, r_fd) = (a.as_raw_fd(), r.as_raw_fd());
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(250));
+            (&b).write_all(b"x").unwrap();
+            std::thread::sleep(Duration::from_millis(250));
+            drop(w);
+            b
+        });
+        let poller = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let mut set = [
+                libc::pollfd {
+                    fd: a_fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: r_fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            let poll = |set: &mut [libc::pollfd], ms| {
+                // SAFETY: a valid array of its length.
+                unsafe { libc::poll(set.as_mut_ptr(), set.len() as libc::nfds_t, ms) }
+            };
+            let mut seen = vec![(
+                poll(&mut set, 10_000),
+                set[0].revents,
+                set[1].revents,
+                start.elapsed(),
+            )];
+            let mut byte = [0; 1];
+            (&a).read_exact(&mut byte).unwrap();
+            seen.push((
+                poll(&mut set, 10_000),
+                set[0].revents,
+                set[1].revents,
+                start.elapsed(),
+            ));
+            // Only the socket now, quiet: the timeout.
+            seen.push((poll(&mut set[..1], 100), set[0].revents, 0, start.elapsed()));
+            // select(2) on the socket, quiet, then the pipe at its end.
+            let mut tv = libc::timeval {
+                tv_sec: 0,
+                tv_usec: 50_000,
+            };
+            // SAFETY: fd sets and a timeval of ours.
+            let selected = unsafe {
+                let mut read: libc::fd_set = std::mem::zeroed();
+                libc::FD_SET(a_fd, &mut read);
+                libc::FD_SET(r_fd, &mut read);
+                let n = libc::select(
+                    a_fd.max(r_fd) + 1,
+                    &mut read,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    &mut tv,
+                );
+                (n, libc::FD_ISSET(a_fd, &read), libc::FD_ISSET(r_fd, &read))
+            };
+            (seen, selected, tv.tv_usec, r, a)
+        });
+        let (seen, selected, left, _r, _a) =
+            sim_rt::task::spawn_blocking(move || poller.join().unwrap())
+                .await
+                .unwrap();
+        drop(writer);
+        // The instants, give or take the microseconds of simulated work
+        // the tasks' polls cost.
+        let at = |i: usize, ms: u64| {
+            let t = seen[i].3;
+            assert!(
+                (Duration::from_millis(ms)..Duration::from_millis(ms + 5)).contains(&t),
+                "poll {i} returned at {t:?}, not {ms} ms"
+            );
+            (seen[i].0, seen[i].1, seen[i].2)
+        };
+        assert_eq!(at(0, 250), (1, libc::POLLIN, 0));
+        assert_eq!(at(1, 500), (1, 0, libc::POLLHUP));
+        assert_eq!(at(2, 600), (0, 0, 0));
+        assert_eq!(selected, (1, false, true));
+        assert_eq!(
+            left, 50_000,
+            "nothing waited: the pipe was at its end already"
+        );
+    });
+}

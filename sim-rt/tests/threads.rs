@@ -304,3 +304,30 @@ fn spawn_local_on_another_thread_panics_as_tokio() {
         "{message}"
     );
 }
+
+/// A thread's `pthread_t` is reused by the next thread once it is reaped
+/// (glibc keeps its stack): a simulated thread joining the second waits
+/// for the second, not for the exited first (which used to send the join
+/// to a real `pthread_join` that blocked the simulation).
+#[test]
+fn a_join_finds_the_newest_thread_of_a_reused_handle() {
+    let out = sim(7, async {
+        let mut got = Vec::new();
+        for i in 0..3u32 {
+            let joiner = std::thread::spawn(move || {
+                let t = std::thread::spawn(move || {
+                    std::thread::sleep(Duration::from_millis(5));
+                    i
+                });
+                t.join().unwrap()
+            });
+            got.push(
+                sim_rt::task::spawn_blocking(move || joiner.join().unwrap())
+                    .await
+                    .unwrap(),
+            );
+        }
+        got
+    });
+    assert_eq!(out, vec![0, 1, 2]);
+}

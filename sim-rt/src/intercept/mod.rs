@@ -27,6 +27,7 @@
 //! | the file calls (`open`, `read`, `write`, `fsync`, `stat`/`statx`, `rename`, `readdir`, ...: `std::fs`, `tempfile`, C code) | the calling task's host's simulated disk under the real files (`crate::disk::posix` says what each does; `/proc`, `/sys`, `/dev` stay real) |
 //! | `mkfifo`, `mkfifoat`, `mknod`, `mknodat` (`nix::unistd::mkfifo`, C code) | a FIFO's entry (or an empty file) on the simulated disk, whose `open` gives an end of the host's pipe for it (`disk::posix::pipe`); a device or socket node refused (`EPERM`) with a message |
 //! | `pipe`, `pipe2`, and `read`/`write`/`close`/`dup`/`fcntl`/`ioctl(FIONREAD, FIONBIO)` on a pipe's end | a pipe of the calling task's host (`disk::posix::pipe`); a blocking call waits as a simulated thread waits |
+//! | `poll`, `ppoll`, `select`, `pselect` on a set holding a simulated descriptor (std's `connect_timeout`) | what Linux's `poll` would report from the models, waiting on the simulated clock (`disk::posix::poll`); a set of real descriptors only is the real call's |
 //!
 //! A socket made inside a simulation is the real one `socket` returns,
 //! never bound, connected nor sent on for real (the kernel keeps its

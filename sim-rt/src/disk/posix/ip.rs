@@ -184,41 +184,19 @@ fn blocking<T>(
     endpoint: Endpoint,
     dir: Readiness,
     dontwait: bool,
-    mut op: impl FnMut(&mut sim_net::Net, Duration) -> std::io::Result<T>,
+    op: impl FnMut(&mut sim_net::Net, Duration) -> std::io::Result<T>,
 ) -> Route<T> {
-    let nonblocking = dontwait || ip.open.flags & libc::O_NONBLOCK != 0;
-    let timeout = match ip.open.kind {
-        Kind::Ip {
-            recv_timeout,
-            send_timeout,
-            ..
-        } => {
-            if dir.is_readable() {
-                recv_timeout
-            } else {
-                send_timeout
-            }
-        }
-        _ => None,
-    };
-    let deadline = timeout.map(|t| ip.world.now() + t);
-    loop {
-        let r = ip.world.net_op(|net, now| {
-            if net.exists(endpoint) {
-                op(net, now)
-            } else {
-                Err(std::io::Error::from_raw_os_error(libc::ENOTCONN))
-            }
-        });
-        match r {
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && !nonblocking => {
-                if let Err(e) = super::sock::wait(&ip.world, endpoint, dir, deadline) {
-                    return Route::Sim(Err(e));
-                }
-            }
-            r => return Route::Sim(r.map_err(|e| super::net_errno(&e))),
-        }
-    }
+    let blocks = !dontwait && ip.open.flags & libc::O_NONBLOCK == 0;
+    let deadline = super::poll::deadline(&ip.world, ip.open.kind, dir);
+    Route::Sim(super::poll::retry(
+        &ip.world,
+        endpoint,
+        dir,
+        blocks,
+        deadline,
+        libc::ENOTCONN,
+        op,
+    ))
 }
 
 /// `bind(fd, addr)`: a UDP socket binds in the model; a TCP one keeps the

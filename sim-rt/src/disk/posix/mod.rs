@@ -60,6 +60,7 @@
 pub(crate) mod dir;
 pub(crate) mod ip;
 pub(crate) mod pipe;
+pub(crate) mod poll;
 pub(crate) mod sock;
 pub(crate) mod table;
 

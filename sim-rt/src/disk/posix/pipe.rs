@@ -168,30 +168,16 @@ fn blocking<T>(
     let Some(world) = world_of(&end.open) else {
         return Route::Real;
     };
-    let nonblocking = end.open.flags & libc::O_NONBLOCK != 0;
-    loop {
-        let r = world.net_op(|net, _| {
-            if net.exists(Endpoint::Pipe(end.id)) {
-                op(net)
-            } else {
-                Err(std::io::Error::from_raw_os_error(libc::EPIPE))
-            }
-        });
-        match r {
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && !nonblocking => {
-                if let Err(e) = super::sock::wait(&world, Endpoint::Pipe(end.id), dir, None) {
-                    return Route::Sim(Err(e));
-                }
-            }
-            r => {
-                return Route::Sim(r.map_err(|e| match e.kind() {
-                    std::io::ErrorKind::WouldBlock => libc::EAGAIN,
-                    std::io::ErrorKind::BrokenPipe => libc::EPIPE,
-                    _ => super::errno(&e),
-                }))
-            }
-        }
-    }
+    let blocks = end.open.flags & libc::O_NONBLOCK == 0;
+    Route::Sim(super::poll::retry(
+        &world,
+        Endpoint::Pipe(end.id),
+        dir,
+        blocks,
+        None,
+        libc::EPIPE,
+        |net, _| op(net),
+    ))
 }
 
 /// `read` from a pipe end (`EBADF` on a write-only end).

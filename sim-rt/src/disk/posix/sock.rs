@@ -33,10 +33,8 @@ use sim_net::{Endpoint, Readiness, UnixCred, UnixId, UnixName, UnixType};
 
 use super::table::{self, Kind, Open};
 use super::{here, last_errno, real, world_of, Errno, Route};
-use crate::runtime::world::threads::{self, Op, TIMED_OUT};
 use crate::runtime::world::World;
 use crate::scheduler::HostId;
-use crate::switches::Escape;
 
 /// The socket behind `fd`, if it is one of the current simulation's.
 fn unix_of(fd: c_int) -> Option<(Open, UnixId, Rc<World>)> {
@@ -283,69 +281,17 @@ fn blocking<T>(
     let Some((open, id, world)) = unix_of(fd) else {
         return Route::Real;
     };
-    let nonblocking = dontwait || open.flags & libc::O_NONBLOCK != 0;
-    let timeout = match open.kind {
-        Kind::Unix {
-            recv_timeout,
-            send_timeout,
-            ..
-        } => {
-            if dir.is_readable() {
-                recv_timeout
-            } else {
-                send_timeout
-            }
-        }
-        _ => None,
-    };
-    let deadline = timeout.map(|t| world.now() + t);
-    loop {
-        let r = world.net_op(|net, _| {
-            if net.exists(Endpoint::Unix(id)) {
-                op(net, id)
-            } else {
-                Err(std::io::Error::from_raw_os_error(libc::ENOTCONN))
-            }
-        });
-        match r {
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && !nonblocking => {
-                if let Err(e) = wait(&world, Endpoint::Unix(id), dir, deadline) {
-                    return Route::Sim(Err(e));
-                }
-            }
-            r => return Route::Sim(r.map_err(|e| super::net_errno(&e))),
-        }
-    }
-}
-
-/// Waits until `endpoint` (a socket, a pipe) is ready for `dir` (see the
-/// module docs).
-pub(super) fn wait(
-    world: &World,
-    endpoint: Endpoint,
-    dir: Readiness,
-    deadline: Option<Duration>,
-) -> Result<(), Errno> {
-    if let Some(r) = threads::block(Op::Ready {
-        endpoint,
-        readiness: dir,
+    let blocks = !dontwait && open.flags & libc::O_NONBLOCK == 0;
+    let deadline = super::poll::deadline(&world, open.kind, dir);
+    Route::Sim(super::poll::retry(
+        &world,
+        Endpoint::Unix(id),
+        dir,
+        blocks,
         deadline,
-    }) {
-        return if r == TIMED_OUT {
-            Err(libc::EAGAIN)
-        } else {
-            Ok(())
-        };
-    }
-    let ready = |w: &World| {
-        let r = w.net_ref(|net| net.readiness(endpoint));
-        (dir.is_readable() && r.is_readable()) || (dir.is_writable() && r.is_writable())
-    };
-    if world.block_owner(&ready) {
-        return Ok(());
-    }
-    crate::intercept::refuse(Escape::BlockingSocket);
-    Err(libc::EDEADLK)
+        libc::ENOTCONN,
+        |net, _| op(net, id),
+    ))
 }
 
 /// `bind(fd, addr)`.

@@ -194,6 +194,108 @@ pub(super) unsafe fn sendmsg(fd: c_int, msg: *const msghdr, flags: c_int) -> Rou
     send(fd, &buf, flags, to)
 }
 
+/// Answers a `poll`: the number of entries with events, or -1.
+fn ready_count(route: Route<usize>, real: impl FnOnce() -> c_int) -> c_int {
+    match route {
+        Route::Sim(Ok(n)) => c_int::try_from(n).unwrap_or(c_int::MAX),
+        Route::Sim(Err(e)) => fail(e),
+        _ => real(),
+    }
+}
+
+/// A `ppoll`/`pselect` timeout: `None` (wait without end) for a null one.
+///
+/// # Safety
+///
+/// `t` is null or a valid `timespec`.
+unsafe fn timespec_of(t: *const libc::timespec) -> Result<Option<Duration>, c_int> {
+    if t.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: forwarded.
+    let t = unsafe { *t };
+    if t.tv_sec < 0 || !(0..1_000_000_000).contains(&t.tv_nsec) {
+        return Err(libc::EINVAL);
+    }
+    Ok(Some(Duration::new(t.tv_sec as u64, t.tv_nsec as u32)))
+}
+
+/// `select` over `sets` (read, write, except; each null or the caller's)
+/// as a `poll` set, inside a simulation: the count of bits left set (or
+/// -1 with errno) and the time left; `None` when no descriptor in the
+/// sets is simulated (the real call answers).
+///
+/// # Safety
+///
+/// Each set is null or valid; `nfds` is at most `FD_SETSIZE`.
+unsafe fn sim_select(
+    nfds: c_int,
+    sets: [*mut libc::fd_set; 3],
+    wait: Option<Duration>,
+) -> Option<(c_int, Duration)> {
+    if !(0..=libc::FD_SETSIZE as c_int).contains(&nfds) {
+        return Some((fail(libc::EINVAL), Duration::ZERO));
+    }
+    // SAFETY (every FD_* below): the caller's sets, checked not null.
+    let has =
+        |set: *mut libc::fd_set, fd: c_int| !set.is_null() && unsafe { libc::FD_ISSET(fd, set) };
+    let mut fds = Vec::new();
+    for fd in 0..nfds {
+        let mut events = 0;
+        if has(sets[0], fd) {
+            events |= libc::POLLIN;
+        }
+        if has(sets[1], fd) {
+            events |= libc::POLLOUT;
+        }
+        if has(sets[2], fd) {
+            events |= libc::POLLPRI;
+        }
+        if events != 0 {
+            fds.push(libc::pollfd {
+                fd,
+                events,
+                revents: 0,
+            });
+        }
+    }
+    let world = crate::runtime::context::try_current_quiet()?;
+    let start = world.now();
+    let n = match guarded(|| crate::disk::posix::poll::poll(&mut fds, wait)) {
+        Route::Sim(Ok(n)) => n,
+        Route::Sim(Err(e)) => return Some((fail(e), Duration::ZERO)),
+        _ => return None,
+    };
+    let left = wait.map_or(Duration::ZERO, |w| w.saturating_sub(world.now() - start));
+    if n > 0 && fds.iter().any(|p| p.revents & libc::POLLNVAL != 0) {
+        return Some((fail(libc::EBADF), left));
+    }
+    for set in sets.into_iter().filter(|s| !s.is_null()) {
+        unsafe { libc::FD_ZERO(set) };
+    }
+    let mut count = 0;
+    for p in &fds {
+        let marks = [
+            p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0,
+            p.revents & (libc::POLLOUT | libc::POLLERR) != 0,
+            p.revents & libc::POLLPRI != 0,
+        ];
+        for (set, (mark, asked)) in
+            sets.iter().zip(
+                marks
+                    .iter()
+                    .zip([libc::POLLIN, libc::POLLOUT, libc::POLLPRI]),
+            )
+        {
+            if *mark && p.events & asked != 0 {
+                unsafe { libc::FD_SET(p.fd, *set) };
+                count += 1;
+            }
+        }
+    }
+    Some((count, left))
+}
+
 /// `pipe2` inside a simulation: a simulated pipe into `fds`.
 ///
 /// # Safety
@@ -216,6 +318,124 @@ unsafe fn sim_pipe(fds: *mut c_int, flags: c_int) -> Option<c_int> {
 
 interpose! {
     forward: real;
+
+    /// Interposed `poll` (std's `TcpStream::connect_timeout`): a set
+    /// holding a simulated descriptor is answered from the simulation, a
+    /// wait on the simulated clock (`disk::posix::poll`); else libc's.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn poll(fds: *mut libc::pollfd, nfds: libc::nfds_t, timeout: c_int) -> c_int {
+        if !in_simulation() || !table::any() || fds.is_null() {
+            return real();
+        }
+        let wait = u64::try_from(timeout).ok().map(Duration::from_millis);
+        // SAFETY: the caller's array of `nfds` entries.
+        let set = unsafe { std::slice::from_raw_parts_mut(fds, nfds as usize) };
+        ready_count(guarded(|| crate::disk::posix::poll::poll(set, wait)), real)
+    }
+
+    /// Interposed `ppoll`: as `poll`, with a `timespec` timeout (the signal
+    /// mask is not applied inside a simulation: see `disk::posix::poll`).
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn ppoll(
+        fds: *mut libc::pollfd,
+        nfds: libc::nfds_t,
+        timeout: *const libc::timespec,
+        mask: *const libc::sigset_t,
+    ) -> c_int {
+        if !in_simulation() || !table::any() || fds.is_null() {
+            return real();
+        }
+        // SAFETY: null or the caller's timespec.
+        let wait = match unsafe { timespec_of(timeout) } {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        // SAFETY: the caller's array of `nfds` entries.
+        let set = unsafe { std::slice::from_raw_parts_mut(fds, nfds as usize) };
+        ready_count(guarded(|| crate::disk::posix::poll::poll(set, wait)), real)
+    }
+
+    /// Interposed `select`: a set holding a simulated descriptor is
+    /// answered as `poll` answers it; else libc's. The timeout is updated
+    /// to the time left, as Linux does.
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn select(
+        nfds: c_int,
+        readfds: *mut libc::fd_set,
+        writefds: *mut libc::fd_set,
+        exceptfds: *mut libc::fd_set,
+        timeout: *mut libc::timeval,
+    ) -> c_int {
+        if !in_simulation() || !table::any() {
+            return real();
+        }
+        let wait = if timeout.is_null() {
+            None
+        } else {
+            // SAFETY: the caller's timeval.
+            let tv = unsafe { *timeout };
+            if tv.tv_sec < 0 || !(0..1_000_000).contains(&tv.tv_usec) {
+                return fail(libc::EINVAL);
+            }
+            Some(Duration::from_secs(tv.tv_sec as u64) + Duration::from_micros(tv.tv_usec as u64))
+        };
+        let sets = [readfds, writefds, exceptfds];
+        // SAFETY: the caller's sets, each null or valid.
+        match unsafe { sim_select(nfds, sets, wait) } {
+            Some((n, left)) => {
+                if n >= 0 && !timeout.is_null() {
+                    // SAFETY: the caller's timeval.
+                    unsafe {
+                        *timeout = libc::timeval {
+                            tv_sec: left.as_secs() as libc::time_t,
+                            tv_usec: left.subsec_micros() as libc::suseconds_t,
+                        };
+                    }
+                }
+                n
+            }
+            None => real(),
+        }
+    }
+
+    /// Interposed `pselect`: as `select`, with a `timespec` timeout left
+    /// as it is (the signal mask is not applied inside a simulation).
+    ///
+    /// # Safety
+    ///
+    /// As libc's.
+    fn pselect(
+        nfds: c_int,
+        readfds: *mut libc::fd_set,
+        writefds: *mut libc::fd_set,
+        exceptfds: *mut libc::fd_set,
+        timeout: *const libc::timespec,
+        mask: *const libc::sigset_t,
+    ) -> c_int {
+        if !in_simulation() || !table::any() {
+            return real();
+        }
+        // SAFETY: null or the caller's timespec.
+        let wait = match unsafe { timespec_of(timeout) } {
+            Ok(w) => w,
+            Err(e) => return fail(e),
+        };
+        let sets = [readfds, writefds, exceptfds];
+        // SAFETY: the caller's sets, each null or valid.
+        match unsafe { sim_select(nfds, sets, wait) } {
+            Some((n, _)) => n,
+            None => real(),
+        }
+    }
 
     /// Interposed `pipe`: a simulated pipe inside a simulation.
     ///

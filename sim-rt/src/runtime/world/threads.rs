@@ -76,12 +76,12 @@ pub(crate) enum Op {
     Yield,
     /// A join of thread number `thread`: until it exits.
     Join(u32),
-    /// A blocking socket call: until the model's `endpoint` is ready for
-    /// `readiness` (or gone), or the clock reaches `deadline` (then
-    /// [`TIMED_OUT`]): `SO_RCVTIMEO`/`SO_SNDTIMEO`.
+    /// A blocking socket or pipe call, or a `poll`: until one of the
+    /// model's endpoints in `wants` is ready for its readiness (or gone),
+    /// or the clock reaches `deadline` (then [`TIMED_OUT`]):
+    /// `SO_RCVTIMEO`/`SO_SNDTIMEO`, `poll`'s timeout.
     Ready {
-        endpoint: sim_net::Endpoint,
-        readiness: sim_net::Readiness,
+        wants: Vec<(sim_net::Endpoint, sim_net::Readiness)>,
         deadline: Option<Duration>,
     },
     /// A `block_on`'s future is pending: until a waker of the turn wakes
@@ -277,9 +277,11 @@ impl Threads {
     /// The number of the thread whose OS handle is `handle`, if it is one
     /// of this simulation's.
     pub(crate) fn by_handle(&self, handle: u64) -> Option<u32> {
+        // The newest: an exited thread's handle is reused by the next
+        // thread once it is reaped (the same stack, the same `pthread_t`).
         self.list
             .iter()
-            .position(|e| e.handle == handle && e.handle != 0)
+            .rposition(|e| e.handle == handle && e.handle != 0)
             .map(|i| i as u32 + 1)
     }
 
@@ -819,13 +821,8 @@ impl Future for ThreadTask {
                     yielding: true,
                 }),
                 Op::Join(target) => Box::pin(Join { target }),
-                Op::Ready {
-                    endpoint,
-                    readiness,
-                    deadline,
-                } => Box::pin(ReadyWait {
-                    endpoint,
-                    readiness,
+                Op::Ready { wants, deadline } => Box::pin(ReadyWait {
+                    wants,
                     timer: deadline
                         .map(|d| crate::runtime::exact::sleep_exact(d.saturating_sub(world.now()))),
                 }),
@@ -874,10 +871,10 @@ impl Drop for FutexWait {
     }
 }
 
-/// A simulated thread's blocking socket call, waiting for readiness.
+/// A simulated thread's blocking socket call or `poll`, waiting for
+/// readiness.
 struct ReadyWait {
-    endpoint: sim_net::Endpoint,
-    readiness: sim_net::Readiness,
+    wants: Vec<(sim_net::Endpoint, sim_net::Readiness)>,
     timer: Option<crate::runtime::exact::SleepExact>,
 }
 
@@ -886,10 +883,14 @@ impl Future for ReadyWait {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
         let world = context::current();
-        let ready = world.net_ref(|net| net.readiness(self.endpoint));
-        if (self.readiness.is_readable() && ready.is_readable())
-            || (self.readiness.is_writable() && ready.is_writable())
-        {
+        let ready = world.net_ref(|net| {
+            self.wants.iter().any(|&(endpoint, want)| {
+                let now = net.readiness(endpoint);
+                (want.is_readable() && now.is_readable())
+                    || (want.is_writable() && now.is_writable())
+            })
+        });
+        if ready {
             return Poll::Ready(0);
         }
         if let Some(timer) = &mut self.timer {
@@ -897,7 +898,9 @@ impl Future for ReadyWait {
                 return Poll::Ready(TIMED_OUT);
             }
         }
-        world.net_register(self.endpoint, self.readiness, cx.waker());
+        for &(endpoint, want) in &self.wants {
+            world.net_register(endpoint, want, cx.waker());
+        }
         Poll::Pending
     }
 }
