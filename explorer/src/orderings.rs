@@ -16,7 +16,12 @@
 //! cheap: a few map updates per delivery, timer and fault, only in
 //! executions of the adaptive search.
 
-use std::collections::HashMap;
+// Ordered maps, not std's `HashMap`: an execution's orderings are tracked
+// on its thread before the program runs, and a `RandomState` made there
+// would draw the thread's keys (or count them up), so the program's own
+// maps would no longer follow the seed, and its replay (which tracks no
+// orderings) could differ.
+use std::collections::BTreeMap;
 
 use sim_rt::scheduler::{Observation, PacketId};
 use sim_rt::task::Id;
@@ -37,9 +42,9 @@ const FROM: u32 = 16;
 #[derive(Debug, Default)]
 pub(crate) struct Orderings {
     /// Each packet in flight: its sender.
-    senders: HashMap<PacketId, u32>,
+    senders: BTreeMap<PacketId, u32>,
     /// Each task: its host.
-    hosts: HashMap<Id, u32>,
+    hosts: BTreeMap<Id, u32>,
     /// Each host's last event class.
     last: Vec<u32>,
     /// Time just advanced: the wakes from outside any task that follow
