@@ -10,7 +10,8 @@
 //! | default | the default portfolio: what a test that names neither gets ([`Explorer::portfolio`]) | |
 //! | walk | uniform random ([`Random`]) | random walks ([`Walk`]) |
 //! | pct3 | PCT, depth 3 ([`Pct`]) | random walks |
-//! | swarm, pct3-swarm | uniform random, PCT depth 3 | swarm walks: fault rates drawn per execution ([`Swarm`]) |
+//! | pos | partial order sampling ([`Pos`]) | random walks |
+//! | swarm, pct3-swarm, pos-swarm | uniform random, PCT depth 3, POS | swarm walks: fault rates drawn per execution ([`Swarm`]) |
 //! | ss-rtc, ss-rr, ss-prr | run-to-completion, round-robin, randomized round-robin | stratified sampling, up to [`MAX_DELAYS`] delays |
 //! | ses-rtc, ses-rr, ses-prr | the same three | stratified exhaustive search, up to [`MAX_DELAYS`] delays |
 //! | ss-own, ses-own | the case's own delaying explorer, where it has one | as above |
@@ -62,7 +63,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use explorer::{
-    Exhaustive, Explorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling, Swarm, Walk,
+    Exhaustive, Explorer, Pct, Pos, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling, Swarm,
+    Walk,
 };
 
 /// The delay bound of the stratified searches.
@@ -94,11 +96,15 @@ fn strategies(case: &sim::Case) -> Vec<Strategy> {
         strategy("adaptive", false, |e| e.adaptive()),
         strategy("walk", true, |e| e.explorer(Random::default()).search(Walk)),
         strategy("pct3", true, |e| e.explorer(Pct::new(3)).search(Walk)),
+        strategy("pos", true, |e| e.explorer(Pos::default()).search(Walk)),
         strategy("swarm", true, |e| {
             e.explorer(Random::default()).search(Swarm)
         }),
         strategy("pct3-swarm", true, |e| {
             e.explorer(Pct::new(3)).search(Swarm)
+        }),
+        strategy("pos-swarm", true, |e| {
+            e.explorer(Pos::default()).search(Swarm)
         }),
         strategy("ss-rtc", true, |e| {
             e.explorer(Rtc::default()).search(Sampling::new(MAX_DELAYS))

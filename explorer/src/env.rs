@@ -3,7 +3,7 @@
 //!
 //! | variable | values |
 //! |---|---|
-//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
+//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pos`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
 //! | `SIM_SEARCH` | `ses`, `ss`, `walk`, `swarm` |
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses`/`ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |

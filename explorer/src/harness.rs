@@ -10,7 +10,7 @@ use sim_rt::runtime::Builder;
 
 use crate::env;
 use crate::exec::{run_test, Program, Target, TestOutcome};
-use crate::explorers::{DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc};
+use crate::explorers::{DelayingExplorer, Pct, Pos, Random, RandomizedRoundRobin, RoundRobin, Rtc};
 use crate::liveness::Liveness;
 use crate::nondet::Nondeterministic;
 use crate::progress::Progress;
@@ -621,7 +621,7 @@ impl Explorer {
                         .then_some(self.explorer_name.as_str());
                     format!(
                         "SIM_EXPLORER={raw:?} is not an explorer{}: use rtc, rr, prr, random, \
-                         pct, pct:<depth> or pct:<depth>:<steps>{}",
+                         pos, pct, pct:<depth> or pct:<depth>:<steps>{}",
                         env::did_you_mean(&raw, &explorer_names(own)),
                         own.map_or(String::new(), |o| format!(", or this test's own {o:?}"))
                     )
@@ -862,7 +862,7 @@ struct Settings {
 /// The names `SIM_EXPLORER` takes, for suggesting one (the test's own
 /// explorer's, when it has one).
 fn explorer_names(own: Option<&str>) -> Vec<String> {
-    let mut names: Vec<String> = ["rtc", "rr", "prr", "random", "pct"]
+    let mut names: Vec<String> = ["rtc", "rr", "prr", "random", "pct", "pos"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -870,8 +870,8 @@ fn explorer_names(own: Option<&str>) -> Vec<String> {
     names
 }
 
-/// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pct`,
-/// `pct:<depth>`, `pct:<depth>:<steps>`.
+/// A built-in explorer by name: `rtc`, `rr`, `prr`, `random`, `pos`,
+/// `pct`, `pct:<depth>`, `pct:<depth>:<steps>`.
 pub(crate) fn builtin(
     name: &str,
 ) -> Option<Arc<dyn Fn() -> Box<dyn DelayingExplorer> + Send + Sync>> {
@@ -886,6 +886,7 @@ pub(crate) fn builtin(
         "rr" => make(RoundRobin::default()),
         "prr" => make(RandomizedRoundRobin::default()),
         "random" => make(Random::default()),
+        "pos" => make(Pos::default()),
         _ => {
             let rest = lower.strip_prefix("pct")?;
             let mut parts = rest.split(':').skip(1);

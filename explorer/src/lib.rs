@@ -30,8 +30,8 @@
 //!
 //! - [`explorers`]: the [`DelayingExplorer`] interface and the built-ins,
 //!   run-to-completion ([`Rtc`]), round-robin ([`RoundRobin`]), randomized
-//!   round-robin ([`RandomizedRoundRobin`]), and the baselines [`Random`]
-//!   and [`Pct`].
+//!   round-robin ([`RandomizedRoundRobin`]), the baselines [`Random`]
+//!   and [`Pct`], and partial order sampling ([`Pos`]).
 //! - [`search`]: stratified exhaustive search ([`Exhaustive`]), stratified
 //!   sampling ([`Sampling`]), random walks ([`Walk`]) and swarm walks
 //!   ([`Swarm`]: fault rates drawn per execution).
@@ -52,7 +52,7 @@
 //!
 //! | variable | values |
 //! |---|---|
-//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
+//! | `SIM_EXPLORER` | `rtc`, `rr`, `prr`, `random`, `pos`, `pct`, `pct:<depth>`, `pct:<depth>:<steps>`, or the name of the test's own explorer |
 //! | `SIM_SEARCH` | `ses`, `ss`, `walk`, `swarm` |
 //! | `SIM_MAX_DELAYS` | the delay bound of `ses` and `ss` |
 //! | `SIM_EXECUTIONS` | the execution budget, at least 1 |
@@ -122,7 +122,7 @@ pub mod prop;
 pub use crate::coverage::Coverage;
 pub use crate::exec::TestOutcome;
 pub use crate::explorers::{
-    DelayingExplorer, Pct, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,
+    DelayingExplorer, Pct, Pos, Random, RandomizedRoundRobin, RoundRobin, Rtc, Unit,
 };
 pub use crate::harness::{Explorer, DEFAULT_EXECUTIONS};
 pub use crate::liveness::{CriticalTransition, Liveness, LivenessFinding, Verdict, WalkFaults};

@@ -6,8 +6,8 @@ mod common;
 use common::lost_update;
 
 use explorer::{
-    Exhaustive, Explorer, Pct, Random, RandomizedRoundRobin, ReplayToken, Report, RoundRobin, Rtc,
-    Sampling, Walk,
+    Exhaustive, Explorer, Pct, Pos, Random, RandomizedRoundRobin, ReplayToken, Report, RoundRobin,
+    Rtc, Sampling, Swarm, Walk,
 };
 
 fn explorers() -> Vec<(&'static str, Explorer)> {
@@ -31,6 +31,8 @@ fn explorers() -> Vec<(&'static str, Explorer)> {
         ),
         ("random", base().explorer(Random::default()).search(Walk)),
         ("pct", base().explorer(Pct::new(2)).search(Walk)),
+        ("pos", base().explorer(Pos::default()).search(Walk)),
+        ("pos-swarm", base().explorer(Pos::default()).search(Swarm)),
     ]
 }
 

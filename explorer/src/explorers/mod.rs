@@ -206,6 +206,7 @@ impl DelayingExplorer for Box<dyn DelayingExplorer> {
 }
 
 mod pct;
+mod pos;
 mod prr;
 mod random;
 mod rr;
@@ -213,6 +214,7 @@ mod rtc;
 mod soundness;
 
 pub use self::pct::Pct;
+pub use self::pos::Pos;
 pub use self::prr::RandomizedRoundRobin;
 pub use self::random::Random;
 pub use self::rr::RoundRobin;
