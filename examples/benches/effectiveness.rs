@@ -392,6 +392,10 @@ fn main() {
                     versus(d, *b, 4.0, 0.0)
                 )
             }
+            // No default column: the best alone.
+            (None, Some((bname, _, b))) if b.point().is_some() => {
+                format!("{bname} {}", round(b.point().unwrap_or(0.0)))
+            }
             _ => "none found".to_string(),
         };
         table.push_str(&format!(" {first} | {second} |\n"));
