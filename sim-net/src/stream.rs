@@ -482,6 +482,22 @@ impl Net {
         }
     }
 
+    /// Takes the bytes each open stream endpoint (its handle not closed)
+    /// has received and not read, in endpoint order: what a runtime ending
+    /// keeps for the handles that outlive it, as a kernel keeps a socket's
+    /// queue while its descriptor is open.
+    pub fn tcp_drain_unread(&mut self) -> Vec<(ConnId, Vec<u8>)> {
+        let ids: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| !c.app_closed && !c.recv_buf.is_empty())
+            .map(|(id, _)| id)
+            .collect();
+        ids.into_iter()
+            .map(|id| (id, self.conn_mut(id).recv_buf.drain(..).collect()))
+            .collect()
+    }
+
     /// Which directions of `conn` are closed, and whether an error is
     /// pending, as Linux's `poll` reports them (what mio's `Event` calls
     /// read closed, write closed and error); `None` once the endpoint is

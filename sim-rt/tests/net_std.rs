@@ -310,3 +310,100 @@ fn poll_and_select_wait_for_simulated_descriptors() {
         );
     });
 }
+
+/// The real ports (local addresses) the kernel lists in `/proc/net/<file>`.
+fn real_ports(file: &str) -> Vec<u16> {
+    std::fs::read_to_string(format!("/proc/net/{file}"))
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            l.split_whitespace()
+                .nth(1)?
+                .split(':')
+                .nth(1)
+                .map(str::to_string)
+        })
+        .filter_map(|port| u16::from_str_radix(&port, 16).ok())
+        .collect()
+}
+
+/// No socket a simulated program makes reaches the real network: while a
+/// std listener, a connection to it and a UDP socket live inside the
+/// simulation on fixed ports, the kernel lists none of those ports, the
+/// descriptors' real sockets are unbound (port 0), and a real listener
+/// outside the simulation can take the same port at the same time.
+#[test]
+fn a_simulated_program_opens_no_real_socket_on_the_network() {
+    use std::os::fd::AsRawFd;
+    const TCP: u16 = 47_811;
+    const UDP: u16 = 47_812;
+    let (listed, real_names) = run(async {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", TCP)).unwrap();
+        let client = std::net::TcpStream::connect(("127.0.0.1", TCP)).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let udp = std::net::UdpSocket::bind(("0.0.0.0", UDP)).unwrap();
+        udp.send_to(b"x", ("127.0.0.1", UDP)).unwrap();
+        let listed: Vec<u16> = ["tcp", "tcp6", "udp", "udp6"]
+            .iter()
+            .flat_map(|f| real_ports(f))
+            .collect();
+        // What the kernel says of each descriptor's real socket.
+        let real_names: Vec<u16> = sim::without_interception(|| {
+            [
+                listener.as_raw_fd(),
+                client.as_raw_fd(),
+                server.as_raw_fd(),
+                udp.as_raw_fd(),
+            ]
+            .iter()
+            .map(|&fd| {
+                // SAFETY: the descriptors are open (their owners live).
+                socket2::SockRef::from(&unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) })
+                    .local_addr()
+                    .ok()
+                    .and_then(|a| a.as_socket())
+                    .map_or(0, |a| a.port())
+            })
+            .collect()
+        });
+        // The same port, for real, outside the simulation, while the
+        // simulated listener holds it.
+        let real = sim::without_interception(|| std::net::TcpListener::bind(("127.0.0.1", TCP)));
+        assert!(real.is_ok(), "{real:?}");
+        (listed, real_names)
+    });
+    assert!(
+        !listed.contains(&TCP) && !listed.contains(&UDP),
+        "{listed:?}"
+    );
+    assert_eq!(real_names, [0, 0, 0, 0]);
+}
+
+/// tokio's `later_reads_after_runtime_drop_report_shutdown`: a stream that
+/// outlives its runtime still reads what it had received (its kernel
+/// socket's queue), then reports the runtime gone in another runtime.
+#[test]
+fn a_stream_outliving_its_runtime_reads_what_it_had_received() {
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let (stream, _client) = rt.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        client.write_all(b"hello").await.unwrap();
+        let (s, _) = listener.accept().await.unwrap();
+        s.readable().await.unwrap();
+        sim_rt::time::sleep(Duration::from_millis(10)).await;
+        (s, client)
+    });
+    drop(rt);
+    let mut buf = [0; 8];
+    assert_eq!(stream.try_read(&mut buf).unwrap(), 5);
+    assert_eq!(&buf[..5], b"hello");
+    assert!(stream.try_read(&mut buf).is_err(), "nothing more");
+    let rt2 = Builder::new_current_thread().enable_all().build().unwrap();
+    let mut stream = stream;
+    let err = rt2.block_on(async { stream.read(&mut buf).await.unwrap_err() });
+    assert!(sim_rt::runtime::is_rt_shutdown_err(&err), "{err}");
+}

@@ -148,6 +148,11 @@ impl NetIo {
         }
     }
 
+    /// The id of the socket's simulation (its runtime).
+    pub(crate) fn runtime(&self) -> u64 {
+        self.runtime
+    }
+
     /// The host the socket belongs to.
     #[allow(dead_code)]
     pub(crate) fn host(&self) -> HostId {

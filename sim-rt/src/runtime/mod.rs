@@ -1234,6 +1234,9 @@ impl Runtime {
         {
             let _enter = context::enter(world.clone());
             world.shutdown();
+            // The streams that outlive the simulation keep what they had
+            // received, as their kernel sockets would.
+            crate::net::tcp::kept::keep(&world);
         }
         drop(world);
         if let Some(stop) = &self.workers.0.stop {

@@ -9,6 +9,7 @@
 //! - `split.rs`: [`ReadHalf`] and [`WriteHalf`], borrowed from a stream.
 //! - `split_owned.rs`: [`OwnedReadHalf`] and [`OwnedWriteHalf`], sharing a
 //!   stream through an `Arc`, and [`ReuniteError`].
+//! - `kept.rs`: the unread bytes of streams that outlive their simulation.
 //!
 //! A handle holds only ids (its simulation, its host and the model's id of
 //! its endpoint), the socket options it stores and its placeholder fd (see
@@ -27,6 +28,7 @@
 // `net/mod.rs` re-exports `TcpListener`, `TcpSocket` and `TcpStream` as
 // `sim_rt::net::{TcpListener, TcpSocket, TcpStream}`, where tokio has them; tokio's
 // `net::tcp` module does not list them, so neither does this one.
+pub(crate) mod kept;
 pub(super) mod listener;
 pub(super) mod socket;
 mod split;

@@ -30,6 +30,7 @@ use bytes::BufMut;
 use sim_net::{ConnId, Endpoint, Net, Readiness};
 use socket2::Socket;
 
+use super::kept;
 use super::split::{split, ReadHalf, WriteHalf};
 use super::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
 use crate::net::addr::each_addr;
@@ -452,6 +453,12 @@ impl TcpStream {
         let r = self
             .io
             .try_op(self.endpoint(), |net, now| net.tcp_read(conn, buf, now));
+        // After its simulation ended, the bytes it had received and not
+        // read, as tokio's socket still holds the kernel's queue.
+        let r = match r {
+            Err(e) if kept::any() => kept::read(self.io.runtime(), conn, buf).ok_or(e),
+            r => r,
+        };
         self.assumed.note(Readiness::READABLE, &r);
         r
     }
@@ -1201,6 +1208,9 @@ impl Drop for TcpStream {
         if let Some(s) = self.fd.get() {
             use std::os::fd::AsRawFd;
             fd::forget_view(s.as_raw_fd());
+        }
+        if kept::any() {
+            kept::forget(self.io.runtime(), conn);
         }
         self.io
             .close(self.endpoint(), |net, now| match (kept, abort) {
