@@ -20,6 +20,9 @@
 //!   over, or after the thread was joined.
 //! - At most one pooled thread per calling thread, kept in `POOL` only
 //!   while clean.
+//! - Before each job, what sim_rt itself keeps per thread across
+//!   simulations (the reserved task ids of `LocalSet` spawns made outside
+//!   a runtime, the last simulated time read) is as a fresh thread has it.
 //!
 //! [`take_entropy_drawn`]: crate::switches::take_entropy_drawn
 
@@ -61,6 +64,10 @@ impl Pooled {
                 // Whatever the thread's start drew is not a simulation's.
                 let _ = take_entropy_drawn();
                 while let Ok(job) = queue.recv() {
+                    // What sim_rt itself keeps per thread between
+                    // simulations, as a fresh thread has it.
+                    crate::task::deferred::reset_thread_ids();
+                    crate::intercept::reset_thread_clock();
                     job();
                     let clean = take_entropy_drawn() == Some(false);
                     if report.send(clean).is_err() || !clean {
