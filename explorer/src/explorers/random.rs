@@ -113,6 +113,11 @@ impl DelayingExplorer for Random {
         let rank = (self.offset(enabled) + self.delays) % m;
         self.offset = None;
         self.delays = 0;
+        if m == 1 {
+            // One event: no ranking (the offset was still drawn, so the
+            // stream of draws is the same as ranking would leave it).
+            return 0;
+        }
         self.ranked.clear();
         self.ranked
             .extend(enabled.iter().enumerate().map(|(i, e)| (Unit::of(*e), i)));
