@@ -79,6 +79,11 @@ impl Readiness {
     pub fn contains(self, other: Readiness) -> bool {
         self.0 & other.0 == other.0
     }
+
+    /// Whether some kind is in both `self` and `other`.
+    pub fn intersects(self, other: Readiness) -> bool {
+        self.0 & other.0 != 0
+    }
 }
 
 impl BitOr for Readiness {

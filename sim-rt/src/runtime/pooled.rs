@@ -11,7 +11,8 @@
 //! OS randomness was asked for on it ([`take_entropy_drawn`], marked by
 //! the interposed `getrandom`, `getentropy` and `syscall(SYS_getrandom)`),
 //! and retired after the first simulation that did; a build that cannot
-//! tell (no interception) starts a thread per simulation.
+//! tell (no interception: `take_entropy_drawn` is `None`) retires it after
+//! every simulation, so each gets a fresh thread.
 //!
 //! # Invariants
 //!
@@ -100,21 +101,6 @@ impl Drop for Pooled {
 /// when there is none, or when the last one was retired); see the module
 /// docs. A panic in `f` continues in the caller with the same payload.
 pub(crate) fn on_clean_thread<R: Send>(stack: usize, f: impl FnOnce() -> R + Send) -> R {
-    if take_entropy_drawn().is_none() {
-        // This build cannot tell a clean thread: a fresh one each time.
-        return std::thread::scope(|s| {
-            let mut builder = std::thread::Builder::new().stack_size(stack);
-            if let Some(name) = std::thread::current().name() {
-                builder = builder.name(name.to_string());
-            }
-            let thread = builder
-                .spawn_scoped(s, f)
-                .unwrap_or_else(|e| panic!("sim_rt: could not start a thread: {e}"));
-            thread
-                .join()
-                .unwrap_or_else(|payload| resume_unwind(payload))
-        });
-    }
     let pooled = POOL
         .with(|p| p.borrow_mut().take())
         .unwrap_or_else(|| Pooled::start(stack));

@@ -78,6 +78,35 @@ fn set_obj(fd: c_int, obj: IpObj) {
     });
 }
 
+/// The table entry of `obj`, a TCP (`udp` false) or UDP socket of `host`
+/// in simulation `world`, with no address bound and no timeouts.
+fn entry(
+    world: u64,
+    host: HostId,
+    obj: IpObj,
+    udp: bool,
+    v6: bool,
+    nonblocking: bool,
+    cloexec: bool,
+) -> Open {
+    Open {
+        world,
+        host,
+        kind: Kind::Ip {
+            obj,
+            udp,
+            v6,
+            bound: None,
+            recv_timeout: None,
+            send_timeout: None,
+        },
+        path: PathBuf::new(),
+        flags: libc::O_RDWR | if nonblocking { libc::O_NONBLOCK } else { 0 },
+        cloexec,
+        dir_pos: 0,
+    }
+}
+
 /// Registers `fd`, a real `AF_INET`/`AF_INET6` stream or datagram socket
 /// `socket(2)` just made inside a simulation, as a fresh simulated socket
 /// of the calling task's host.
@@ -93,27 +122,15 @@ pub(crate) fn adopt_new(fd: c_int, domain: c_int, ty: c_int) {
     };
     table::insert(
         fd,
-        Open {
-            world: world.id,
+        entry(
+            world.id,
             host,
-            kind: Kind::Ip {
-                obj: IpObj::Fresh,
-                udp,
-                v6: domain == libc::AF_INET6,
-                bound: None,
-                recv_timeout: None,
-                send_timeout: None,
-            },
-            path: PathBuf::new(),
-            flags: libc::O_RDWR
-                | if ty & libc::SOCK_NONBLOCK != 0 {
-                    libc::O_NONBLOCK
-                } else {
-                    0
-                },
-            cloexec: ty & libc::SOCK_CLOEXEC != 0,
-            dir_pos: 0,
-        },
+            IpObj::Fresh,
+            udp,
+            domain == libc::AF_INET6,
+            ty & libc::SOCK_NONBLOCK != 0,
+            ty & libc::SOCK_CLOEXEC != 0,
+        ),
     );
 }
 
@@ -344,25 +361,15 @@ pub(crate) fn accept(fd: c_int, flags: c_int) -> Route<(c_int, SocketAddr)> {
     }
     table::insert(
         new_fd,
-        Open {
-            kind: Kind::Ip {
-                obj: IpObj::Conn(conn),
-                udp: false,
-                v6: ip.v6,
-                bound: None,
-                recv_timeout: None,
-                send_timeout: None,
-            },
-            flags: libc::O_RDWR
-                | if flags & libc::SOCK_NONBLOCK != 0 {
-                    libc::O_NONBLOCK
-                } else {
-                    0
-                },
-            cloexec: cloexec != 0,
-            dir_pos: 0,
-            ..ip.open.clone()
-        },
+        entry(
+            ip.open.world,
+            ip.open.host,
+            IpObj::Conn(conn),
+            false,
+            ip.v6,
+            flags & libc::SOCK_NONBLOCK != 0,
+            cloexec != 0,
+        ),
     );
     Route::Sim(Ok((new_fd, peer)))
 }
@@ -579,25 +586,7 @@ pub(crate) fn hand_over(
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
-    table::insert(
-        fd,
-        Open {
-            world: world.id,
-            host,
-            kind: Kind::Ip {
-                obj,
-                udp,
-                v6,
-                bound: None,
-                recv_timeout: None,
-                send_timeout: None,
-            },
-            path: PathBuf::new(),
-            flags: libc::O_RDWR | libc::O_NONBLOCK,
-            cloexec: true,
-            dir_pos: 0,
-        },
-    );
+    table::insert(fd, entry(world.id, host, obj, udp, v6, true, true));
     // SAFETY: a descriptor just opened, now the caller's.
     #[allow(unsafe_code)]
     Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
@@ -628,23 +617,6 @@ pub(crate) fn queued(fd: c_int) -> Route<c_int> {
 /// reach the simulated socket. The handle closes the model socket itself
 /// and forgets the view first ([`table::remove`]).
 pub(crate) fn register_view(world: &World, host: HostId, fd: c_int, obj: IpObj, v6: bool) {
-    table::insert(
-        fd,
-        Open {
-            world: world.id,
-            host,
-            kind: Kind::Ip {
-                obj,
-                udp: matches!(obj, IpObj::Udp(_)),
-                v6,
-                bound: None,
-                recv_timeout: None,
-                send_timeout: None,
-            },
-            path: PathBuf::new(),
-            flags: libc::O_RDWR | libc::O_NONBLOCK,
-            cloexec: true,
-            dir_pos: 0,
-        },
-    );
+    let udp = matches!(obj, IpObj::Udp(_));
+    table::insert(fd, entry(world.id, host, obj, udp, v6, true, true));
 }

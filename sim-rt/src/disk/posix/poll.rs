@@ -79,10 +79,9 @@ pub(super) fn wait_any(
     }
     let ready = |w: &World| {
         w.net_ref(|net| {
-            wants.iter().any(|&(endpoint, dir)| {
-                let r = net.readiness(endpoint);
-                (dir.is_readable() && r.is_readable()) || (dir.is_writable() && r.is_writable())
-            })
+            wants
+                .iter()
+                .any(|&(endpoint, dir)| net.readiness(endpoint).intersects(dir))
         })
     };
     if let Some(r) = threads::block(Op::Ready {

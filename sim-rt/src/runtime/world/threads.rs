@@ -884,11 +884,9 @@ impl Future for ReadyWait {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<i64> {
         let world = context::current();
         let ready = world.net_ref(|net| {
-            self.wants.iter().any(|&(endpoint, want)| {
-                let now = net.readiness(endpoint);
-                (want.is_readable() && now.is_readable())
-                    || (want.is_writable() && now.is_writable())
-            })
+            self.wants
+                .iter()
+                .any(|&(endpoint, want)| net.readiness(endpoint).intersects(want))
         });
         if ready {
             return Poll::Ready(0);
