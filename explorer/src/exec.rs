@@ -102,18 +102,6 @@ pub(crate) struct Target<'a> {
     pub(crate) orderings: bool,
 }
 
-/// The stack of an execution's thread: `RUST_MIN_STACK` bytes when set,
-/// else 8 MiB (see [`on_fresh_thread`]).
-fn stack_size() -> usize {
-    static STACK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *STACK.get_or_init(|| {
-        std::env::var("RUST_MIN_STACK")
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(8 << 20)
-    })
-}
-
 /// Runs `f` on a new OS thread, named as the calling one (libtest names a
 /// test's thread after the test, and reproduce lines read it), and returns
 /// what it returns; a panic in `f` continues in the caller with the same
@@ -123,7 +111,14 @@ fn stack_size() -> usize {
 /// thread's: executions used to run on the caller's thread, which may be a
 /// program's main thread, and a debug build's futures are large.
 pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    let mut builder = std::thread::Builder::new().stack_size(stack_size());
+    static STACK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let stack = *STACK.get_or_init(|| {
+        std::env::var("RUST_MIN_STACK")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(8 << 20)
+    });
+    let mut builder = std::thread::Builder::new().stack_size(stack);
     if let Some(name) = std::thread::current().name() {
         builder = builder.name(name.to_string());
     }
@@ -141,30 +136,6 @@ pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
             Ok(r) => r,
             Err(payload) => std::panic::resume_unwind(payload),
         }
-    })
-}
-
-/// Runs `f` on this worker's pooled execution thread (a fresh one when
-/// the last execution drew OS randomness, or when this build cannot tell:
-/// see `sim_rt::runtime::__private::on_clean_thread`), and returns what it
-/// returns; a panic in `f` continues in the caller with the same payload.
-///
-/// A fresh thread per execution costs a thread's start and an 8 MiB
-/// stack's first touches, about 40% of a small execution; it was there for
-/// state programs keep per thread. The state that breaks a replay is what a
-/// per-thread generator drew from the OS (std's `RandomState` keys,
-/// `rand`'s thread generator): it stays with the thread, and the next
-/// execution would start from it where its replay starts afresh, so such a
-/// thread is retired. Other per-thread state a program keeps (its own
-/// `thread_local!` counters) carries over as a `static`'s would, and is
-/// found the same way: the run that tells a failure, the shrinker and
-/// `SIM_CHECK_DETERMINISM=1` (whose second run is on a fresh thread) run
-/// it again and see it differ.
-pub(crate) fn on_clean_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    let line = crate::progress::unit_line();
-    sim_rt::runtime::__private::on_clean_thread(stack_size(), move || {
-        sim_rt::runtime::__private::set_reproduce_line(line);
-        f()
     })
 }
 
@@ -353,29 +324,18 @@ impl Target<'_> {
         ran
     }
 
-    /// Runs `exec` once, on a clean thread ([`on_clean_thread`]); with
-    /// `SIM_CHECK_DETERMINISM=1`, twice, the second on a fresh thread, and
-    /// unwinds with the
+    /// Runs `exec` once, on a fresh thread; with `SIM_CHECK_DETERMINISM=1`,
+    /// twice, each on a fresh thread, and unwinds with the
     /// nondeterminism report when their traces differ.
     pub(crate) fn run_once(&self, exec: &Exec) -> Ran {
         if !self.check {
-            // The run that tells a failure, on a fresh thread, as its
-            // replay will be: a failure that needed what a pooled thread
-            // kept from earlier executions shows as a divergence here,
-            // never as a token that does not replay.
-            if exec.tell {
-                return on_fresh_thread(|| self.run_here(exec, false));
-            }
-            return on_clean_thread(|| self.run_here(exec, false));
+            return on_fresh_thread(|| self.run_here(exec, false));
         }
         let exec = &Exec {
             full_trace: true,
             ..exec.clone()
         };
-        // The first run where runs go (a pooled thread), the second on a
-        // fresh one: what the pooled thread kept from earlier executions
-        // shows as a divergence.
-        let mut ran = on_clean_thread(|| self.run_here(exec, true));
+        let mut ran = on_fresh_thread(|| self.run_here(exec, true));
         let again = on_fresh_thread(|| self.run_here(exec, true));
         let (first, second) = (ran.trace.as_ref(), again.trace.as_ref());
         let (first, second) = first.zip(second).expect("checked runs keep their traces");

@@ -76,23 +76,6 @@ async fn reads_a_shared_counter() {
     b.await.unwrap();
 }
 
-thread_local! {
-    /// Executions run so far on this thread: state a program keeps per
-    /// thread, which a thread reused between executions carries over.
-    static ON_THIS_THREAD: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// Fails from the fifth execution on its thread on: a failure that needs
-/// what the thread kept from earlier executions, so it never replays.
-async fn counts_on_its_thread() {
-    let n = ON_THIS_THREAD.with(|c| {
-        c.set(c.get() + 1);
-        c.get()
-    });
-    sim_rt::task::yield_now().await;
-    assert!(n < 5, "execution {n} on this thread");
-}
-
 fn walks() -> Explorer {
     Explorer::new()
         .explorer(Random::default())
@@ -117,12 +100,6 @@ fn thread_rng_child() {
 #[ignore = "run by the other tests of this file, in a subprocess"]
 fn counter_child() {
     common::sampling(RoundRobin::default(), 3, 300).check(reads_a_shared_counter);
-}
-
-#[test]
-#[ignore = "run by the other tests of this file, in a subprocess"]
-fn thread_counter_child() {
-    walks().check(counts_on_its_thread);
 }
 
 #[test]
@@ -337,22 +314,4 @@ fn a_hash_map_order_failure_found_by_the_adaptive_search_replays() {
         "peer0 was greeted last after a slow start",
         &[("SIM_SEARCH", "adaptive")],
     );
-}
-
-/// Executions share a thread while they draw no OS randomness: a program
-/// whose failure needs a thread-local counter left by earlier executions
-/// is reported as not deterministic (the run that tells the failure is on
-/// a fresh thread, as its replay would be), never handed out as a token
-/// that does not replay.
-#[test]
-fn a_thread_local_counter_left_behind_is_reported_never_replayed_wrongly() {
-    for jobs in ["1", "2"] {
-        let (ok, out) = run_child("thread_counter_child", &[("SIM_JOBS", jobs)]);
-        assert!(!ok, "{out}");
-        is_nondeterminism_report(&out);
-        assert!(
-            out.contains("run again to be told it did not fail"),
-            "the told run, on a fresh thread, passes:\n{out}"
-        );
-    }
 }

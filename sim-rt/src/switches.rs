@@ -33,28 +33,6 @@ thread_local! {
     static THREADS_ALLOWED: Cell<u32> = const { Cell::new(0) };
     /// The last call refused on this thread, for the failure report.
     static MISUSE: Cell<Option<Misuse>> = const { Cell::new(None) };
-    /// OS randomness was asked for on this thread (inside a simulation or
-    /// not) since the last [`take_entropy_drawn`].
-    static DREW: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Notes that this thread asked for OS randomness (an interposed
-/// `getrandom`, `getentropy` or `syscall(SYS_getrandom)`): per-thread
-/// generators seed themselves so (std's `RandomState` keys, `rand`'s
-/// thread generator), and keep what they drew for the thread's life.
-#[inline]
-pub(crate) fn note_entropy() {
-    DREW.with(|d| d.set(true));
-}
-
-/// Whether this thread asked for OS randomness since the last call (and
-/// clears the mark), or `None` when this build cannot tell (it does not
-/// interpose the calls: see [`SUPPORTED`]). A harness that runs
-/// simulations one after another on a thread retires the thread when it
-/// did: the per-thread generators it seeded would carry one simulation's
-/// draws into the next.
-pub fn take_entropy_drawn() -> Option<bool> {
-    SUPPORTED.then(|| DREW.with(|d| d.replace(false)))
 }
 
 /// A refused escape, remembered so the failure it causes can say why.

@@ -79,7 +79,6 @@ pub(crate) mod liveness;
 mod local_runtime;
 mod metrics;
 pub(crate) mod net;
-mod pooled;
 mod run_queue;
 
 pub(crate) mod task;
@@ -1691,16 +1690,6 @@ pub mod __private {
     use super::*;
 
     pub use super::config::fail_quietly;
-    pub use crate::switches::take_entropy_drawn;
-
-    /// Runs `f` on a thread kept for this thread's simulations while they
-    /// leave no OS randomness drawn on it (a fresh one after one that did,
-    /// or every time when this build cannot tell), and returns what it
-    /// returns; a panic in `f` continues here. The explorer runs each
-    /// execution so.
-    pub fn on_clean_thread<R: Send>(stack: usize, f: impl FnOnce() -> R + Send) -> R {
-        super::pooled::on_clean_thread(stack, f)
-    }
 
     /// The line that reproduces the simulations this thread runs next, as
     /// the poll watchdog prints it when one is stuck in a poll (a harness's
