@@ -530,6 +530,26 @@ fn pause_twice_panics() {
 }
 
 #[test]
+fn pausing_and_resuming_read_the_running_clock() {
+    // As on tokio, where both read the real clock: time passes between an
+    // instant taken and the freeze, and again after the thaw.
+    sim(28, async {
+        let start = Instant::now();
+        time::pause();
+        time::advance(Duration::from_secs(10)).await;
+        let frozen = Instant::now();
+        assert!(frozen - start > Duration::from_secs(10));
+        assert!(frozen - start < Duration::from_secs(10) + ms(1));
+        time::resume();
+        assert!(frozen < Instant::now());
+        time::pause();
+        time::advance(Duration::from_secs(10)).await;
+        assert!(Instant::now() - start > Duration::from_secs(20));
+        assert!(Instant::now() - start < Duration::from_secs(20) + ms(1));
+    });
+}
+
+#[test]
 #[should_panic(expected = "time is not frozen")]
 fn resume_without_pause_panics() {
     sim(26, async { time::resume() });
@@ -606,8 +626,13 @@ fn advance_fires_the_sleeps_due_by_then() {
 
         time::advance(ms(1)).await;
         assert_eq!(poll!(local.as_mut()), Poll::Ready(()));
-        assert_eq!(done_rx.await.unwrap(), ms(1000), "fired at the advance");
-        assert_eq!(t0.elapsed(), ms(1000), "awaiting did not move the clock");
+        // Pausing read the running clock (a nanosecond), so the deadline
+        // lies just past the millisecond grid and the timer fires at the
+        // grid's next tick, as on tokio.
+        assert!(done_rx.try_recv().is_err(), "the tick is not reached yet");
+        time::advance(ms(1)).await;
+        assert_eq!(done_rx.await.unwrap(), ms(1001), "fired at the advance");
+        assert_eq!(t0.elapsed(), ms(1001), "awaiting did not move the clock");
     });
 }
 
@@ -628,7 +653,10 @@ fn a_paused_clock_still_auto_advances_to_the_next_deadline() {
         time::pause();
         let t0 = Instant::now();
         sleep(Duration::from_secs(10)).await;
-        assert_eq!(t0.elapsed(), Duration::from_secs(10));
+        // At the timer's tick: the first millisecond of the grid at or
+        // after the deadline (pausing left the clock just off the grid).
+        assert!(t0.elapsed() >= Duration::from_secs(10));
+        assert!(t0.elapsed() < Duration::from_secs(10) + ms(1));
     });
 }
 
@@ -647,7 +675,8 @@ fn start_paused_allows_advance_at_once() {
         time::resume();
         time::pause();
     });
-    assert_eq!(rt.elapsed(), ms(42));
+    // Resuming and pausing again each read the running clock: a nanosecond.
+    assert_eq!(rt.elapsed(), ms(42) + Duration::from_nanos(2));
 }
 
 #[test]

@@ -53,6 +53,11 @@ fn safe_delay(duration: StdDuration) -> StdDuration {
 /// next deadline when nothing can run (like tokio's auto-advance while
 /// paused). Frozen, polls take no time (as on tokio); the flag also decides
 /// what [`advance`] and [`resume`] allow, with tokio's panics.
+///
+/// Freezing takes [`CLOCK_READ`] of simulated time first: tokio's `pause`
+/// reads the running clock, so an `Instant` taken before it is strictly
+/// earlier than the frozen time, as on tokio (the simulated clock
+/// otherwise stands still within a poll).
 #[track_caller]
 pub fn pause() {
     // No closures: they would not carry the caller's location.
@@ -64,8 +69,13 @@ pub fn pause() {
          used by `#[tokio::test]."
     );
     assert!(!core.paused, "time is already frozen");
+    core.now += CLOCK_READ;
     core.set_paused(true);
 }
+
+/// The simulated time a read of the running clock takes where tokio's
+/// [`pause`] and [`resume`] read it: a nanosecond.
+const CLOCK_READ: StdDuration = StdDuration::from_nanos(1);
 
 /// Simulated
 /// [`tokio::time::resume`](https://docs.rs/tokio/1/tokio/time/fn.resume.html): unfreezes the clock.
@@ -76,13 +86,16 @@ pub fn pause() {
 ///
 /// # Differences from tokio
 ///
-/// See [`pause`].
+/// See [`pause`]. Unfreezing takes [`CLOCK_READ`] of simulated time after
+/// it, so an `Instant` read next is strictly later than the frozen time,
+/// as on tokio.
 #[track_caller]
 pub fn resume() {
     let world = context::current();
     let mut core = world.core.borrow_mut();
     assert!(core.paused, "time is not frozen");
     core.set_paused(false);
+    core.now += CLOCK_READ;
 }
 
 /// Simulated
