@@ -409,7 +409,7 @@ impl Target<'_> {
         } else {
             Builder::new_current_thread()
         };
-        builder.enable_all();
+        builder.enable_all().report_unobserved_panics(true);
         (self.configure)(&mut builder);
         builder.exact_seed(exec.seed);
         if exec.full_trace {

@@ -65,10 +65,15 @@ fn task_panic_names_message_host_task_time_and_reproduction() {
 
 #[test]
 fn spawned_task_panic_names_where_it_was_spawned() {
-    let msg = failure_of(Builder::new_current_thread().seed(3), async {
-        drop(sim_rt::spawn(async { panic!("boom") }));
-        sim_rt::time::sleep(Duration::from_secs(1)).await;
-    });
+    let msg = failure_of(
+        Builder::new_current_thread()
+            .seed(3)
+            .report_unobserved_panics(true),
+        async {
+            drop(sim_rt::spawn(async { panic!("boom") }));
+            sim_rt::time::sleep(Duration::from_secs(1)).await;
+        },
+    );
     assert!(
         msg.starts_with("simulation failed: a task panicked: boom"),
         "{msg}"

@@ -205,9 +205,18 @@ fn aborting_a_finished_task_is_a_no_op() {
     });
 }
 
-/// The report of a simulation that fails, from `block_on`'s panic.
+/// The report of a simulation that fails, from `block_on`'s panic, on a
+/// runtime that reports panics nobody can observe (as the explorer's do).
 fn failure_of(future: impl Future<Output = ()> + 'static) -> String {
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sim(7, future)));
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Builder::new_current_thread()
+            .enable_all()
+            .seed(7)
+            .report_unobserved_panics(true)
+            .build()
+            .unwrap()
+            .block_on(future)
+    }));
     let payload = res.expect_err("block_on must panic");
     payload
         .downcast_ref::<String>()
@@ -215,10 +224,26 @@ fn failure_of(future: impl Future<Output = ()> + 'static) -> String {
         .clone()
 }
 
-/// A panic nobody can observe (the task's handle was dropped) fails the
-/// simulation by default.
+/// A panic nobody can observe (the task's handle was dropped) is ignored
+/// by default, as tokio's `UnhandledPanic::Ignore`: the other tasks go on.
 #[test]
-fn a_panic_nobody_can_observe_fails_the_simulation_by_default() {
+fn a_panic_nobody_can_observe_is_ignored_by_default() {
+    let done = sim(7, async {
+        drop(sim_rt::spawn(async { panic!("boom in a task") }));
+        let other = sim_rt::spawn(async {
+            sleep(Duration::from_secs(1)).await;
+            7
+        });
+        sleep(Duration::from_secs(2)).await;
+        other.await.unwrap()
+    });
+    assert_eq!(done, 7);
+}
+
+/// Asked to (`report_unobserved_panics`, the explorer's setting), a panic
+/// nobody can observe fails the simulation.
+#[test]
+fn a_panic_nobody_can_observe_fails_the_simulation_when_reported() {
     let message = failure_of(async {
         drop(sim_rt::spawn(async { panic!("boom in a task") }));
         sleep(Duration::from_secs(1)).await;
@@ -248,7 +273,7 @@ fn a_panic_reaches_its_join_handle_by_default() {
 }
 
 /// A panic handed to a handle that is then dropped without awaiting it was
-/// observed by nobody: the simulation fails, saying so.
+/// observed by nobody: reported, the simulation fails, saying so.
 #[test]
 fn a_panic_whose_handle_is_dropped_unawaited_fails_the_simulation() {
     let message = failure_of(async {

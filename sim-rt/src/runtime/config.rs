@@ -49,18 +49,19 @@ pub const DEFAULT_MAX_TIME: Duration = Duration::MAX;
 /// [`tokio::runtime::UnhandledPanic`](https://docs.rs/tokio/1/tokio/runtime/enum.UnhandledPanic.html)
 /// (unstable in tokio).
 ///
+/// The default is tokio's, [`Ignore`](UnhandledPanic::Ignore): a panic
+/// goes to the task's `JoinHandle` (or `JoinSet`), awaited as a
+/// [`JoinError`](crate::task::JoinError), and is dropped with it; the panic
+/// hook has printed it, and a later failure's report names it.
+///
 /// # Differences from tokio
 ///
-/// Without a setting (the default), a panic goes where someone can observe
-/// it, as in tokio: to the task's `JoinHandle` (or `JoinSet`), awaited as a
-/// [`JoinError`](crate::task::JoinError). A panic nobody can observe fails
-/// the simulation with a report, since a test wants to know of it: the
-/// task's `JoinHandle` was dropped before it panicked, or is dropped later
-/// without the panic being taken. (A handle still held when the runtime is
-/// dropped is not reported.) [`Ignore`](UnhandledPanic::Ignore), tokio's
-/// default, always hands the panic to the `JoinHandle` and drops it
-/// silently with the handle; [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime)
-/// always fails the simulation.
+/// A third behaviour, for explorations:
+/// [`Builder::report_unobserved_panics`](crate::runtime::Builder::report_unobserved_panics)
+/// (the explorer's default) keeps the panic for a handle that is held and
+/// fails the simulation when nobody can observe it.
+/// [`ShutdownRuntime`](UnhandledPanic::ShutdownRuntime) always fails the
+/// simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UnhandledPanic {

@@ -155,8 +155,10 @@ pub struct Builder {
     seed: Option<u64>,
     max_steps: u64,
     max_time: Duration,
-    /// `None`: the simulation's default (see [`UnhandledPanic`]).
+    /// `None`: the default (see [`UnhandledPanic`]).
     unhandled_panic: Option<UnhandledPanic>,
+    /// [`Builder::report_unobserved_panics`].
+    report_unobserved_panics: bool,
     start_paused: bool,
     /// [`Builder::poll_cost`].
     poll_cost: Duration,
@@ -255,6 +257,7 @@ impl fmt::Debug for Builder {
             .field("full_trace", &self.full_trace)
             .field("max_time", &self.max_time)
             .field("unhandled_panic", &self.unhandled_panic)
+            .field("report_unobserved_panics", &self.report_unobserved_panics)
             .field("start_paused", &self.start_paused)
             .field("poll_cost", &self.poll_cost)
             .field("custom_scheduler", &self.scheduler.is_some())
@@ -275,6 +278,7 @@ impl Builder {
             max_steps: DEFAULT_MAX_STEPS,
             max_time: DEFAULT_MAX_TIME,
             unhandled_panic: None,
+            report_unobserved_panics: false,
             start_paused: false,
             poll_cost: DEFAULT_POLL_COST,
             scheduler: None,
@@ -540,9 +544,25 @@ impl Builder {
     }
 
     /// Simulated `tokio::runtime::Builder::unhandled_panic` (unstable in
-    /// tokio). See [`UnhandledPanic`] for the default, which differs.
+    /// tokio). The default is tokio's, [`UnhandledPanic::Ignore`], unless
+    /// [`report_unobserved_panics`](Self::report_unobserved_panics) is set.
     pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
         self.unhandled_panic = Some(behavior);
+        self
+    }
+
+    /// Fails the simulation, with a report, when a task panics and nobody
+    /// can observe it: its `JoinHandle` was dropped before it panicked, or
+    /// is dropped later without the panic being taken (a handle still held
+    /// when the runtime is dropped is not reported). A panic whose handle
+    /// is held still goes to the handle, as tokio's. Off by default, as
+    /// tokio ignores such panics; the explorer turns it on, since a panic
+    /// in a detached task is a bug an exploration must report. An explicit
+    /// [`unhandled_panic`](Self::unhandled_panic) takes precedence.
+    ///
+    /// Not in tokio.
+    pub fn report_unobserved_panics(&mut self, report: bool) -> &mut Self {
+        self.report_unobserved_panics = report;
         self
     }
 
@@ -795,6 +815,7 @@ impl Builder {
                 max_steps: self.max_steps,
                 max_time: self.max_time,
                 unhandled_panic: self.unhandled_panic,
+                report_unobserved_panics: self.report_unobserved_panics,
                 start_paused: self.start_paused,
                 poll_cost: self.poll_cost,
                 flavor: self.flavor,

@@ -73,8 +73,11 @@ pub(crate) struct Config {
     pub(crate) seed: u64,
     pub(crate) max_steps: u64,
     pub(crate) max_time: Duration,
-    /// `None`: to the `JoinHandle` when one is held, else a failure.
+    /// `None`: to the `JoinHandle` when one is held, else ignored or a
+    /// failure (`report_unobserved_panics`).
     pub(crate) unhandled_panic: Option<UnhandledPanic>,
+    /// [`Builder::report_unobserved_panics`](super::Builder::report_unobserved_panics).
+    pub(crate) report_unobserved_panics: bool,
     pub(crate) start_paused: bool,
     /// [`Builder::poll_cost`](super::Builder::poll_cost).
     pub(crate) poll_cost: Duration,

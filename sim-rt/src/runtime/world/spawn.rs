@@ -244,8 +244,10 @@ impl World {
         let (cell, task) = {
             let mut core = self.core.borrow_mut();
             // A panic handed to the handle and dropped with it, unobserved:
-            // under the default policy it fails the run.
-            let unobserved = core.config.unhandled_panic.is_none() && core.failure.is_none();
+            // reported when asked to.
+            let unobserved = core.config.unhandled_panic.is_none()
+                && core.config.report_unobserved_panics
+                && core.failure.is_none();
             let Some(slot) = Self::slot(&mut core, key, id) else {
                 return;
             };

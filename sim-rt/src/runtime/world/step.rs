@@ -734,7 +734,14 @@ impl World {
                         Some(policy) => policy,
                         // Someone can observe it: the handle's holder.
                         None if core.tasks[key].has_handle => UnhandledPanic::Ignore,
-                        None => UnhandledPanic::ShutdownRuntime,
+                        // Nobody can: reported when asked to, and always for
+                        // a host's entry (its process's main thread).
+                        None if core.config.report_unobserved_panics
+                            || matches!(origin, Origin::HostEntry) =>
+                        {
+                            UnhandledPanic::ShutdownRuntime
+                        }
+                        None => UnhandledPanic::Ignore,
                     }
                 };
                 match policy {
