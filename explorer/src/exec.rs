@@ -8,17 +8,19 @@
 //!
 //! # Determinism
 //!
-//! Each execution runs on an OS thread of its own, started for it and
-//! joined when it ends ([`on_fresh_thread`]). What a program keeps per
-//! thread starts fresh with it: std's `HashMap` keys (`RandomState` draws
-//! them once per thread and counts up), `rand::rng()` (seeded once per
-//! thread), any crate's thread-locals. Seeded inside the simulation from
-//! the intercepted `getrandom`, they are then a function of the execution's
-//! seed and choices alone, not of the executions that ran before it on the
-//! same worker: the n-th execution of a search replays alone, in a fresh
-//! process, with any `SIM_JOBS`. A thread per execution costs about 6 us
-//! of CPU (the guide's "Performance" chapter, `docs/src/performance.md`,
-//! has the measure).
+//! Each execution runs as on an OS thread of its own. What a program keeps
+//! per thread starts fresh with it: std's `HashMap` keys (`RandomState`
+//! draws them once per thread and counts up), `rand::rng()` (seeded once
+//! per thread), any crate's thread-locals. Seeded inside the simulation
+//! from the intercepted `getrandom`, they are then a function of the
+//! execution's seed and choices alone, not of the executions that ran
+//! before it on the same worker: the n-th execution of a search replays
+//! alone, in a fresh process, with any `SIM_JOBS`. A search's workers are
+//! clean workers ([`as_clean_worker`]) that run executions themselves
+//! while that holds, std's keys put back before each, and start a fresh
+//! thread per execution ([`on_fresh_thread`]) once an execution drew other
+//! OS randomness (the guide's "Performance" chapter,
+//! `docs/src/performance.md`, has the measures).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -111,6 +113,16 @@ pub(crate) struct Target<'a> {
 /// thread's: executions used to run on the caller's thread, which may be a
 /// program's main thread, and a debug build's futures are large.
 pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    // The poll watchdog's line for the simulations the thread runs.
+    let line = crate::progress::unit_line();
+    on_new_thread(move || {
+        sim_rt::runtime::__private::set_reproduce_line(line);
+        f()
+    })
+}
+
+/// Runs `f` on a new thread as [`on_fresh_thread`] does.
+fn on_new_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     static STACK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let stack = *STACK.get_or_init(|| {
         std::env::var("RUST_MIN_STACK")
@@ -122,12 +134,6 @@ pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if let Some(name) = std::thread::current().name() {
         builder = builder.name(name.to_string());
     }
-    // The poll watchdog's line for the simulations the thread runs.
-    let line = crate::progress::unit_line();
-    let f = move || {
-        sim_rt::runtime::__private::set_reproduce_line(line);
-        f()
-    };
     std::thread::scope(|s| {
         let thread = builder.spawn_scoped(s, f).unwrap_or_else(|e| {
             panic!("explorer: could not start a thread to run an execution on: {e}")
@@ -137,6 +143,36 @@ pub(crate) fn on_fresh_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
             Err(payload) => std::panic::resume_unwind(payload),
         }
     })
+}
+
+/// Runs `work` (a search's worker loop) on a new thread, as
+/// [`on_fresh_thread`], made a clean worker first: its executions then run
+/// on it, one after another ([`on_clean_thread`]), while they leave nothing
+/// a fresh thread would not have.
+pub(crate) fn as_clean_worker<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    on_new_thread(move || {
+        sim_rt::runtime::__private::become_clean_worker();
+        work()
+    })
+}
+
+/// Runs `f` (one execution) on this thread when it is a clean worker
+/// ([`as_clean_worker`]) still clean, else on a fresh thread.
+///
+/// A thread per execution was there for what programs keep per thread:
+/// std's `RandomState` keys, `rand`'s thread generator, crates'
+/// thread-locals. A clean worker puts std's keys back before each
+/// execution and stops running executions itself after one that drew OS
+/// randomness otherwise (`sim_rt::runtime::__private::run_on_clean_worker`);
+/// a program's own thread-locals carry over as statics would, and a
+/// failure that needs them differs in the run that tells it, which is on a
+/// fresh thread (see [`Target::run_once`]).
+pub(crate) fn on_clean_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if !sim_rt::runtime::__private::on_clean_worker() {
+        return on_fresh_thread(f);
+    }
+    sim_rt::runtime::__private::set_reproduce_line(crate::progress::unit_line());
+    sim_rt::runtime::__private::run_on_clean_worker(f)
 }
 
 /// Panics inside executions the search runs are part of the search, not
@@ -324,18 +360,27 @@ impl Target<'_> {
         ran
     }
 
-    /// Runs `exec` once, on a fresh thread; with `SIM_CHECK_DETERMINISM=1`,
-    /// twice, each on a fresh thread, and unwinds with the
-    /// nondeterminism report when their traces differ.
+    /// Runs `exec` once, on a clean worker or a fresh thread
+    /// ([`on_clean_thread`]); with `SIM_CHECK_DETERMINISM=1`, twice, the
+    /// second on a fresh thread, and unwinds with the nondeterminism report
+    /// when their traces differ.
     pub(crate) fn run_once(&self, exec: &Exec) -> Ran {
         if !self.check {
-            return on_fresh_thread(|| self.run_here(exec, false));
+            // The run that tells a failure is on a fresh thread, as its
+            // replay will be: a failure that needed what a worker kept
+            // from earlier executions (a program's own thread-locals)
+            // differs there, and is reported so, never handed out as a
+            // token that does not replay.
+            if exec.tell {
+                return on_fresh_thread(|| self.run_here(exec, false));
+            }
+            return on_clean_thread(|| self.run_here(exec, false));
         }
         let exec = &Exec {
             full_trace: true,
             ..exec.clone()
         };
-        let mut ran = on_fresh_thread(|| self.run_here(exec, true));
+        let mut ran = on_clean_thread(|| self.run_here(exec, true));
         let again = on_fresh_thread(|| self.run_here(exec, true));
         let (first, second) = (ran.trace.as_ref(), again.trace.as_ref());
         let (first, second) = first.zip(second).expect("checked runs keep their traces");

@@ -76,6 +76,25 @@ async fn reads_a_shared_counter() {
     b.await.unwrap();
 }
 
+thread_local! {
+    /// Executions of this program on this thread.
+    static ON_THIS_THREAD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts its executions in a thread-local of its own and fails from the
+/// third on one thread: a failure that exists only on a thread that ran
+/// executions before (a fresh thread per execution never shows it).
+async fn keeps_a_thread_local_counter() {
+    let n = ON_THIS_THREAD.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    sim_rt::spawn(async { sim_rt::task::yield_now().await })
+        .await
+        .unwrap();
+    assert!(n < 3, "the third execution on this thread");
+}
+
 fn walks() -> Explorer {
     Explorer::new()
         .explorer(Random::default())
@@ -100,6 +119,12 @@ fn thread_rng_child() {
 #[ignore = "run by the other tests of this file, in a subprocess"]
 fn counter_child() {
     common::sampling(RoundRobin::default(), 3, 300).check(reads_a_shared_counter);
+}
+
+#[test]
+#[ignore = "run by the other tests of this file, in a subprocess"]
+fn thread_local_child() {
+    walks().executions(50).check(keeps_a_thread_local_counter);
 }
 
 #[test]
@@ -302,6 +327,20 @@ fn a_program_that_keeps_state_between_executions_is_reported_as_not_deterministi
     assert!(!ok, "{again}");
     is_nondeterminism_report(&again);
     assert!(again.contains("diverged at step "), "{again}");
+}
+
+/// A program whose thread-local counter carries over between executions
+/// on a worker (which runs them itself while they draw no OS randomness
+/// but std's keys) is reported as not deterministic: the run that tells
+/// the failure is on a fresh thread and passes. Never a line that does not
+/// replay.
+#[test]
+fn a_program_that_keeps_a_thread_local_counter_is_never_replayed_wrongly() {
+    for jobs in ["1", "2"] {
+        let (ok, out) = run_child("thread_local_child", &[("SIM_JOBS", jobs)]);
+        assert!(!ok, "{out}");
+        is_nondeterminism_report(&out);
+    }
 }
 
 /// The adaptive portfolio keeps its own maps off std's `RandomState` (which

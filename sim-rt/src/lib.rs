@@ -61,7 +61,8 @@
 // `disk::posix` (the simulated file-system calls behind them), three io
 // files (`ReadBuf`'s uninitialized bytes, `read_buf`/`fill_buf`, tokio's
 // `unsafe fn AsyncFd::register` signatures), the lock guards of
-// `sync::{mutex, rwlock}` and the `unsafe fn`s whose traits demand it
+// `sync::{mutex, rwlock}`, `runtime::clean_thread` (std's keys in the
+// thread's TLS block) and the `unsafe fn`s whose traits demand it
 // (`FromRawFd`...) use `unsafe`, each allowing it where it is.
 #![deny(unsafe_code)]
 

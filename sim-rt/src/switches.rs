@@ -33,6 +33,30 @@ thread_local! {
     static THREADS_ALLOWED: Cell<u32> = const { Cell::new(0) };
     /// The last call refused on this thread, for the failure report.
     static MISUSE: Cell<Option<Misuse>> = const { Cell::new(None) };
+    /// Calls for OS randomness made on this thread, inside a simulation
+    /// or not (wrapping).
+    static DRAWS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Notes that this thread asked for OS randomness (an interposed
+/// `getrandom`, `getentropy` or `syscall(SYS_getrandom)`): per-thread
+/// generators seed themselves so (std's `RandomState` keys, `rand`'s
+/// thread generator) and keep what they drew for the thread's life.
+#[inline]
+pub(crate) fn note_entropy() {
+    DRAWS.with(|d| d.set(d.get().wrapping_add(1)));
+}
+
+/// How many times this thread asked for OS randomness (wrapping): see
+/// [`note_entropy`].
+pub(crate) fn entropy_draws() -> u32 {
+    DRAWS.with(Cell::get)
+}
+
+/// Where this thread's draw counter lives (`runtime::clean_thread` leaves
+/// it out of what it restores).
+pub(crate) fn draws_address() -> usize {
+    DRAWS.with(|d| d as *const Cell<u32> as usize)
 }
 
 /// A refused escape, remembered so the failure it causes can say why.

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::coverage::Coverage;
+use crate::exec::as_clean_worker;
 use crate::nondet::Nondeterministic;
 use crate::report::{FoundFailure, Report};
 
@@ -258,15 +259,17 @@ pub(super) fn run_observed(
             .unwrap_or_else(|e| e.into_inner())
             .add(k, done, &unit);
     };
+    // Each worker on a thread of its own that runs its executions itself
+    // while they leave it clean (`exec::as_clean_worker`).
     let jobs = ctx.jobs.max(1).min(mine.max(1) as usize);
     if jobs == 1 {
-        worker();
+        as_clean_worker(worker);
     } else {
         std::thread::scope(|s| {
             for _ in 1..jobs {
-                s.spawn(worker);
+                s.spawn(|| as_clean_worker(worker));
             }
-            worker();
+            as_clean_worker(worker);
         });
     }
     let merge = merge.into_inner().unwrap_or_else(|e| e.into_inner());

@@ -667,6 +667,7 @@ interpose! {
     ///
     /// As libc's: `buf` is valid for `len` bytes of writes.
     fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
+        crate::switches::note_entropy();
         if !in_simulation() {
             return real();
         }
@@ -680,6 +681,7 @@ interpose! {
     ///
     /// As libc's: `buf` is valid for `len` bytes of writes.
     fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
+        crate::switches::note_entropy();
         if !in_simulation() {
             return real();
         }
@@ -711,6 +713,9 @@ interpose! {
         a5: c_long,
         a6: c_long,
     ) -> c_long {
+        if num == libc::SYS_getrandom {
+            crate::switches::note_entropy();
+        }
         if in_simulation() {
             // SAFETY (all arms): the arguments are the caller's, for the
             // syscall it names.

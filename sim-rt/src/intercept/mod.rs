@@ -107,6 +107,12 @@ thread_local! {
     static LAST_NOW: Cell<Duration> = const { Cell::new(Duration::ZERO) };
 }
 
+/// Forgets the last simulated time read on this thread, as on a fresh
+/// thread (`runtime::clean_thread`).
+pub(crate) fn reset_thread_clock() {
+    LAST_NOW.with(|l| l.set(Duration::ZERO));
+}
+
 /// Makes the linker keep every interposed function: called when a
 /// runtime is built, before any simulation can be current.
 pub(crate) fn keep_linked() {

@@ -76,6 +76,9 @@ pub(crate) mod fs;
 mod id;
 pub(crate) mod join_error;
 pub(crate) mod liveness;
+// Reads and restores std's keys in the thread's TLS block.
+#[allow(unsafe_code)]
+mod clean_thread;
 mod local_runtime;
 mod metrics;
 pub(crate) mod net;
@@ -1711,6 +1714,32 @@ pub mod __private {
     use super::*;
 
     pub use super::config::fail_quietly;
+
+    /// Makes the calling thread a clean worker, which may run simulations
+    /// one after another itself ([`run_on_clean_worker`]) while they leave
+    /// nothing a fresh thread would not have: see the guide's performance
+    /// chapter. Call it first thing on a new thread. False when this build
+    /// cannot tell (no interposition).
+    pub fn become_clean_worker() -> bool {
+        super::clean_thread::become_worker()
+    }
+
+    /// Whether the calling thread is a clean worker still clean.
+    pub fn on_clean_worker() -> bool {
+        super::clean_thread::is_clean()
+    }
+
+    /// Runs `f` (a simulation) on this clean worker: sim_rt's per-thread
+    /// state and std's `RandomState` keys as on a fresh thread before it;
+    /// the thread retired from reuse after it when `f` drew OS randomness
+    /// otherwise (or panicked).
+    ///
+    /// # Panics
+    ///
+    /// When [`on_clean_worker`] is false.
+    pub fn run_on_clean_worker<R>(f: impl FnOnce() -> R) -> R {
+        super::clean_thread::run(f)
+    }
 
     /// The line that reproduces the simulations this thread runs next, as
     /// the poll watchdog prints it when one is stuck in a poll (a harness's

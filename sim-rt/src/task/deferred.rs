@@ -72,6 +72,12 @@ thread_local! {
     static NEXT_ID: Cell<u64> = const { Cell::new(u64::MAX / 2) };
 }
 
+/// Starts this thread's reserved ids over, as on a fresh thread (a thread
+/// that runs simulations one after another: `runtime::clean_thread`).
+pub(crate) fn reset_thread_ids() {
+    NEXT_ID.with(|n| n.set(u64::MAX / 2));
+}
+
 fn with_slots<R>(f: impl FnOnce(&mut BTreeMap<usize, Slot>) -> R) -> R {
     f(&mut SLOTS.lock().unwrap_or_else(|e| e.into_inner()))
 }

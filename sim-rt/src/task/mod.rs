@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 pub mod coop;
-mod deferred;
+pub(crate) mod deferred;
 pub(crate) mod join_handle;
 mod join_set;
 mod local;
