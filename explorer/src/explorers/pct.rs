@@ -185,6 +185,12 @@ impl Pct {
         debug_assert!(self.demoted() <= self.list.units().len());
     }
 
+    /// Moves `unit` (in the list) to the lowest priority.
+    fn demote_unit(&mut self, unit: Unit) {
+        let at = self.list.position(unit).expect("the head is in the list");
+        self.demote(at);
+    }
+
     /// Removes `unit` from the list, if it is there.
     fn remove(&mut self, unit: Unit) {
         let initial = self.list.units().len() - self.demoted();
@@ -225,7 +231,7 @@ impl DelayingExplorer for Pct {
     }
 
     fn next(&mut self, enabled: &[Event]) -> usize {
-        let (i, at) = self.list.head(enabled);
+        let (i, unit) = self.list.head(enabled);
         self.taken += 1;
         debug_assert!(
             self.change_points.last().is_none_or(|&c| c >= self.taken),
@@ -233,14 +239,14 @@ impl DelayingExplorer for Pct {
         );
         if self.change_points.last() == Some(&self.taken) {
             self.change_points.pop();
-            self.demote(at);
+            self.demote_unit(unit);
         }
         i
     }
 
     fn delay(&mut self, enabled: &[Event]) {
-        let (_, at) = self.list.head(enabled);
-        self.demote(at);
+        let (_, unit) = self.list.head(enabled);
+        self.demote_unit(unit);
     }
 
     fn step(&mut self, observation: &Observation) {

@@ -42,6 +42,7 @@
 
 use std::fmt;
 
+use rustc_hash::FxHashMap;
 use sim_rt::scheduler::{Event, Observation};
 
 use super::{DelayingExplorer, Unit};
@@ -65,10 +66,20 @@ impl Placement for AtTail {
 
 /// Units in priority order, head first; the data structure of the
 /// queue-shaped explorers. See the [module docs](self).
+///
+/// Each unit carries a rank that grows from head to tail (gaps of
+/// [`GAP`], halved by an insertion between two units, all ranks dealt
+/// again when a gap runs out), so [`head`](Queue::head) finds the first
+/// enabled unit by looking up the enabled units' ranks, not by walking the
+/// queue against every enabled event.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Queue<P> {
     /// Every unit known, head (highest priority) first; no unit twice.
     units: Vec<Unit>,
+    /// The units' ranks, in the same order: strictly increasing.
+    ranks: Vec<u64>,
+    /// Each queued unit's rank (looked up, never iterated).
+    rank: FxHashMap<Unit, u64>,
     /// Where units seen for the first time go.
     pub(super) placement: P,
     /// Scratch for [`Queue::head`]: enabled units not in `units`; kept so
@@ -76,11 +87,19 @@ pub(super) struct Queue<P> {
     fresh: Vec<Unit>,
 }
 
+/// The distance between neighbours' ranks when they are dealt.
+const GAP: u64 = 1 << 32;
+/// The rank of the head when ranks are dealt: room for 2^30 units
+/// above it and below it.
+const FIRST: u64 = 1 << 62;
+
 impl<P: Placement> Queue<P> {
     /// An empty queue.
     pub(super) fn new(placement: P) -> Self {
         Queue {
             units: Vec::new(),
+            ranks: Vec::new(),
+            rank: FxHashMap::default(),
             placement,
             fresh: Vec::new(),
         }
@@ -94,88 +113,146 @@ impl<P: Placement> Queue<P> {
     /// Forgets every unit.
     pub(super) fn clear(&mut self) {
         self.units.clear();
+        self.ranks.clear();
+        self.rank.clear();
     }
 
     /// Learns the enabled units not seen yet, then returns the index in
-    /// `enabled` (never empty) and the position in the queue of the first
-    /// enabled unit.
-    pub(super) fn head(&mut self, enabled: &[Event]) -> (usize, usize) {
+    /// `enabled` (never empty) of the first enabled unit in the queue, and
+    /// that unit.
+    pub(super) fn head(&mut self, enabled: &[Event]) -> (usize, Unit) {
+        if let Some(head) = self.first_enabled(enabled) {
+            return head;
+        }
         self.fresh.clear();
         self.fresh.extend(
             enabled
                 .iter()
                 .map(|e| Unit::of(*e))
-                .filter(|u| !self.units.contains(u)),
+                .filter(|u| !self.rank.contains_key(u)),
         );
-        if !self.fresh.is_empty() {
-            // In `Unit` order, so that the result does not depend on the
-            // order of the slice.
-            self.fresh.sort_unstable();
-            self.fresh.dedup();
-            for k in 0..self.fresh.len() {
-                let unit = self.fresh[k];
-                self.insert(unit);
+        // In `Unit` order, so that the result does not depend on the
+        // order of the slice.
+        self.fresh.sort_unstable();
+        self.fresh.dedup();
+        for k in 0..self.fresh.len() {
+            let unit = self.fresh[k];
+            self.insert(unit);
+        }
+        self.first_enabled(enabled)
+            .expect("every enabled unit is in the queue once head() has learned them")
+    }
+
+    /// The first enabled unit in the queue (the lowest rank; the first
+    /// index in `enabled` of that unit), or `None` when an enabled unit is
+    /// not queued.
+    fn first_enabled(&self, enabled: &[Event]) -> Option<(usize, Unit)> {
+        let mut best: Option<(u64, usize, Unit)> = None;
+        for (i, e) in enabled.iter().enumerate() {
+            let unit = Unit::of(*e);
+            let rank = *self.rank.get(&unit)?;
+            if best.is_none_or(|(r, _, _)| rank < r) {
+                best = Some((rank, i, unit));
             }
         }
-        self.units
-            .iter()
-            .enumerate()
-            .find_map(|(at, u)| {
-                let i = enabled.iter().position(|e| Unit::of(*e) == *u)?;
-                Some((i, at))
-            })
-            .expect("every enabled unit is in the queue once head() has learned them")
+        best.map(|(_, i, unit)| (i, unit))
     }
 
     /// Adds `unit` where the placement says, unless it is known already.
     pub(super) fn add(&mut self, unit: Unit) {
-        if !self.units.contains(&unit) {
+        if !self.rank.contains_key(&unit) {
             self.insert(unit);
         }
     }
 
     /// Inserts a unit known to be absent.
     fn insert(&mut self, unit: Unit) {
-        debug_assert!(!self.units.contains(&unit), "no unit is queued twice");
+        debug_assert!(!self.rank.contains_key(&unit), "no unit is queued twice");
         let at = self.placement.place(unit, self.units.len());
         assert!(
             at <= self.units.len(),
             "a placement returns a position in the queue"
         );
+        self.put(at, unit);
+    }
+
+    /// Puts `unit` (not queued) at position `at`.
+    fn put(&mut self, at: usize, unit: Unit) {
+        let rank = match self.rank_between(at) {
+            Some(rank) => rank,
+            None => {
+                self.deal_ranks();
+                self.rank_between(at).expect("dealt ranks leave room")
+            }
+        };
         self.units.insert(at, unit);
+        self.ranks.insert(at, rank);
+        self.rank.insert(unit, rank);
+        debug_assert!(self.ranks.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A free rank between the units at `at - 1` and `at`, if there is room.
+    fn rank_between(&self, at: usize) -> Option<u64> {
+        let above = at.checked_sub(1).map(|a| self.ranks[a]);
+        let below = self.ranks.get(at).copied();
+        match (above, below) {
+            (None, None) => Some(FIRST),
+            (None, Some(b)) => b.checked_sub(GAP),
+            (Some(a), None) => a.checked_add(GAP),
+            (Some(a), Some(b)) => (b - a >= 2).then(|| a + (b - a) / 2),
+        }
+    }
+
+    /// Deals every unit a fresh rank, in queue order.
+    fn deal_ranks(&mut self) {
+        for (k, unit) in self.units.iter().enumerate() {
+            let rank = FIRST + k as u64 * GAP;
+            self.ranks[k] = rank;
+            self.rank.insert(*unit, rank);
+        }
     }
 
     /// Removes `unit`, returning where it was.
     pub(super) fn remove(&mut self, unit: Unit) -> Option<usize> {
         let at = self.position(unit)?;
-        self.units.remove(at);
+        self.take(at);
         Some(at)
+    }
+
+    /// Takes the unit at `at` out of the queue.
+    fn take(&mut self, at: usize) -> Unit {
+        let unit = self.units.remove(at);
+        self.ranks.remove(at);
+        self.rank.remove(&unit);
+        unit
     }
 
     /// Where `unit` is, head at 0.
     pub(super) fn position(&self, unit: Unit) -> Option<usize> {
-        self.units.iter().position(|u| *u == unit)
+        let rank = self.rank.get(&unit)?;
+        self.ranks.binary_search(rank).ok()
     }
 
     /// Moves the unit at `at` to the tail.
     pub(super) fn demote(&mut self, at: usize) {
-        self.units[at..].rotate_left(1);
+        let unit = self.take(at);
+        self.put(self.units.len(), unit);
     }
 
     /// Moves `unit` to the tail, adding it there if it is not known.
     pub(super) fn move_to_tail(&mut self, unit: Unit) {
         match self.position(unit) {
             Some(at) => self.demote(at),
-            None => self.units.push(unit),
+            None => self.put(self.units.len(), unit),
         }
     }
 
     /// Moves `unit` to the head, adding it there if it is not known.
     pub(super) fn move_to_head(&mut self, unit: Unit) {
-        match self.position(unit) {
-            Some(at) => self.units[..=at].rotate_right(1),
-            None => self.units.insert(0, unit),
+        if let Some(at) = self.position(unit) {
+            self.take(at);
         }
+        self.put(0, unit);
     }
 
     /// The index in `enabled` of the first enabled unit.
@@ -185,8 +262,8 @@ impl<P: Placement> Queue<P> {
 
     /// Moves the first enabled unit to the tail.
     pub(super) fn delay(&mut self, enabled: &[Event]) {
-        let (_, at) = self.head(enabled);
-        self.demote(at);
+        let (_, unit) = self.head(enabled);
+        self.move_to_tail(unit);
     }
 
     /// Round robin's reaction to `observation`: new units are placed,
