@@ -77,6 +77,55 @@ fn spawns_after_the_shutdown_are_cancelled() {
     }
 }
 
+/// As tokio's pool: a shutdown that waits (`shutdown_timeout`, a drop)
+/// lets a thread finish the closure it holds, within the timeout of
+/// simulated time; `shutdown_background` does not wait.
+#[test]
+fn a_blocking_closure_started_before_the_shutdown_finishes_within_its_timeout() {
+    let slow = || {
+        std::thread::sleep(Duration::from_secs(1));
+        42
+    };
+    for rt in runtimes() {
+        let _in = rt.enter();
+        let handle = sim_rt::task::spawn_blocking(slow);
+        rt.shutdown_timeout(Duration::from_secs(1000));
+        assert_eq!(Handle::current().block_on(handle).unwrap(), 42);
+    }
+    // Not within the timeout: cancelled, the clock stopped at the timeout.
+    for rt in runtimes() {
+        let _in = rt.enter();
+        let handle = sim_rt::task::spawn_blocking(slow);
+        rt.shutdown_timeout(Duration::from_millis(10));
+        let err = Handle::current().block_on(handle).unwrap_err();
+        assert!(err.is_cancelled(), "{err}");
+    }
+    for rt in runtimes() {
+        let _in = rt.enter();
+        let handle = sim_rt::task::spawn_blocking(slow);
+        rt.shutdown_background();
+        let err = Handle::current().block_on(handle).unwrap_err();
+        assert!(err.is_cancelled(), "{err}");
+    }
+}
+
+/// A dropped runtime waits for its blocking closures, as tokio's: the
+/// closure's effects happen before the drop returns.
+#[test]
+fn a_dropped_runtime_waits_for_its_blocking_closures() {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let rt = Builder::new_current_thread().enable_all().build().unwrap();
+    let flag = done.clone();
+    rt.block_on(async move {
+        sim_rt::task::spawn_blocking(move || {
+            std::thread::sleep(Duration::from_secs(5));
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+    });
+    drop(rt);
+    assert!(done.load(std::sync::atomic::Ordering::SeqCst));
+}
+
 #[test]
 fn files_and_the_standard_streams_fail_after_the_shutdown() {
     let rt = Builder::new_current_thread().enable_all().build().unwrap();

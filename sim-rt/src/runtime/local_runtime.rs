@@ -96,8 +96,8 @@ impl LocalRuntime {
         self.inner.enter()
     }
 
-    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.shutdown_timeout): drops
-    /// every task now.
+    /// Simulated [`tokio::runtime::LocalRuntime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.LocalRuntime.html#method.shutdown_timeout): as
+    /// [`Runtime::shutdown_timeout`](super::Runtime::shutdown_timeout).
     pub fn shutdown_timeout(self, duration: Duration) {
         self.inner.shutdown_timeout(duration)
     }

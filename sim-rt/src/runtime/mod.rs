@@ -1133,7 +1133,13 @@ impl Runtime {
     }
 
     /// Simulated [`tokio::runtime::Runtime::shutdown_timeout`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_timeout): drops every
-    /// task now (there are no threads to wait for).
+    /// task, after waiting up to `duration` of simulated time for the
+    /// blocking pools, as tokio's: a thread that holds a `spawn_blocking`
+    /// closure finishes it (and the closures still queued), and its
+    /// `JoinHandle` gets the result. Meanwhile the threads run, packets
+    /// arrive and the clock moves; the tasks do not run. A dropped runtime
+    /// waits the same way, without a limit (tokio's waits for ever; the
+    /// simulation gives up after a million steps, with a note).
     ///
     /// # Panics
     ///
@@ -1141,14 +1147,15 @@ impl Runtime {
     /// `block_on` future) with a non-zero `duration`, after the shutdown:
     /// it would block there.
     pub fn shutdown_timeout(mut self, duration: Duration) {
-        self.shut_down(!duration.is_zero());
+        let wait = (!duration.is_zero()).then_some(Some(duration));
+        self.shut_down(wait);
     }
 
     /// Simulated [`tokio::runtime::Runtime::shutdown_background`](https://docs.rs/tokio/1/tokio/runtime/struct.Runtime.html#method.shutdown_background): drops
     /// every task now. Unlike a drop, allowed inside an asynchronous
     /// context.
     pub fn shutdown_background(mut self) {
-        self.shut_down(false);
+        self.shut_down(None);
     }
 
     /// The seed this simulation runs with.
@@ -1231,11 +1238,13 @@ impl Runtime {
 }
 
 impl Runtime {
-    /// Shuts the simulation down: drops every task. `waits` is whether
-    /// tokio would wait for its blocking threads (a drop, a non-zero
-    /// `shutdown_timeout`), which tokio refuses inside an asynchronous
-    /// context with a panic, after the shutdown.
-    fn shut_down(&mut self, waits: bool) {
+    /// Shuts the simulation down: drops every task. `wait` is how long
+    /// tokio would wait for its blocking threads, if it would (a drop: for
+    /// ever, `Some(None)`; a non-zero `shutdown_timeout`), which tokio
+    /// refuses inside an asynchronous context with a panic, after the
+    /// shutdown.
+    fn shut_down(&mut self, wait: Option<Option<Duration>>) {
+        let waits = wait.is_some();
         let Some(world) = self.world.take() else {
             return;
         };
@@ -1257,6 +1266,11 @@ impl Runtime {
         }
         {
             let _enter = context::enter(world.clone());
+            // tokio's blocking pool finishes the closures its threads hold
+            // (not when the drop is inside async code: that panics below).
+            if let (Some(limit), false) = (wait, context::driving()) {
+                world.drain_blocking(limit);
+            }
             world.shutdown();
             // The streams that outlive the simulation keep what they had
             // received, as their kernel sockets would.
@@ -1279,7 +1293,7 @@ impl Runtime {
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        self.shut_down(true);
+        self.shut_down(Some(None));
     }
 }
 

@@ -10,9 +10,10 @@
 //!
 //! One pool per host, made on first use: a host is a machine, and a reset
 //! stops its threads with its tasks (the pool is forgotten then, and a new
-//! one made at the next `spawn_blocking`). When the simulation is dropped,
-//! the pools are shut down before their threads are let go, so an idle
-//! thread exits.
+//! one made at the next `spawn_blocking`). A shutdown that waits (a drop,
+//! `shutdown_timeout`) first lets the pools' threads finish what they hold
+//! ([`World::drain_blocking`]); when the simulation is dropped, the pools
+//! are shut down before their threads are let go, so an idle thread exits.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -61,7 +62,7 @@ impl Pool {
     }
 
     /// Stops the pool: its idle threads exit when next they run, and its
-    /// queue is dropped.
+    /// queue is dropped (what the threads did not take before).
     pub(crate) fn shut_down(&self) {
         let queued = {
             let mut st = lock(&self.shared.state);
@@ -77,7 +78,69 @@ fn lock(m: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How many steps a shutdown waits for the blocking pools at most: tokio's
+/// drop waits for ever for a closure that never returns; a simulation says
+/// so and goes on.
+const DRAIN_STEPS: u32 = 1_000_000;
+
 impl World {
+    /// tokio's wait for its blocking pool at a shutdown that waits (a
+    /// dropped runtime; `shutdown_timeout` for `limit`): the pools stop,
+    /// and a thread busy with a closure runs it, then the closures still
+    /// queued, then exits, as tokio's threads do. Meanwhile the threads
+    /// run (and the tasks that only await a closure's result, so that its
+    /// `JoinHandle` gets it), packets arrive and the clock moves, until
+    /// every pool thread has exited, nothing can happen, or `limit` of
+    /// simulated time has passed. Called before the tasks are dropped.
+    pub(crate) fn drain_blocking(&self, limit: Option<Duration>) {
+        let pools: Vec<Arc<Shared>> = {
+            let threads = self.threads.borrow();
+            threads.pools.iter().map(|p| p.shared.clone()).collect()
+        };
+        let busy = || pools.iter().any(|p| lock(&p.state).threads > 0) || self.blocking_runnable();
+        if !busy() {
+            return;
+        }
+        for p in &pools {
+            lock(&p.state).shutdown = true;
+            p.work.notify_all();
+        }
+        let deadline = limit.map(|l| self.now().saturating_add(l));
+        // The clock stops at the deadline, not past it.
+        if let Some(d) = deadline {
+            self.timer_insert_exact(d, std::task::Waker::noop());
+        }
+        self.draining.set(true);
+        let mut steps = 0;
+        while busy() && deadline.is_none_or(|d| self.now() < d) {
+            if steps == DRAIN_STEPS {
+                eprintln!(
+                    "sim_rt: the runtime's shutdown waited {DRAIN_STEPS} steps for its blocking \
+                     pool's threads and goes on without them (tokio's would wait for ever): a \
+                     spawn_blocking closure does not return"
+                );
+                break;
+            }
+            if !self.blocked_step(false) {
+                break;
+            }
+            steps += 1;
+        }
+        self.draining.set(false);
+    }
+
+    /// Whether a `spawn_blocking` task can be polled now: its closure's
+    /// result came (or, where no thread could start, the task runs it).
+    fn blocking_runnable(&self) -> bool {
+        let core = self.core.borrow();
+        core.tasks.iter().any(|(k, s)| {
+            matches!(core.cold[k].origin, super::Origin::Blocking(_))
+                && !s.finished
+                && s.cell.is_some()
+                && (s.queued || self.wakes.holds(k, s.id))
+        })
+    }
+
     /// Runs `job` on the blocking pool of `host`; hands `job` back when no
     /// thread can be started to run it.
     pub(crate) fn run_blocking(&self, host: HostId, job: Job) -> Result<(), Job> {

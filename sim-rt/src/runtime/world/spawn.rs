@@ -230,8 +230,10 @@ impl World {
         }
         crate::runtime::budget::spend();
         let Some(cell) = slot.cell.as_mut() else {
-            // The runtime shut down and dropped the output with the task.
-            return Poll::Ready(Err(JoinError::cancelled(id)));
+            // The runtime shut down: the output, if the task had finished
+            // by then, was kept for the handle (`keep_outputs`).
+            drop(guard);
+            return Poll::Ready(kept_output(self.id, id, take));
         };
         match take(cell.as_mut()) {
             Some(result) => Poll::Ready(result),
@@ -278,9 +280,12 @@ impl World {
                 },
             )
         };
-        // The unclaimed output, dropped outside the borrow.
-        if let Some(cell) = cell {
-            self.drop_output(task, cell);
+        // The unclaimed output, dropped outside the borrow; once the runtime
+        // shut down, the output it kept for the handle.
+        match cell {
+            Some(cell) => self.drop_output(task, cell),
+            None if self.is_shut_down() => drop_kept_output(self.id, id),
+            None => {}
         }
     }
 

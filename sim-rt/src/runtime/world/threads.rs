@@ -644,7 +644,7 @@ impl World {
     /// One step of [`run_blocked`](Self::run_blocked): a packet delivered,
     /// a thread (or task) run, or the clock moved. False when nothing can
     /// happen.
-    fn blocked_step(&self, tasks: bool) -> bool {
+    pub(super) fn blocked_step(&self, tasks: bool) -> bool {
         let outer = self.core.borrow().current;
         if self.door.knocked() {
             self.admit_guests();
@@ -732,7 +732,12 @@ impl World {
                     let key = r.key();
                     key != super::MAIN_KEY
                         && core.tasks[key].cell.is_some()
-                        && (tasks || matches!(core.cold[key].origin, super::Origin::Thread(_)))
+                        && (tasks
+                            || match core.cold[key].origin {
+                                super::Origin::Thread(_) => true,
+                                super::Origin::Blocking(_) => self.draining.get(),
+                                _ => false,
+                            })
                 })
                 .map(|(i, _)| i)
                 .collect()
