@@ -89,8 +89,14 @@ pub struct Report {
     /// Exhaustive search with a state cache: distinct program states seen.
     pub distinct_states: u64,
     /// Sampling and walks: the seeds of the samples (walks: executions) this
-    /// run covered, in order.
+    /// run covered, in order: the first [`Report::SAMPLES_KEPT`] of them,
+    /// so that a long exploration's report does not grow with it
+    /// ([`samples_total`](Self::samples_total) counts them all).
     pub samples: Vec<u64>,
+    /// Sampling and walks: how many samples this run covered, those past
+    /// [`Report::SAMPLES_KEPT`] (not in [`samples`](Self::samples))
+    /// included.
+    pub samples_total: u64,
     /// Sampling and walks: `(i, n)` when this run is shard `i` of `n`.
     pub shard: Option<(u32, u32)>,
     /// Real time the exploration took.
@@ -110,6 +116,19 @@ pub struct Report {
 }
 
 impl Report {
+    /// How many sample seeds [`samples`](Self::samples) keeps: 65,536
+    /// (512 KiB).
+    pub const SAMPLES_KEPT: usize = 1 << 16;
+
+    /// Notes a sample covered: its seed is kept while fewer than
+    /// [`SAMPLES_KEPT`](Self::SAMPLES_KEPT) are.
+    pub(crate) fn add_sample(&mut self, seed: u64) {
+        if self.samples.len() < Self::SAMPLES_KEPT {
+            self.samples.push(seed);
+        }
+        self.samples_total += 1;
+    }
+
     /// Whether a failure was found.
     pub fn failed(&self) -> bool {
         self.failure.is_some()

@@ -140,6 +140,7 @@ impl Ctx<'_> {
             exhausted: false,
             distinct_states: 0,
             samples: Vec::new(),
+            samples_total: 0,
             shard: self.shard,
             elapsed: self.started.elapsed(),
             failure: None,

@@ -332,7 +332,7 @@ impl<O: FnMut(&Unit, &Done)> Merge<'_, O> {
             }
         };
         (self.observe)(unit, &done);
-        report.samples.push(unit.seed);
+        report.add_sample(unit.seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
         report.coverage.merge(&done.coverage);
         if let Some(mut found) = done.found {
@@ -362,12 +362,25 @@ mod tests {
             exhausted: false,
             distinct_states: 0,
             samples: Vec::new(),
+            samples_total: 0,
             shard: None,
             elapsed: std::time::Duration::ZERO,
             failure: None,
             slow: 0,
             coverage: Coverage::default(),
         }
+    }
+
+    #[test]
+    fn the_report_keeps_the_first_sample_seeds_and_counts_them_all() {
+        let mut r = report();
+        let n = Report::SAMPLES_KEPT as u64 + 10;
+        for seed in 0..n {
+            r.add_sample(seed);
+        }
+        assert_eq!(r.samples.len(), Report::SAMPLES_KEPT);
+        assert_eq!(r.samples.last(), Some(&(Report::SAMPLES_KEPT as u64 - 1)));
+        assert_eq!(r.samples_total, n);
     }
 
     fn done(executions: u64) -> Result<Done, Nondeterministic> {
@@ -417,6 +430,7 @@ mod tests {
         drop(merge);
         assert_eq!(observed, [0, 1, 2, 3]);
         assert_eq!(report.samples, [100, 101, 102, 103]);
+        assert_eq!(report.samples_total, 4);
         assert_eq!(report.executions, 10);
         assert_eq!(report.max_delays_reached, 4);
     }

@@ -39,7 +39,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, token: &ReplayToken) -> Replayed {
     };
     let ran = ctx.numbered(1, || ctx.target.run(exec.clone()));
     report.executions = 1;
-    report.samples.push(token.seed);
+    report.add_sample(token.seed);
     report.coverage.add_execution(&ran.coverage);
     // A deviation at a pick costs its delays; at a data choice, one.
     let delays = token
