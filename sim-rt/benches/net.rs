@@ -44,10 +44,11 @@ use sim_rt::net::{TcpListener, TcpStream, UdpSocket};
 use sim_rt::runtime::Builder;
 use sim_rt::sim;
 
+#[path = "shared/w4_tcp.rs"]
+mod w4;
+
 const ROUND_TRIPS: u64 = 10_000;
 const MSG: usize = 64;
-const W4_HOSTS: usize = 3;
-const W4_REQUESTS: usize = 10;
 
 async fn tcp_echo() {
     let l = TcpListener::bind("0.0.0.0:7").await.unwrap();
@@ -113,65 +114,15 @@ fn udp_round_trips(n: u64) -> u64 {
         })
 }
 
-/// W4 over TCP: every host serves on port 7 and, from its entry point,
-/// sends `W4_REQUESTS` request/replies to each other host on one
-/// connection. Returns the replies received.
+/// W4 over TCP (`shared/w4_tcp.rs`) in a fresh runtime with `seed`:
+/// returns the replies received.
 fn w4_tcp(seed: u64) -> usize {
     Builder::new_current_thread()
         .enable_all()
         .seed(seed)
         .build()
         .unwrap()
-        .block_on(async {
-            let (tx, mut rx) = sim_rt::sync::mpsc::unbounded_channel::<usize>();
-            for h in 0..W4_HOSTS {
-                let tx = tx.clone();
-                sim::host(format!("h{h}")).start(move || {
-                    let tx = tx.clone();
-                    async move {
-                        let l = TcpListener::bind("0.0.0.0:7").await.unwrap();
-                        sim_rt::spawn(async move {
-                            loop {
-                                let (mut s, _) = l.accept().await.unwrap();
-                                sim_rt::spawn(async move {
-                                    let mut b = [0u8; MSG];
-                                    while s.read_exact(&mut b).await.is_ok() {
-                                        s.write_all(&b).await.unwrap();
-                                    }
-                                });
-                            }
-                        });
-                        for peer in (0..W4_HOSTS).filter(|p| *p != h) {
-                            let tx = tx.clone();
-                            sim_rt::spawn(async move {
-                                let mut s = loop {
-                                    // The peer may not listen yet.
-                                    match TcpStream::connect((format!("h{peer}").as_str(), 7)).await
-                                    {
-                                        Ok(s) => break s,
-                                        Err(_) => {
-                                            sim_rt::time::sleep(Duration::from_millis(1)).await
-                                        }
-                                    }
-                                };
-                                let mut b = [h as u8; MSG];
-                                for _ in 0..W4_REQUESTS {
-                                    s.write_all(&b).await.unwrap();
-                                    s.read_exact(&mut b).await.unwrap();
-                                }
-                                tx.send(W4_REQUESTS).unwrap();
-                            });
-                        }
-                    }
-                });
-            }
-            drop(tx);
-            let mut replies = 0;
-            for _ in 0..W4_HOSTS * (W4_HOSTS - 1) {
-                replies += rx.recv().await.unwrap();
-            }
-            replies
-        })
+        .block_on(w4::protocol())
 }
 
 /// W5: gossip rounds every `W5_PERIOD` for `W5_DURATION`, each to
@@ -295,7 +246,7 @@ fn peak_child(what: &str) {
         }
         Some(("w4tcp", n)) => {
             for seed in 0..n.parse().expect("w4tcp:<executions>") {
-                assert_eq!(w4_tcp(seed), W4_HOSTS * (W4_HOSTS - 1) * W4_REQUESTS);
+                assert_eq!(w4_tcp(seed), w4::REPLIES);
             }
         }
         _ => {
@@ -362,7 +313,7 @@ fn w4_over_tcp(c: &mut Criterion) {
         let mut seed = 0u64;
         b.iter(|| {
             seed += 1;
-            assert_eq!(w4_tcp(seed), W4_HOSTS * (W4_HOSTS - 1) * W4_REQUESTS);
+            assert_eq!(w4_tcp(seed), w4::REPLIES);
         })
     });
     g.finish();
@@ -388,7 +339,7 @@ fn best_of(runs: usize) {
     let udp = fastest(&mut || assert_eq!(udp_round_trips(ROUND_TRIPS), ROUND_TRIPS));
     let w4 = fastest(&mut || {
         for seed in 0..W4_BATCH {
-            assert_eq!(w4_tcp(seed), W4_HOSTS * (W4_HOSTS - 1) * W4_REQUESTS);
+            assert_eq!(w4_tcp(seed), w4::REPLIES);
         }
     });
     let report = |name: &str, t: Duration, n: u64, unit: &str| {
