@@ -54,7 +54,7 @@ fn safe_delay(duration: StdDuration) -> StdDuration {
 /// paused). Frozen, polls take no time (as on tokio); the flag also decides
 /// what [`advance`] and [`resume`] allow, with tokio's panics.
 ///
-/// Freezing takes [`CLOCK_READ`] of simulated time first: tokio's `pause`
+/// Freezing takes a nanosecond of simulated time first: tokio's `pause`
 /// reads the running clock, so an `Instant` taken before it is strictly
 /// earlier than the frozen time, as on tokio (the simulated clock
 /// otherwise stands still within a poll).
@@ -86,7 +86,7 @@ const CLOCK_READ: StdDuration = StdDuration::from_nanos(1);
 ///
 /// # Differences from tokio
 ///
-/// See [`pause`]. Unfreezing takes [`CLOCK_READ`] of simulated time after
+/// See [`pause`]. Unfreezing takes a nanosecond of simulated time after
 /// it, so an `Instant` read next is strictly later than the frozen time,
 /// as on tokio.
 #[track_caller]
