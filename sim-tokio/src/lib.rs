@@ -34,11 +34,13 @@
 //!
 //! - `process`: commands build, but spawning returns
 //!   `io::ErrorKind::Unsupported` (a simulation cannot run a child process).
-//! - `io::unix::AsyncFd`, Unix domain sockets, `net::windows`: they need the
-//!   operating system's reactor or file system; constructors return
-//!   `io::ErrorKind::Unsupported` naming the item.
-//! - `runtime::Builder::new_multi_thread` runs on the simulator's one thread
-//!   (its `worker_threads` is recorded, not used).
+//! - `io::unix::AsyncFd` and `net::windows`: they need the operating
+//!   system's reactor; constructors return `io::ErrorKind::Unsupported`
+//!   naming the item. (Unix domain sockets and pipes are simulated, on the
+//!   calling task's host.)
+//! - `runtime::Builder::new_multi_thread` runs on the simulator's one thread:
+//!   its `worker_threads` sets the workers that metrics, `worker_index` and
+//!   the thread hooks see, not OS threads.
 
 #![deny(missing_docs)]
 
