@@ -79,12 +79,85 @@ pub(super) struct Queue<P> {
     /// The units' ranks, in the same order: strictly increasing.
     ranks: Vec<u64>,
     /// Each queued unit's rank (looked up, never iterated).
-    rank: FxHashMap<Unit, u64>,
+    rank: Ranks,
     /// Where units seen for the first time go.
     pub(super) placement: P,
     /// Scratch for [`Queue::head`]: enabled units not in `units`; kept so
     /// that a step does not allocate.
     fresh: Vec<Unit>,
+}
+
+/// Each queued unit's rank; 0 for a unit not queued. Tasks and packets
+/// are numbered from 1 upwards within a simulation, so their ranks live in
+/// tables indexed by number (a lookup at every pick costs an index, not a
+/// hash); larger numbers (the ids `LocalSet` reserves before a simulation
+/// runs) in a map.
+#[derive(Debug, Clone, Default)]
+struct Ranks {
+    task: Vec<u64>,
+    packet: Vec<u64>,
+    clock: u64,
+    sparse: FxHashMap<Unit, u64>,
+}
+
+/// Numbers below this are in [`Ranks`]' tables.
+const DENSE: u64 = 1 << 16;
+
+impl Ranks {
+    /// `unit`'s slot in a table, if its number is small.
+    fn dense(&mut self, unit: Unit) -> Option<&mut u64> {
+        let (table, n) = match unit {
+            Unit::Task(id) if id.as_u64() < DENSE => (&mut self.task, id.as_u64()),
+            Unit::Packet(p) if p.as_u64() < DENSE => (&mut self.packet, p.as_u64()),
+            Unit::Clock => return Some(&mut self.clock),
+            _ => return None,
+        };
+        let n = n as usize;
+        if table.len() <= n {
+            table.resize(n + 1, 0);
+        }
+        Some(&mut table[n])
+    }
+
+    fn get(&self, unit: &Unit) -> Option<&u64> {
+        let rank = match *unit {
+            Unit::Task(id) if id.as_u64() < DENSE => self.task.get(id.as_u64() as usize),
+            Unit::Packet(p) if p.as_u64() < DENSE => self.packet.get(p.as_u64() as usize),
+            Unit::Clock => Some(&self.clock),
+            _ => self.sparse.get(unit),
+        };
+        rank.filter(|r| **r != 0)
+    }
+
+    fn contains_key(&self, unit: &Unit) -> bool {
+        self.get(unit).is_some()
+    }
+
+    fn insert(&mut self, unit: Unit, rank: u64) {
+        debug_assert!(rank != 0, "rank 0 means absent");
+        match self.dense(unit) {
+            Some(slot) => *slot = rank,
+            None => {
+                self.sparse.insert(unit, rank);
+            }
+        }
+    }
+
+    fn remove(&mut self, unit: &Unit) {
+        match self.dense(*unit) {
+            Some(slot) => *slot = 0,
+            None => {
+                self.sparse.remove(unit);
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.task.clear();
+        self.packet.clear();
+        self.clock = 0;
+        self.sparse.clear();
+    }
 }
 
 /// The distance between neighbours' ranks when they are dealt.
@@ -99,7 +172,7 @@ impl<P: Placement> Queue<P> {
         Queue {
             units: Vec::new(),
             ranks: Vec::new(),
-            rank: FxHashMap::default(),
+            rank: Ranks::default(),
             placement,
             fresh: Vec::new(),
         }
@@ -197,7 +270,7 @@ impl<P: Placement> Queue<P> {
         let below = self.ranks.get(at).copied();
         match (above, below) {
             (None, None) => Some(FIRST),
-            (None, Some(b)) => b.checked_sub(GAP),
+            (None, Some(b)) => b.checked_sub(GAP).filter(|r| *r != 0),
             (Some(a), None) => a.checked_add(GAP),
             (Some(a), Some(b)) => (b - a >= 2).then(|| a + (b - a) / 2),
         }
