@@ -41,7 +41,7 @@
 //! interposition) and the probe gives up: the thread is then reused only
 //! while its simulations draw nothing at all.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::hash_map::RandomState;
 
 use crate::switches::entropy_draws;
@@ -55,17 +55,32 @@ struct Keys {
     fresh: Vec<u8>,
 }
 
-thread_local! {
-    /// This thread is a clean worker: `Some` while it may run another
-    /// simulation itself.
-    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
-    /// The draws counted when the running simulation began.
-    static DRAWS_BEFORE: Cell<u32> = const { Cell::new(0) };
+impl Keys {
+    /// Whether std's keys were drawn since they were last restored.
+    fn drawn(&self) -> bool {
+        // SAFETY: the region lies in this thread's static TLS block (the
+        // probe found it there), which lives as long as the thread.
+        let now = unsafe { std::slice::from_raw_parts(self.at as *const u8, self.fresh.len()) };
+        now != self.fresh.as_slice()
+    }
+
+    /// Puts std's keys back to "not drawn yet" on this thread.
+    fn restore(&self) {
+        // SAFETY: as in `drawn`; the bytes are the thread-local's own from
+        // before its first draw, and its value (two `u64`s in a `Cell`) has
+        // no destructor registered for it and no borrow outstanding (std
+        // copies the keys out).
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.fresh.as_ptr(), self.at as *mut u8, self.fresh.len())
+        };
+    }
 }
 
-struct Worker {
-    /// `None`: the probe gave up; any draw retires the thread.
-    keys: Option<Keys>,
+thread_local! {
+    /// This thread is a clean worker: `Some` while it may run another
+    /// simulation itself. Inside, the keys the probe found (`None`: it
+    /// gave up, and any draw retires the thread).
+    static WORKER: RefCell<Option<Option<Keys>>> = const { RefCell::new(None) };
 }
 
 /// Makes the calling thread a clean worker. Call it first thing on a new
@@ -76,7 +91,7 @@ pub(crate) fn become_worker() -> bool {
         return false;
     }
     let keys = probe();
-    WORKER.with(|w| *w.borrow_mut() = Some(Worker { keys }));
+    WORKER.with(|w| *w.borrow_mut() = Some(keys));
     true
 }
 
@@ -84,6 +99,18 @@ pub(crate) fn become_worker() -> bool {
 /// simulation itself.
 pub(crate) fn is_clean() -> bool {
     WORKER.with(|w| w.borrow().is_some())
+}
+
+/// `f` on this worker's keys.
+///
+/// # Panics
+///
+/// When the thread is not a clean worker ([`is_clean`]).
+fn with_keys<R>(f: impl FnOnce(Option<&Keys>) -> R) -> R {
+    WORKER.with(|w| {
+        let w = w.borrow();
+        f(w.as_ref().expect("run on a clean worker only").as_ref())
+    })
 }
 
 /// Runs `f` (a simulation) on this clean worker: before it, the thread's
@@ -94,21 +121,16 @@ pub(crate) fn is_clean() -> bool {
 ///
 /// When the thread is not a clean worker ([`is_clean`]).
 pub(crate) fn run<R>(f: impl FnOnce() -> R) -> R {
-    let at_keys = WORKER.with(|w| {
-        let w = w.borrow();
-        let w = w.as_ref().expect("run on a clean worker only");
-        w.keys.as_ref().map(|k| k.at)
-    });
-    restore_keys();
+    with_keys(|keys| keys.map(Keys::restore));
     crate::task::deferred::reset_thread_ids();
     crate::intercept::reset_thread_clock();
-    DRAWS_BEFORE.with(|d| d.set(entropy_draws()));
+    let before = entropy_draws();
     // A panic out of `f` leaves the thread retired: the guard's drop.
     let guard = Retire;
     let out = f();
     std::mem::forget(guard);
-    let mut draws = entropy_draws().wrapping_sub(DRAWS_BEFORE.with(Cell::get));
-    if at_keys.is_some() && keys_drawn() {
+    let mut draws = entropy_draws().wrapping_sub(before);
+    if with_keys(|keys| keys.is_some_and(Keys::drawn)) {
         // The keys' one draw, put back before the next simulation.
         draws = draws.saturating_sub(1);
     }
@@ -129,40 +151,6 @@ impl Drop for Retire {
 
 fn retire() {
     WORKER.with(|w| *w.borrow_mut() = None);
-}
-
-/// Whether std's keys were drawn since they were last restored.
-fn keys_drawn() -> bool {
-    WORKER.with(|w| {
-        let w = w.borrow();
-        let Some(keys) = w.as_ref().and_then(|w| w.keys.as_ref()) else {
-            return false;
-        };
-        // SAFETY: the region lies in this thread's static TLS block (the
-        // probe found it there), which lives as long as the thread.
-        let now = unsafe { std::slice::from_raw_parts(keys.at as *const u8, keys.fresh.len()) };
-        now != keys.fresh.as_slice()
-    })
-}
-
-/// Puts std's keys back to "not drawn yet" on this thread.
-fn restore_keys() {
-    WORKER.with(|w| {
-        let w = w.borrow();
-        if let Some(keys) = w.as_ref().and_then(|w| w.keys.as_ref()) {
-            // SAFETY: as in `keys_drawn`; the bytes are the thread-local's
-            // own from before its first draw, and its value (two `u64`s in
-            // a `Cell`) has no destructor registered for it and no borrow
-            // outstanding (std copies the keys out).
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    keys.fresh.as_ptr(),
-                    keys.at as *mut u8,
-                    keys.fresh.len(),
-                )
-            };
-        }
-    });
 }
 
 /// Finds std's `RandomState` keys in this thread's static TLS block (see
@@ -218,20 +206,11 @@ fn probe() -> Option<Keys> {
         fresh: before[start..=end].to_vec(),
     };
     // Check: restored, the next `RandomState::new` draws again.
-    WORKER.with(|w| {
-        *w.borrow_mut() = Some(Worker {
-            keys: Some(Keys {
-                at: keys.at,
-                fresh: keys.fresh.clone(),
-            }),
-        })
-    });
-    restore_keys();
+    keys.restore();
     let d2 = entropy_draws();
     std::hint::black_box(RandomState::new());
-    let redrew = entropy_draws().wrapping_sub(d2) == 1 && keys_drawn();
-    restore_keys();
-    WORKER.with(|w| *w.borrow_mut() = None);
+    let redrew = entropy_draws().wrapping_sub(d2) == 1 && keys.drawn();
+    keys.restore();
     redrew.then_some(keys)
 }
 

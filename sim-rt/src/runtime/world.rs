@@ -427,9 +427,6 @@ pub(crate) struct World {
     /// `EnterGuard` held since still reaches, as tokio's context of a
     /// shut-down runtime (see [`World::is_shut_down`]).
     shut_down: std::cell::Cell<bool>,
-    /// A shutdown waits for the blocking pools (`blocking::drain`): the
-    /// tasks that only await a blocking closure run with the threads.
-    pub(crate) draining: std::cell::Cell<bool>,
 }
 
 /// The counters a `RuntimeMetrics` reads once its simulation is gone.
@@ -565,7 +562,6 @@ impl World {
             reliefs: RefCell::default(),
             drivers: config.drivers,
             shut_down: std::cell::Cell::new(false),
-            draining: std::cell::Cell::new(false),
             core: RefCell::new(Core {
                 config,
                 now: start,

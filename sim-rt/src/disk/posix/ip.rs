@@ -26,7 +26,6 @@
 
 use std::ffi::c_int;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -89,22 +88,16 @@ fn entry(
     nonblocking: bool,
     cloexec: bool,
 ) -> Open {
-    Open {
-        world,
-        host,
-        kind: Kind::Ip {
-            obj,
-            udp,
-            v6,
-            bound: None,
-            recv_timeout: None,
-            send_timeout: None,
-        },
-        path: PathBuf::new(),
-        flags: libc::O_RDWR | if nonblocking { libc::O_NONBLOCK } else { 0 },
-        cloexec,
-        dir_pos: 0,
-    }
+    let kind = Kind::Ip {
+        obj,
+        udp,
+        v6,
+        bound: None,
+        recv_timeout: None,
+        send_timeout: None,
+    };
+    let flags = libc::O_RDWR | if nonblocking { libc::O_NONBLOCK } else { 0 };
+    Open::endpoint(world, host, kind, flags, cloexec)
 }
 
 /// Registers `fd`, a real `AF_INET`/`AF_INET6` stream or datagram socket

@@ -18,7 +18,6 @@
 //! opens without blocking).
 
 use std::ffi::c_int;
-use std::path::PathBuf;
 
 use sim_net::{Endpoint, PipeId, Readiness};
 
@@ -75,15 +74,15 @@ fn entry(world: &World, host: HostId, id: PipeId, read: bool, write: bool, flags
         (true, false) => libc::O_RDONLY,
         _ => libc::O_WRONLY,
     };
-    Open {
-        world: world.id,
+    let kind = Kind::Pipe { id, read, write };
+    let cloexec = flags & libc::O_CLOEXEC != 0;
+    Open::endpoint(
+        world.id,
         host,
-        kind: Kind::Pipe { id, read, write },
-        path: PathBuf::new(),
-        flags: acc | (flags & libc::O_NONBLOCK),
-        cloexec: flags & libc::O_CLOEXEC != 0,
-        dir_pos: 0,
-    }
+        kind,
+        acc | (flags & libc::O_NONBLOCK),
+        cloexec,
+    )
 }
 
 /// `pipe2(flags)` inside a simulation: a pipe of the calling task's host,

@@ -25,7 +25,7 @@
 //! hang: the call fails with `EDEADLK` and a note instead.
 
 use std::ffi::c_int;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -89,19 +89,13 @@ fn unix_type(ty: c_int) -> Option<UnixType> {
 }
 
 fn entry(world: &World, host: HostId, id: UnixId, nonblocking: bool, cloexec: bool) -> Open {
-    Open {
-        world: world.id,
-        host,
-        kind: Kind::Unix {
-            id,
-            recv_timeout: None,
-            send_timeout: None,
-        },
-        path: PathBuf::new(),
-        flags: libc::O_RDWR | if nonblocking { libc::O_NONBLOCK } else { 0 },
-        cloexec,
-        dir_pos: 0,
-    }
+    let kind = Kind::Unix {
+        id,
+        recv_timeout: None,
+        send_timeout: None,
+    };
+    let flags = libc::O_RDWR | if nonblocking { libc::O_NONBLOCK } else { 0 };
+    Open::endpoint(world.id, host, kind, flags, cloexec)
 }
 
 /// Registers `fd`, a real `AF_UNIX` socket `socket(2)` just made inside a

@@ -57,6 +57,28 @@ pub(crate) struct Open {
     pub(crate) dir_pos: usize,
 }
 
+impl Open {
+    /// A descriptor with no path (a socket, an end of a pipe) of simulation
+    /// `world` on `host`.
+    pub(crate) fn endpoint(
+        world: u64,
+        host: HostId,
+        kind: Kind,
+        flags: c_int,
+        cloexec: bool,
+    ) -> Open {
+        Open {
+            world,
+            host,
+            kind,
+            path: PathBuf::new(),
+            flags,
+            cloexec,
+            dir_pos: 0,
+        }
+    }
+}
+
 /// What an open descriptor is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use super::threads::Runs;
 use super::World;
 use crate::scheduler::HostId;
 
@@ -110,7 +111,6 @@ impl World {
         if let Some(d) = deadline {
             self.timer_insert_exact(d, std::task::Waker::noop());
         }
-        self.draining.set(true);
         let mut steps = 0;
         while busy() && deadline.is_none_or(|d| self.now() < d) {
             if steps == DRAIN_STEPS {
@@ -121,12 +121,11 @@ impl World {
                 );
                 break;
             }
-            if !self.blocked_step(false) {
+            if !self.blocked_step(Runs::ThreadsAndBlocking) {
                 break;
             }
             steps += 1;
         }
-        self.draining.set(false);
     }
 
     /// Whether a `spawn_blocking` task can be polled now: its closure's

@@ -623,7 +623,7 @@ impl World {
             if done(self) {
                 return true;
             }
-            if !self.blocked_step(tasks) {
+            if !self.blocked_step(Runs::of(tasks)) {
                 return false;
             }
         }
@@ -638,13 +638,13 @@ impl World {
             return;
         }
         let other_workers = self.core.borrow().config.workers > 1;
-        self.blocked_step(other_workers);
+        self.blocked_step(Runs::of(other_workers));
     }
 
     /// One step of [`run_blocked`](Self::run_blocked): a packet delivered,
-    /// a thread (or task) run, or the clock moved. False when nothing can
-    /// happen.
-    pub(super) fn blocked_step(&self, tasks: bool) -> bool {
+    /// a thread (or a task `runs` allows) run, or the clock moved. False
+    /// when nothing can happen.
+    pub(super) fn blocked_step(&self, runs: Runs) -> bool {
         let outer = self.core.borrow().current;
         if self.door.knocked() {
             self.admit_guests();
@@ -677,7 +677,7 @@ impl World {
                 return true;
             }
         }
-        match self.take_runnable(tasks) {
+        match self.take_runnable(runs) {
             Some(key) => {
                 self.run_task(key);
                 self.set_running(outer);
@@ -695,7 +695,8 @@ impl World {
                 // A thread may sleep, a packet may be on its way:
                 // time passes while the worker blocks.
                 let timer = self.core.borrow_mut().timers.next_deadline();
-                let timer = timer.filter(|_| tasks || self.threads.borrow().live() > 0);
+                let timer =
+                    timer.filter(|_| runs == Runs::Tasks || self.threads.borrow().live() > 0);
                 let next = match (timer, window) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -715,12 +716,36 @@ impl World {
     }
 }
 
+/// What runs while the owner thread blocks (`World::blocked_step`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Runs {
+    /// The simulated threads.
+    Threads,
+    /// The threads and the `spawn_blocking` tasks, which only await their
+    /// closure's result (a shutdown's wait for the blocking pools).
+    ThreadsAndBlocking,
+    /// The threads and every task but the main future and those being
+    /// polled (other workers of a multi-thread runtime); the clock moves
+    /// whether or not a thread lives.
+    Tasks,
+}
+
+impl Runs {
+    /// [`Runs::Tasks`] when `tasks`, else [`Runs::Threads`].
+    fn of(tasks: bool) -> Runs {
+        if tasks {
+            Runs::Tasks
+        } else {
+            Runs::Threads
+        }
+    }
+}
+
 impl World {
-    /// A runnable thread task (or, with `tasks`, any task that can be
-    /// polled now), taken out of the enabled set to be polled: the
-    /// scheduler's choice ([`ChoiceKind::Thread`]) among them, in run-queue
-    /// order.
-    fn take_runnable(&self, tasks: bool) -> Option<usize> {
+    /// A runnable thread task (or another task `runs` allows), taken out
+    /// of the enabled set to be polled: the scheduler's choice
+    /// ([`ChoiceKind::Thread`]) among them, in run-queue order.
+    fn take_runnable(&self, runs: Runs) -> Option<usize> {
         let runnable: Vec<usize> = {
             let mut guard = self.core.borrow_mut();
             let core = &mut *guard;
@@ -732,12 +757,11 @@ impl World {
                     let key = r.key();
                     key != super::MAIN_KEY
                         && core.tasks[key].cell.is_some()
-                        && (tasks
-                            || match core.cold[key].origin {
-                                super::Origin::Thread(_) => true,
-                                super::Origin::Blocking(_) => self.draining.get(),
-                                _ => false,
-                            })
+                        && match core.cold[key].origin {
+                            super::Origin::Thread(_) => true,
+                            super::Origin::Blocking(_) => runs != Runs::Threads,
+                            _ => runs == Runs::Tasks,
+                        }
                 })
                 .map(|(i, _)| i)
                 .collect()
