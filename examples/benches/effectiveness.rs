@@ -43,6 +43,7 @@
 //! options: --cap N (default 10000)  --seeds N (default 30)  --only <case>
 //!          --strategies default,walk,...  (print only these columns)
 //!          --rate N  (executions per second instead; see below)
+//!          --signals N  (rank the strategies by each signal after N executions; see below)
 //! ```
 //!
 //! `--rate N` measures speed, not effectiveness: each case with its bug
@@ -53,6 +54,20 @@
 //! walk's), by executions and by simulation steps (strategies that make
 //! longer executions run fewer of them at the same cost per step).
 //! Liveness cases pay their end walks, as in a real exploration.
+//!
+//! `--signals N` asks whether a signal (`explorer`'s `signals.rs`: new
+//! orderings, new fault contexts) predicts which strategy finds a bug,
+//! before it is found, as issue 46 asks of any signal the default would
+//! follow: on each case with its bug on, each single built-in walk and
+//! sampling strategy runs N executions (seeds 0..--seeds, default 30,
+//! each apart) with the signal tallied; its score is Good-Turing's
+//! discovery probability, the keys seen in exactly one unit (a walk's
+//! execution, a sample) over the units run, and a strategy that already
+//! found the bug ranks above any score (the one that found it in fewer
+//! executions first). It prints, per case and signal,
+//! each strategy's mean score and how often (over the seeds) each was
+//! ranked first; the guide's effectiveness chapter sets that against the
+//! strategies' rates.
 
 extern crate sim_rt as tokio;
 
@@ -63,8 +78,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use explorer::{
-    Exhaustive, Explorer, Pct, Pos, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling, Swarm,
-    Walk,
+    Exhaustive, Explorer, Pct, Pos, Random, RandomizedRoundRobin, RoundRobin, Rtc, Sampling,
+    Signal, Swarm, Walk,
 };
 
 /// The delay bound of the stratified searches.
@@ -148,6 +163,7 @@ struct Options {
     strategies: Option<Vec<String>>,
     write_guide: bool,
     rate: Option<u64>,
+    signals: Option<u64>,
 }
 
 fn options() -> Options {
@@ -158,6 +174,7 @@ fn options() -> Options {
         strategies: None,
         write_guide: false,
         rate: None,
+        signals: None,
     };
     let mut args = std::env::args().skip(1);
     let number = |flag: &str, v: Option<String>| -> u64 {
@@ -178,10 +195,11 @@ fn options() -> Options {
             }
             "--write-guide" => o.write_guide = true,
             "--rate" => o.rate = Some(number("--rate", args.next())),
+            "--signals" => o.signals = Some(number("--signals", args.next())),
             "--bench" => {} // cargo bench adds it
             other => panic!(
                 "unknown option {other:?}; the options are --cap N, --seeds N, --only <case>, \
-                 --strategies a,b,..., --write-guide, --rate N"
+                 --strategies a,b,..., --write-guide, --rate N, --signals N"
             ),
         }
     }
@@ -294,6 +312,9 @@ fn main() {
     assert!(!cases.is_empty(), "no case named {:?}", o.only);
     if let Some(executions) = o.rate {
         return rates(&cases, &o, executions);
+    }
+    if let Some(executions) = o.signals {
+        return signals(&cases, &o, executions);
     }
     let started = Instant::now();
     let mut columns: Vec<String> = Vec::new();
@@ -507,6 +528,105 @@ fn rates(cases: &[sim::Case], o: &Options, executions: u64) {
          fewer of them a second at the same cost per step); {executions} executions each, one \
          thread, each case's bug off, the fastest of {RATE_ROUNDS} runs."
     );
+}
+
+/// The strategies `--signals` ranks: the single built-in walks and
+/// samplings, the candidates for a share of the default's budget.
+const RANKED: [&str; 9] = [
+    "walk",
+    "pct3",
+    "pos",
+    "swarm",
+    "pct3-swarm",
+    "pos-swarm",
+    "ss-rtc",
+    "ss-rr",
+    "ss-prr",
+];
+
+/// `--signals N` (see the module docs).
+fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
+    for case in cases {
+        let all = strategies(case);
+        let chosen: Vec<&Strategy> = RANKED
+            .iter()
+            .map(|name| {
+                all.iter()
+                    .find(|s| s.name == *name)
+                    .expect("a ranked strategy")
+            })
+            .collect();
+        for signal in [Signal::Orderings, Signal::Faults] {
+            // Per strategy: the scores' sum and how often it ranked first.
+            let mut sum = vec![0.0; chosen.len()];
+            let mut first = vec![0u64; chosen.len()];
+            let mut found = vec![0u64; chosen.len()];
+            for seed in 0..o.seeds {
+                let scores: Vec<f64> = chosen
+                    .iter()
+                    .map(|s| signal_score(case, s, signal, seed, executions))
+                    .collect();
+                for (i, sc) in scores.iter().enumerate() {
+                    sum[i] += sc.min(1.0);
+                    found[i] += u64::from(*sc > 1.0);
+                }
+                // The first of the highest.
+                let top =
+                    (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b });
+                first[top] += 1;
+            }
+            let cells: Vec<String> = chosen
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    format!(
+                        "{} {:.2} (found {}, first {})",
+                        s.name,
+                        sum[i] / o.seeds as f64,
+                        found[i],
+                        first[i]
+                    )
+                })
+                .collect();
+            println!(
+                "{:>11} {:>9}: {}",
+                case.name,
+                signal.name(),
+                cells.join(", ")
+            );
+        }
+    }
+    println!(
+        "\nScore: Good-Turing discovery probability after {executions} executions (keys seen \
+         in one unit over units, a find counting 1), mean over seeds 0-{}; found: seeds on \
+         which it found the bug; first: seeds on which it ranked first (a find ranks first, \
+         the sooner the higher).",
+        o.seeds - 1
+    );
+}
+
+/// A strategy's score under `signal` after `executions` executions of
+/// `case` with its bug on: the discovery probability, or, when it found
+/// the bug, 1 plus the reciprocal of the executions it took (above any
+/// probability, and the sooner the higher).
+fn signal_score(case: &sim::Case, s: &Strategy, signal: Signal, seed: u64, executions: u64) -> f64 {
+    let test = case.test;
+    let explorer = (s.apply)((case.explorer)());
+    let liveness = explorer.liveness_settings().clone();
+    let report = explorer
+        .liveness(liveness.critical_transition(false))
+        .probe_signal(signal)
+        .name(case.name)
+        .seed(seed)
+        .executions(executions)
+        .progress(false)
+        .run(move || test(true));
+    if let Some(f) = &report.failure {
+        return 1.0 + 1.0 / f.execution.max(1) as f64;
+    }
+    let units = report.samples_total.max(1);
+    let singletons = report.signal.values().filter(|&&c| c == 1).count();
+    singletons as f64 / units as f64
 }
 
 /// Runs of each strategy `--rate` takes the fastest of.

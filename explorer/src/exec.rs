@@ -100,8 +100,9 @@ pub(crate) struct Target<'a> {
     pub(crate) slow: &'a AtomicU64,
     /// `SIM_CHECK_DETERMINISM=1`: run every execution twice and compare.
     pub(crate) check: bool,
-    /// Collect each execution's orderings (the adaptive search).
-    pub(crate) orderings: bool,
+    /// Collect each execution's keys of a signal (`signals.rs`: the
+    /// adaptive search's orderings, or a bench's probe).
+    pub(crate) signal: Option<crate::signals::Signal>,
 }
 
 /// Runs `f` on a new OS thread, named as the calling one (libtest names a
@@ -443,8 +444,8 @@ impl Target<'_> {
             exec.cache_states,
             self.fair,
         );
-        if self.orderings {
-            guided.track_orderings();
+        if let Some(signal) = self.signal {
+            guided.track(signal);
         }
         if let Some(anchored) = &exec.anchored {
             guided.anchor(anchored.clone());

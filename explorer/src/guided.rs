@@ -66,8 +66,8 @@ pub(crate) struct Record {
     /// it is not randomized: asking a randomized one would draw), and
     /// what ran.
     pub(crate) delayed: Vec<crate::tell::Delayed>,
-    /// When tracked: the execution's orderings (`orderings.rs`), sorted.
-    pub(crate) orderings: Vec<u64>,
+    /// When tracked: the execution's signal keys (`signals.rs`), sorted.
+    pub(crate) signal: Vec<u64>,
     /// When anchoring: each loss or duplication choice point and the packet
     /// it was asked for (see [`Anchor`]).
     pub(crate) anchors: Vec<(u32, Anchor)>,
@@ -283,25 +283,25 @@ pub(crate) struct Guided {
     states: Option<StateTracker>,
     fairness: Option<Fairness>,
     holds: Option<Holds>,
-    orderings: Option<crate::orderings::Orderings>,
+    signal: Option<crate::signals::Tracker>,
     anchoring: Option<Anchoring>,
 }
 
 impl Drop for Guided {
-    /// The runtime drops its scheduler with itself: the orderings go to
-    /// the record then.
+    /// The runtime drops its scheduler with itself: the signal's keys go
+    /// to the record then.
     fn drop(&mut self) {
-        if let Some(o) = self.orderings.take() {
-            self.record.borrow_mut().orderings = o.into_keys();
+        if let Some(t) = self.signal.take() {
+            self.record.borrow_mut().signal = t.into_keys();
         }
     }
 }
 
 impl Guided {
-    /// Collects the execution's orderings into the record (see
-    /// `orderings.rs`).
-    pub(crate) fn track_orderings(&mut self) {
-        self.orderings = Some(Default::default());
+    /// Collects the execution's keys of `signal` into the record (see
+    /// `signals.rs`).
+    pub(crate) fn track(&mut self, signal: crate::signals::Signal) {
+        self.signal = Some(crate::signals::Tracker::new(signal));
     }
 
     /// Records the [`Anchor`] of every loss and duplication choice, and
@@ -312,6 +312,54 @@ impl Guided {
             anchored: anchored.into_iter().collect(),
             ..Anchoring::default()
         });
+    }
+
+    /// The option taken at a data choice: the schedule's, or the data
+    /// policy's (see [`Scheduler::choose`]).
+    fn choose_option(&mut self, kind: ChoiceKind, n: usize) -> usize {
+        let (p, mut action) = self.action();
+        if let Some(a) = &mut self.anchoring {
+            if let (ChoiceKind::Loss { .. } | ChoiceKind::Duplicate { .. }, Some((from, to, nth))) =
+                (kind, a.last)
+            {
+                let anchor = Anchor {
+                    kind: kind.tag(),
+                    from,
+                    to,
+                    nth,
+                };
+                let mut rec = self.record.borrow_mut();
+                rec.anchors.push((p, anchor));
+                if let Some(&act) = a.anchored.get(&anchor) {
+                    action = act;
+                    rec.applied.push((p, act));
+                }
+            }
+        }
+        {
+            let mut rec = self.record.borrow_mut();
+            rec.points = self.point;
+            if p >= rec.from && n >= 2 {
+                rec.branches.push(Branch {
+                    at: p,
+                    options: n as u32,
+                    pick: false,
+                });
+            }
+        }
+        if action > 0 {
+            // A schedule made for this execution names a valid option; one
+            // that outlived a program change may not: wrap rather than
+            // panic, the replay's hash check reports the divergence.
+            return 1 + (action as usize - 1) % (n - 1).max(1);
+        }
+        match &mut self.data {
+            Data::Default => 0,
+            Data::Random(r, None) => r.choose(kind, n),
+            Data::Random(r, Some(rates)) => rates
+                .fixed(kind)
+                .unwrap_or_else(|| r.choose(rates.scale(kind), n)),
+        }
     }
 
     pub(crate) fn new(
@@ -334,7 +382,7 @@ impl Guided {
             states: cache_states.then(StateTracker::default),
             fairness: fair.then(Fairness::default),
             holds: Some(Holds::default()),
-            orderings: None,
+            signal: None,
             anchoring: None,
         }
     }
@@ -423,49 +471,11 @@ impl Scheduler for Guided {
     }
 
     fn choose(&mut self, kind: ChoiceKind, n: usize) -> usize {
-        let (p, mut action) = self.action();
-        if let Some(a) = &mut self.anchoring {
-            if let (ChoiceKind::Loss { .. } | ChoiceKind::Duplicate { .. }, Some((from, to, nth))) =
-                (kind, a.last)
-            {
-                let anchor = Anchor {
-                    kind: kind.tag(),
-                    from,
-                    to,
-                    nth,
-                };
-                let mut rec = self.record.borrow_mut();
-                rec.anchors.push((p, anchor));
-                if let Some(&act) = a.anchored.get(&anchor) {
-                    action = act;
-                    rec.applied.push((p, act));
-                }
-            }
+        let option = self.choose_option(kind, n);
+        if let Some(t) = &mut self.signal {
+            t.chose(kind, n, option);
         }
-        {
-            let mut rec = self.record.borrow_mut();
-            rec.points = self.point;
-            if p >= rec.from && n >= 2 {
-                rec.branches.push(Branch {
-                    at: p,
-                    options: n as u32,
-                    pick: false,
-                });
-            }
-        }
-        if action > 0 {
-            // A schedule made for this execution names a valid option; one
-            // that outlived a program change may not: wrap rather than
-            // panic, the replay's hash check reports the divergence.
-            return 1 + (action as usize - 1) % (n - 1).max(1);
-        }
-        match &mut self.data {
-            Data::Default => 0,
-            Data::Random(r, None) => r.choose(kind, n),
-            Data::Random(r, Some(rates)) => rates
-                .fixed(kind)
-                .unwrap_or_else(|| r.choose(rates.scale(kind), n)),
-        }
+        option
     }
 
     fn observe(&mut self, observation: &Observation) {
@@ -478,8 +488,8 @@ impl Scheduler for Guided {
         if let Some(holds) = &mut self.holds {
             holds.observe(observation);
         }
-        if let Some(o) = &mut self.orderings {
-            o.observe(observation);
+        if let Some(t) = &mut self.signal {
+            t.observe(observation);
         }
         if let (Some(a), Observation::Sent { from, to, .. }) = (&mut self.anchoring, observation) {
             let link = (from.index() as u32, to.index() as u32);

@@ -92,6 +92,8 @@ pub struct Explorer {
     portfolio: bool,
     /// The portfolio is the adaptive one ([`adaptive`](Self::adaptive)).
     adaptive: bool,
+    /// A signal to tally in the report ([`probe_signal`](Self::probe_signal)).
+    probe: Option<crate::signals::Signal>,
     /// An explorer was named (a walk named without one gets `Random`).
     explorer_named: bool,
     /// One case of a property test (see `prop.rs`): `SIM_SEED`,
@@ -154,6 +156,7 @@ impl Explorer {
             shrink: None,
             portfolio: true,
             adaptive: false,
+            probe: None,
             explorer_named: false,
             case: false,
             describe: true,
@@ -223,15 +226,27 @@ impl Explorer {
         self
     }
 
+    /// Tallies a signal's keys in the report ([`Report::signal`]): for the
+    /// effectiveness bench, which measures whether a signal predicts the
+    /// strategy that finds a bug. Not a user setting: its keys and their
+    /// meaning may change.
+    #[doc(hidden)]
+    pub fn probe_signal(mut self, signal: crate::signals::Signal) -> Self {
+        self.probe = Some(signal);
+        self
+    }
+
     /// Runs the adaptive portfolio (also `SIM_SEARCH=adaptive`): the
     /// default portfolio's members (its weights as their starting shares)
     /// and the other built-in walks (uniform, PCT, swarm), interleaved as
-    /// the default interleaves, but in generations of 16 planned executions
-    /// whose shares are each member's starting share times its recent rate
-    /// of new *orderings*: at each host, which kind of
-    /// event (a packet from a given host, a timer, a stop or start, a link
-    /// change, a loss) followed which, in no earlier execution. Every
-    /// member keeps at least an eighth of the best one's share.
+    /// the default interleaves, but in generations of 16 planned executions.
+    /// A fixed floor, the members' own weights, takes two thirds of each
+    /// generation; the remaining third goes to the walk or sampling member
+    /// most likely, by Good-Turing's estimate, to show a new *fault
+    /// context* (a fault's kind, its ordinal in the run, how many hosts were
+    /// faulted before it, how many are down and how many links cut when it
+    /// happens), once that member has run 32 executions. So no member gets
+    /// less than two thirds of its share.
     ///
     /// Experimental: it is not the default, and the guide's effectiveness
     /// chapter has its numbers against the default. Same seed, same result
@@ -459,7 +474,7 @@ impl Explorer {
                 fair: self.fair,
                 slow: &slow,
                 check: sim_rt::runtime::__private::check_determinism_requested(),
-                orderings: false,
+                signal: self.probe,
             },
             test: test_name.clone(),
             command: sim_rt::sim::cargo_test_command(),

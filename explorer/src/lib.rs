@@ -91,6 +91,7 @@ mod orderings;
 mod progress;
 mod schedule;
 mod search_kind;
+mod signals;
 mod swarm;
 mod tell;
 pub mod token;
@@ -131,4 +132,6 @@ pub use crate::prop::{PropFailure, PropReport};
 pub use crate::report::{FoundFailure, Report};
 pub use crate::search::{Exhaustive, Sampling, Search, Swarm, Walk};
 pub use crate::shrink::{ExecutionSize, Shrunk, DEFAULT_SHRINK_EXECUTIONS};
+#[doc(hidden)]
+pub use crate::signals::Signal;
 pub use crate::token::{ReplayToken, TokenError};

@@ -113,6 +113,11 @@ pub struct Report {
     /// (those counted in `executions`) each was reached and hit. See
     /// [`crate::coverage`].
     pub coverage: Coverage,
+    /// With [`Explorer::probe_signal`](crate::Explorer::probe_signal): each
+    /// key of the signal and in how many units (a walk's execution, a
+    /// sample) it showed.
+    #[doc(hidden)]
+    pub signal: std::collections::BTreeMap<u64, u64>,
 }
 
 impl Report {

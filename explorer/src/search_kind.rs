@@ -70,7 +70,7 @@ impl SearchKind {
             SearchKind::Ss => "stratified sampling",
             SearchKind::Walk => "independent random executions",
             SearchKind::Swarm => "walks with fault rates drawn per execution",
-            SearchKind::Adaptive => "the portfolio that follows new orderings",
+            SearchKind::Adaptive => "the portfolio that follows new fault contexts",
             SearchKind::Portfolio => "the default portfolio",
             SearchKind::Shrunk => "a walk's failure, shrunk",
             SearchKind::Replay => "a replay",
@@ -220,7 +220,7 @@ mod tests {
             "SIM_SEARCH=\"bfs\" is not a search: use ses (stratified exhaustive search), ss \
              (stratified sampling), walk (independent random executions), swarm (walks with \
              fault rates drawn per execution) or adaptive (the portfolio that follows new \
-             orderings)"
+             fault contexts)"
         );
         assert!(SearchKind::from_env("swram")
             .unwrap_err()

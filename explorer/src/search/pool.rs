@@ -64,9 +64,9 @@ pub(super) struct Done {
     pub(super) found: Option<FoundFailure>,
     /// What its executions covered.
     pub(super) coverage: Coverage,
-    /// Its executions' orderings (`orderings.rs`), sorted and distinct;
-    /// empty unless the adaptive search tracks them.
-    pub(super) orderings: Vec<u64>,
+    /// Its executions' signal keys (`signals.rs`), sorted and distinct;
+    /// empty unless a signal is tracked.
+    pub(super) signal: Vec<u64>,
     /// The execution, kept to be mutated (the adaptive search's walks).
     pub(super) kept: Option<Kept>,
 }
@@ -77,14 +77,14 @@ impl Done {
         executions: u64,
         max_delays: u32,
         coverage: Coverage,
-        orderings: Vec<u64>,
+        signal: Vec<u64>,
     ) -> Done {
         Done {
             executions,
             max_delays,
             found: None,
             coverage,
-            orderings,
+            signal,
             kept: None,
         }
     }
@@ -335,6 +335,9 @@ impl<O: FnMut(&Unit, &Done)> Merge<'_, O> {
         report.add_sample(unit.seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
         report.coverage.merge(&done.coverage);
+        for k in &done.signal {
+            *report.signal.entry(*k).or_default() += 1;
+        }
         if let Some(mut found) = done.found {
             found.execution += report.executions;
             report.executions += done.executions;
@@ -368,6 +371,7 @@ mod tests {
             failure: None,
             slow: 0,
             coverage: Coverage::default(),
+            signal: Default::default(),
         }
     }
 
@@ -389,7 +393,7 @@ mod tests {
             max_delays: executions as u32,
             found: None,
             coverage: Coverage::default(),
-            orderings: Vec::new(),
+            signal: Vec::new(),
             kept: None,
         })
     }

@@ -26,6 +26,7 @@
 //! A failure is reported and replayed as its member's: its token names the
 //! member's explorer and search, and its `SIM_SEED` line names them too.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::exec::{Diverged, Exec};
@@ -56,7 +57,7 @@ pub(crate) enum Kind {
     /// whose units run out leaves the interleaving.
     Sweep,
     /// The adaptive portfolio's mutations: each unit takes a walk from the
-    /// corpus (walks, of any walk member, that showed orderings no earlier
+    /// corpus (walks, of any walk member, that showed signal keys (fault contexts) no earlier
     /// execution had) and runs it again with one or two of its choices
     /// changed (see [`mutate`]). With the corpus still empty it runs a
     /// fresh walk of the first walk member.
@@ -258,8 +259,8 @@ impl Units for Interleaving {
 }
 
 /// Runs the members interleaved; `ctx` is the portfolio's own. When
-/// `adaptive`, in generations whose shares follow the new orderings each
-/// member found (see [`Learner`]).
+/// `adaptive`, in generations whose shares follow the new fault contexts
+/// each member found (see [`Learner`]).
 pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
     assert!(
         members.iter().all(|m| m.weight > 0),
@@ -284,7 +285,11 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             )),
             target: crate::exec::Target {
                 explorer: &*m.make,
-                orderings: adaptive,
+                signal: if adaptive {
+                    Some(crate::signals::Signal::Faults)
+                } else {
+                    ctx.target.signal
+                },
                 ..ctx.target
             },
             ..ctx.clone()
@@ -343,7 +348,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             Kind::Mutate => ctx.seed_line(ctx.seed),
         }
     };
-    // The adaptive portfolio's walks, kept when they showed new orderings,
+    // The adaptive portfolio's walks, kept when they showed new fault contexts,
     // and the first walk member (a mutation's stand-in while it is empty).
     let corpus: std::sync::RwLock<Arc<Vec<Kept>>> = Default::default();
     let first_walk = members
@@ -422,7 +427,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                         executions: 1,
                         max_delays: 1,
                         coverage: crate::coverage::Coverage::of_execution(&ran.coverage),
-                        orderings: std::mem::take(&mut ran.record.orderings),
+                        signal: std::mem::take(&mut ran.record.signal),
                         kept: None,
                         found: ran
                             .failure
@@ -439,7 +444,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
         pool::run(ctx, &plan, &mut report, line, work);
         return report;
     }
-    let mut learner = Learner::new(members.iter().map(|m| m.weight).collect());
+    let mut learner = Learner::new(members);
     let mut next: Vec<u64> = start;
     // The budget counts planned executions of every shard's units, as the
     // default's single plan does: a shard runs its part of each generation.
@@ -470,7 +475,6 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                 keep.extend(done.kept.clone());
             }
         });
-        learner.end_generation();
         if !keep.is_empty() {
             let mut c = corpus.write().unwrap_or_else(|e| e.into_inner());
             let mut entries: Vec<Kept> = c.as_ref().clone();
@@ -525,63 +529,100 @@ fn mutate(parent: &Kept, rng: &mut Xoshiro256PlusPlus) -> Vec<Deviation> {
     schedule
 }
 
-/// The adaptive portfolio's shares: each member's is its recent rate of
-/// new orderings (ones no earlier execution showed) per execution, with a
-/// floor of an eighth of the best member's so that none starves (a fault
-/// bug's strategy may find few orderings before it finds the bug).
-/// "Recent": both counts halve at each generation's end.
+/// Executions a member runs before its signal counts (issue 46 validated
+/// the fault-context signal by ranking strategies after 32 executions).
+const PROBE: u64 = 32;
+
+/// The adaptive portfolio's shares: a fixed floor, the members' own
+/// weights, takes two thirds of each generation; the remaining third goes
+/// to the walk or sampling member whose executions are most likely to show
+/// a fault context none of its executions showed before, by Good-Turing's
+/// estimate (contexts seen in exactly one of its units, over its units),
+/// once it has run [`PROBE`] executions. Until one has, the third follows
+/// the floor too. So no member ever gets less than two thirds of its
+/// default share, and a member that keeps finding new fault contexts gets
+/// up to half the budget more.
 #[derive(Debug)]
 struct Learner {
-    seen: std::collections::HashSet<u64>,
-    /// Per member: its weight before any feedback.
-    prior: Vec<u64>,
-    /// Per member: new orderings and executions, decayed.
-    novel: Vec<u64>,
-    ran: Vec<u64>,
+    /// Keys no unit before showed (the mutations' corpus keeps the walks
+    /// that showed one).
+    seen: std::collections::BTreeSet<u64>,
+    /// Per member: its floor weight.
+    floor: Vec<u64>,
+    /// Per member: whether the signal may give it the remainder (walks and
+    /// samples; not the finite sweep, not the mutations).
+    eligible: Vec<bool>,
+    /// Per member: for each key, the units that showed it.
+    counts: Vec<BTreeMap<u64, u64>>,
+    units: Vec<u64>,
+    executions: Vec<u64>,
 }
 
 impl Learner {
-    fn new(prior: Vec<u64>) -> Learner {
-        let n = prior.len();
+    fn new(members: &[Member]) -> Learner {
+        let n = members.len();
         Learner {
-            seen: std::collections::HashSet::new(),
-            prior,
-            novel: vec![0; n],
-            ran: vec![0; n],
+            seen: Default::default(),
+            floor: members.iter().map(|m| m.weight).collect(),
+            eligible: members
+                .iter()
+                .map(|m| matches!(m.kind, Kind::Search(_)))
+                .collect(),
+            counts: vec![BTreeMap::new(); n],
+            units: vec![0; n],
+            executions: vec![0; n],
         }
     }
 
-    /// Counts `done`'s new orderings for `member`, and returns them.
+    /// Counts `done`'s keys for `member`, and returns how many no unit
+    /// before showed.
     fn learn(&mut self, member: usize, done: &Done) -> u64 {
-        let new = done
-            .orderings
-            .iter()
-            .filter(|k| self.seen.insert(**k))
-            .count() as u64;
-        self.novel[member] += new * 1024;
-        self.ran[member] += done.executions * 1024;
-        new
-    }
-
-    fn end_generation(&mut self) {
-        for v in self.novel.iter_mut().chain(self.ran.iter_mut()) {
-            *v /= 2;
+        let counts = &mut self.counts[member];
+        for k in &done.signal {
+            *counts.entry(*k).or_default() += 1;
         }
+        self.units[member] += 1;
+        self.executions[member] += done.executions;
+        done.signal.iter().filter(|k| self.seen.insert(**k)).count() as u64
     }
 
-    /// The members' weights: rate of new orderings (with one of each as a
-    /// prior, so an untried member starts at the top), in thousandths,
-    /// floored at an eighth of the highest.
+    /// `member`'s Good-Turing discovery estimate, as (singletons, units).
+    fn discovery(&self, member: usize) -> (u64, u64) {
+        let singletons = self.counts[member].values().filter(|&&c| c == 1).count();
+        (singletons as u64, self.units[member].max(1))
+    }
+
+    /// The member the remainder goes to: the eligible member, past its
+    /// probe, with the highest discovery estimate (the first of equals).
+    fn leader(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for m in 0..self.floor.len() {
+            if !self.eligible[m] || self.executions[m] < PROBE {
+                continue;
+            }
+            let (s, u) = self.discovery(m);
+            let better = best.is_none_or(|b| {
+                let (bs, bu) = self.discovery(b);
+                u128::from(s) * u128::from(bu) > u128::from(bs) * u128::from(u)
+            });
+            if better {
+                best = Some(m);
+            }
+        }
+        best.filter(|&b| self.discovery(b).0 > 0)
+    }
+
+    /// The members' weights for the next generation: the floor's, twice
+    /// (two thirds), and the remainder (the floor's total) to the leader,
+    /// or spread as the floor when there is none.
     fn weights(&self) -> Vec<u64> {
-        let rate: Vec<u64> = self
-            .novel
-            .iter()
-            .zip(&self.ran)
-            .zip(&self.prior)
-            .map(|((&n, &r), &p)| p * (n + 1024) * 1000 / (r + 1024))
-            .collect();
-        let floor = (rate.iter().copied().max().unwrap_or(1) / 8).max(1);
-        rate.into_iter().map(|r| r.max(floor)).collect()
+        let total: u64 = self.floor.iter().sum();
+        let mut w: Vec<u64> = self.floor.iter().map(|f| f * 2).collect();
+        match self.leader() {
+            Some(l) => w[l] += total,
+            None => w.iter_mut().zip(&self.floor).for_each(|(w, f)| *w += f),
+        }
+        w
     }
 }
 
@@ -716,5 +757,30 @@ mod tests {
         let members = vec![plain(Rtc::default(), Sampling::new(4), 1)];
         let plan = Interleaving::new(&members, own(&members), vec![0], vec![0], 1);
         assert_eq!(plan.units.len(), 1);
+    }
+
+    #[test]
+    fn the_floor_keeps_two_thirds_and_the_remainder_follows_discovery() {
+        let members = vec![
+            Member::new(Rtc::default(), Kind::Sweep, 1),
+            plain(Pct::new(3), crate::search::Walk, 2),
+            plain(RoundRobin::default(), Sampling::new(4), 1),
+        ];
+        let mut l = Learner::new(&members);
+        let unit = |keys: &[u64]| Done::unfound(1, 0, Default::default(), keys.to_vec());
+        // Before any member has run its probe: the floor alone.
+        assert_eq!(l.weights(), vec![3, 6, 3]);
+        // The walk shows a new key in every execution, the samples the
+        // same key in every one: the walk leads once both ran the probe.
+        for i in 0..PROBE {
+            l.learn(1, &unit(&[i]));
+            l.learn(2, &unit(&[7]));
+            // The sweep's keys do not make it a leader.
+            l.learn(0, &unit(&[1000 + i]));
+        }
+        assert_eq!(l.leader(), Some(1));
+        assert_eq!(l.weights(), vec![2, 4 + 4, 2]);
+        // No member's share falls below two thirds of its floor's.
+        assert_eq!(l.weights().iter().sum::<u64>(), 12);
     }
 }

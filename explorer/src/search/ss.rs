@@ -136,7 +136,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
     let mut from_data = false;
     let mut executions = 0u64;
     let mut coverage = Coverage::default();
-    let mut orderings: Vec<u64> = Vec::new();
+    let mut signal: Vec<u64> = Vec::new();
     // The choice point the last delay was placed at, as the run before saw
     // it: this run, with the same choices up to it, must ask it again.
     let mut placed: Option<Branch> = None;
@@ -178,7 +178,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             }
         }
         coverage.add_execution(&ran.coverage);
-        super::pool::merge_sorted(&mut orderings, &ran.record.orderings);
+        super::pool::merge_sorted(&mut signal, &ran.record.signal);
         if ran.failure.is_some() {
             let found = ctx.numbered(executions, || {
                 ctx.found(ran, unit.seed, &deviations, delays, executions)
@@ -188,12 +188,12 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
                 max_delays: delays,
                 found: Some(found),
                 coverage,
-                orderings,
+                signal,
                 kept: None,
             };
         }
         if delays >= unit.bound {
-            return Done::unfound(executions, delays, coverage, orderings);
+            return Done::unfound(executions, delays, coverage, signal);
         }
         // The last segment: branching points from the last delay on (after
         // it, when it was a data choice: that choice is made).
@@ -206,7 +206,7 @@ pub(super) fn sample(ctx: &Ctx<'_>, unit: Unit) -> Done {
             .collect();
         if segment.is_empty() {
             // Nowhere left to delay: the sample ends short of its bound.
-            return Done::unfound(executions, delays, coverage, orderings);
+            return Done::unfound(executions, delays, coverage, signal);
         }
         let b = segment[uniform(&mut rng, segment.len())];
         match schedule.iter_mut().find(|((at, _), _)| *at == b.at) {

@@ -91,7 +91,7 @@ pub(super) fn guided(
             executions: 1,
             max_delays: delays,
             coverage: Coverage::of_execution(&ran.coverage),
-            orderings: std::mem::take(&mut ran.record.orderings),
+            signal: std::mem::take(&mut ran.record.signal),
             kept: keep.map(|member| Kept {
                 member,
                 seed,
