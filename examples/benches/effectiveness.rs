@@ -486,14 +486,7 @@ fn rates(cases: &[sim::Case], o: &Options, executions: u64) {
     table.push('\n');
     for case in cases {
         let all = strategies(case);
-        let chosen: Vec<&Strategy> = names
-            .iter()
-            .map(|name| {
-                all.iter()
-                    .find(|s| &s.name == name)
-                    .unwrap_or_else(|| panic!("no strategy named {name:?}"))
-            })
-            .collect();
+        let chosen = named(&all, &names);
         // Per strategy: the least CPU time of a run, and its steps.
         let mut best = vec![(f64::MAX, 0u64); chosen.len()];
         for _ in 0..RATE_ROUNDS {
@@ -548,14 +541,7 @@ const RANKED: [&str; 9] = [
 fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
     for case in cases {
         let all = strategies(case);
-        let chosen: Vec<&Strategy> = RANKED
-            .iter()
-            .map(|name| {
-                all.iter()
-                    .find(|s| s.name == *name)
-                    .expect("a ranked strategy")
-            })
-            .collect();
+        let chosen = named(&all, &RANKED);
         for signal in [Signal::Orderings, Signal::Faults] {
             // Per strategy: the scores' sum and how often it ranked first.
             let mut sum = vec![0.0; chosen.len()];
@@ -627,6 +613,19 @@ fn signal_score(case: &sim::Case, s: &Strategy, signal: Signal, seed: u64, execu
     let units = report.samples_total.max(1);
     let singletons = report.signal.values().filter(|&&c| c == 1).count();
     singletons as f64 / units as f64
+}
+
+/// The strategies of `all` called `names`, in that order.
+fn named<'a>(all: &'a [Strategy], names: &[impl AsRef<str>]) -> Vec<&'a Strategy> {
+    names
+        .iter()
+        .map(|name| {
+            let name = name.as_ref();
+            all.iter()
+                .find(|s| s.name == name)
+                .unwrap_or_else(|| panic!("no strategy named {name:?}"))
+        })
+        .collect()
 }
 
 /// Runs of each strategy `--rate` takes the fastest of.
