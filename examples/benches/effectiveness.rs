@@ -59,8 +59,8 @@
 //! orderings, new fault contexts) predicts which strategy finds a bug,
 //! before it is found, as issue 46 asks of any signal the default would
 //! follow: on each case with its bug on, each single built-in walk and
-//! sampling strategy runs N executions (seeds 0..--seeds, default 30,
-//! each apart) with the signal tallied; its score is Good-Turing's
+//! sampling strategy runs N executions with the signal tallied, once per
+//! seed (0..--seeds, default 30); its score is Good-Turing's
 //! discovery probability, the keys seen in exactly one unit (a walk's
 //! execution, a sample) over the units run, and a strategy that already
 //! found the bug ranks above any score (the one that found it in fewer
@@ -331,18 +331,9 @@ fn main() {
             let mut runs = Vec::new();
             for seed in 0..o.seeds {
                 let test = case.test;
-                // Executions to the first failure are what count here: a
-                // liveness failure's critical transition is not searched.
-                // The case's own liveness settings otherwise (`election`
-                // keeps its partition in walks).
-                let explorer = (s.apply)((case.explorer)());
-                let liveness = explorer.liveness_settings().clone();
-                let report = explorer
-                    .liveness(liveness.critical_transition(false))
-                    .name(case.name)
+                let report = explorer_for(case, &s)
                     .seed(seed)
                     .executions(o.cap)
-                    .progress(false)
                     .run(move || test(true));
                 runs.push(report.failure.map(|f| f.execution));
             }
@@ -597,15 +588,10 @@ fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
 /// probability, and the sooner the higher).
 fn signal_score(case: &sim::Case, s: &Strategy, signal: Signal, seed: u64, executions: u64) -> f64 {
     let test = case.test;
-    let explorer = (s.apply)((case.explorer)());
-    let liveness = explorer.liveness_settings().clone();
-    let report = explorer
-        .liveness(liveness.critical_transition(false))
+    let report = explorer_for(case, s)
         .probe_signal(signal)
-        .name(case.name)
         .seed(seed)
         .executions(executions)
-        .progress(false)
         .run(move || test(true));
     if let Some(f) = &report.failure {
         return 1.0 + 1.0 / f.execution.max(1) as f64;
@@ -613,6 +599,19 @@ fn signal_score(case: &sim::Case, s: &Strategy, signal: Signal, seed: u64, execu
     let units = report.samples_total.max(1);
     let singletons = report.signal.values().filter(|&&c| c == 1).count();
     singletons as f64 / units as f64
+}
+
+/// `s` on `case`, as every mode of the bench runs it: the case's own
+/// settings and liveness, but executions to the first failure are what
+/// count, so a liveness failure's critical transition is not searched
+/// (`election` keeps its partition in walks); no progress line.
+fn explorer_for(case: &sim::Case, s: &Strategy) -> Explorer {
+    let explorer = (s.apply)((case.explorer)());
+    let liveness = explorer.liveness_settings().clone();
+    explorer
+        .liveness(liveness.critical_transition(false))
+        .name(case.name)
+        .progress(false)
 }
 
 /// The strategies of `all` called `names`, in that order.
@@ -634,17 +633,13 @@ const RATE_ROUNDS: usize = 3;
 /// One `--rate` run: the CPU seconds it took and the steps it ran.
 fn rate_run(case: &sim::Case, s: &Strategy, executions: u64) -> (f64, u64) {
     let test = case.test;
-    let explorer = (s.apply)((case.explorer)());
-    let liveness = explorer.liveness_settings().clone();
+    let explorer = explorer_for(case, s);
     STEPS.store(0, Ordering::Relaxed);
     let before = cpu_seconds();
     let report = explorer
-        .liveness(liveness.critical_transition(false))
-        .name(case.name)
         .seed(0)
         .jobs(1)
         .executions(executions)
-        .progress(false)
         .run(move || async move {
             test(false).await;
             // The steps up to the main future's end, which ends the run.

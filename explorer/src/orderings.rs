@@ -1,8 +1,10 @@
 //! Ordering coverage: at each host, which kind of event followed which.
 //!
-//! The adaptive search (`search/portfolio.rs`, `SIM_SEARCH=adaptive`) gives
-//! budget to the strategies whose executions show orderings no earlier
-//! execution showed. An execution's orderings are the pairs (previous
+//! One of the signals a search can follow (`signals.rs`): the adaptive
+//! search gave budget to the strategies whose executions showed orderings
+//! no earlier execution showed, until fault contexts replaced them there
+//! (the effectiveness chapter has both signals measured). An execution's
+//! orderings are the pairs (previous
 //! event, this event) at each host, where an event is one of what
 //! distributed bugs are made of: a packet from host `g` delivered, a timer
 //! firing, the host stopped, started, paused or resumed, a link of it cut
@@ -14,7 +16,7 @@
 //! The signal needs nothing from the test, is the same for the same
 //! execution (it is a function of the observations, which are), and is
 //! cheap: a few map updates per delivery, timer and fault, only in
-//! executions of the adaptive search.
+//! executions that track it.
 
 // Ordered maps, not std's `HashMap`: an execution's orderings are tracked
 // on its thread before the program runs, and a `RandomState` made there

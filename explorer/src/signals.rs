@@ -6,10 +6,11 @@
 //! ground. Two signals are built in:
 //!
 //! - [`Signal::Orderings`]: pairs of consecutive events at each host
-//!   (`orderings.rs`), what the adaptive search follows;
+//!   (`orderings.rs`), what the adaptive search followed first;
 //! - [`Signal::Faults`]: fault contexts ([`FaultContext`]): each fault with
 //!   the shape of the run around it, after Mallory (CCS'23), which
-//!   summarised faults by what happened before them.
+//!   summarised faults by what happened before them; what the adaptive
+//!   search follows now (`search/portfolio.rs`).
 //!
 //! Whether a signal *predicts* which member will find a bug is measured,
 //! not assumed: the effectiveness bench's `--signals` mode ranks the
