@@ -56,18 +56,18 @@
 //! Liveness cases pay their end walks, as in a real exploration.
 //!
 //! `--signals N` asks whether a signal (`explorer`'s `signals.rs`: new
-//! orderings, new fault contexts) predicts which strategy finds a bug,
-//! before it is found, as issue 46 asks of any signal the default would
-//! follow: on each case with its bug on, each single built-in walk and
-//! sampling strategy runs N executions with the signal tallied, once per
-//! seed (0..--seeds, default 30); its score is Good-Turing's
-//! discovery probability, the keys seen in exactly one unit (a walk's
-//! execution, a sample) over the units run, and a strategy that already
-//! found the bug ranks above any score (the one that found it in fewer
-//! executions first). It prints, per case and signal,
-//! each strategy's mean score and how often (over the seeds) each was
-//! ranked first; the guide's effectiveness chapter sets that against the
-//! strategies' rates.
+//! orderings, new fault contexts, new abstract states) predicts which
+//! strategy finds a bug, before it is found, as issue 46 asks of any signal
+//! the default would follow: on each case with its bug on, each single
+//! built-in walk and sampling strategy runs N executions with the signals
+//! tallied, once per seed (0..--seeds, default 30); its score under a
+//! signal is Good-Turing's discovery probability, the signal's keys seen in
+//! exactly one unit (a walk's execution, a sample) over the units run, and
+//! a strategy that already found the bug ranks above any score (the one
+//! that found it in fewer executions first). It prints, per case and
+//! signal, each strategy's mean score and how often (over the seeds) each
+//! was ranked first; the guide's effectiveness chapter sets that against
+//! the strategies' rates.
 
 extern crate sim_rt as tokio;
 
@@ -528,21 +528,31 @@ const RANKED: [&str; 9] = [
     "ss-prr",
 ];
 
+/// The signals `--signals` scores.
+const SIGNALS: [Signal; 3] = [Signal::Orderings, Signal::Faults, Signal::States];
+
 /// `--signals N` (see the module docs).
 fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
     for case in cases {
         let all = strategies(case);
         let chosen = named(&all, &RANKED);
-        for signal in [Signal::Orderings, Signal::Faults] {
+        // Per seed, per strategy: its score under each signal (one run
+        // tallies them all).
+        let runs: Vec<Vec<[f64; SIGNALS.len()]>> = (0..o.seeds)
+            .map(|seed| {
+                chosen
+                    .iter()
+                    .map(|s| signal_scores(case, s, seed, executions))
+                    .collect()
+            })
+            .collect();
+        for (j, signal) in SIGNALS.iter().enumerate() {
             // Per strategy: the scores' sum and how often it ranked first.
             let mut sum = vec![0.0; chosen.len()];
             let mut first = vec![0u64; chosen.len()];
             let mut found = vec![0u64; chosen.len()];
-            for seed in 0..o.seeds {
-                let scores: Vec<f64> = chosen
-                    .iter()
-                    .map(|s| signal_score(case, s, signal, seed, executions))
-                    .collect();
+            for run in &runs {
+                let scores: Vec<f64> = run.iter().map(|s| s[j]).collect();
                 for (i, sc) in scores.iter().enumerate() {
                     sum[i] += sc.min(1.0);
                     found[i] += u64::from(*sc > 1.0);
@@ -582,23 +592,35 @@ fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
     );
 }
 
-/// A strategy's score under `signal` after `executions` executions of
-/// `case` with its bug on: the discovery probability, or, when it found
-/// the bug, 1 plus the reciprocal of the executions it took (above any
-/// probability, and the sooner the higher).
-fn signal_score(case: &sim::Case, s: &Strategy, signal: Signal, seed: u64, executions: u64) -> f64 {
+/// A strategy's scores under each of [`SIGNALS`] after `executions`
+/// executions of `case` with its bug on: the discovery probability, or,
+/// when it found the bug, 1 plus the reciprocal of the executions it took
+/// (above any probability, and the sooner the higher).
+fn signal_scores(
+    case: &sim::Case,
+    s: &Strategy,
+    seed: u64,
+    executions: u64,
+) -> [f64; SIGNALS.len()] {
     let test = case.test;
-    let report = explorer_for(case, s)
-        .probe_signal(signal)
+    let report = SIGNALS
+        .iter()
+        .fold(explorer_for(case, s), |e, &signal| e.probe_signal(signal))
         .seed(seed)
         .executions(executions)
         .run(move || test(true));
-    if let Some(f) = &report.failure {
-        return 1.0 + 1.0 / f.execution.max(1) as f64;
-    }
-    let units = report.samples_total.max(1);
-    let singletons = report.signal.values().filter(|&&c| c == 1).count();
-    singletons as f64 / units as f64
+    SIGNALS.map(|signal| {
+        if let Some(f) = &report.failure {
+            return 1.0 + 1.0 / f.execution.max(1) as f64;
+        }
+        let units = report.samples_total.max(1);
+        let singletons = report
+            .signal
+            .iter()
+            .filter(|&(&k, &c)| signal.owns(k) && c == 1)
+            .count();
+        singletons as f64 / units as f64
+    })
 }
 
 /// `s` on `case`, as every mode of the bench runs it: the case's own

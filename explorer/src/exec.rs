@@ -100,9 +100,9 @@ pub(crate) struct Target<'a> {
     pub(crate) slow: &'a AtomicU64,
     /// `SIM_CHECK_DETERMINISM=1`: run every execution twice and compare.
     pub(crate) check: bool,
-    /// Collect each execution's keys of a signal (`signals.rs`: the
-    /// adaptive search's orderings, or a bench's probe).
-    pub(crate) signal: Option<crate::signals::Signal>,
+    /// Collect each execution's keys of these signals (`signals.rs`: the
+    /// adaptive search's, or a bench's probe); none when empty.
+    pub(crate) signals: &'a [crate::signals::Signal],
 }
 
 /// Runs `f` on a new OS thread, named as the calling one (libtest names a
@@ -444,8 +444,8 @@ impl Target<'_> {
             exec.cache_states,
             self.fair,
         );
-        if let Some(signal) = self.signal {
-            guided.track(signal);
+        if !self.signals.is_empty() {
+            guided.track(self.signals);
         }
         if let Some(anchored) = &exec.anchored {
             guided.anchor(anchored.clone());
@@ -526,6 +526,16 @@ impl Target<'_> {
             .map(RefCell::into_inner)
             .unwrap_or_else(|rc| std::mem::take(&mut *rc.borrow_mut()));
         let mut record = record;
+        if self.signals.contains(&crate::signals::Signal::States) {
+            // The coverage points hit are abstract states too (the tracker
+            // never sees them).
+            let hit = coverage.iter().filter(|(_, h)| h.hit > 0);
+            record
+                .signal
+                .extend(hit.map(|(p, _)| crate::signals::Signal::point_key(p)));
+            record.signal.sort_unstable();
+            record.signal.dedup();
+        }
         let delayed = std::mem::take(&mut record.delayed);
         Ran {
             location: failure.as_ref().and(location),

@@ -298,10 +298,10 @@ impl Drop for Guided {
 }
 
 impl Guided {
-    /// Collects the execution's keys of `signal` into the record (see
+    /// Collects the execution's keys of `signals` into the record (see
     /// `signals.rs`).
-    pub(crate) fn track(&mut self, signal: crate::signals::Signal) {
-        self.signal = Some(crate::signals::Tracker::new(signal));
+    pub(crate) fn track(&mut self, signals: &[crate::signals::Signal]) {
+        self.signal = Some(crate::signals::Tracker::new(signals));
     }
 
     /// Records the [`Anchor`] of every loss and duplication choice, and

@@ -92,8 +92,8 @@ pub struct Explorer {
     portfolio: bool,
     /// The portfolio is the adaptive one ([`adaptive`](Self::adaptive)).
     adaptive: bool,
-    /// A signal to tally in the report ([`probe_signal`](Self::probe_signal)).
-    probe: Option<crate::signals::Signal>,
+    /// Signals to tally in the report ([`probe_signal`](Self::probe_signal)).
+    probe: Vec<crate::signals::Signal>,
     /// An explorer was named (a walk named without one gets `Random`).
     explorer_named: bool,
     /// One case of a property test (see `prop.rs`): `SIM_SEED`,
@@ -156,7 +156,7 @@ impl Explorer {
             shrink: None,
             portfolio: true,
             adaptive: false,
-            probe: None,
+            probe: Vec::new(),
             explorer_named: false,
             case: false,
             describe: true,
@@ -226,13 +226,16 @@ impl Explorer {
         self
     }
 
-    /// Tallies a signal's keys in the report ([`Report::signal`]): for the
-    /// effectiveness bench, which measures whether a signal predicts the
-    /// strategy that finds a bug. Not a user setting: its keys and their
-    /// meaning may change.
+    /// Tallies a signal's keys in the report ([`Report::signal`]), beside
+    /// those of signals probed before (each key says its signal:
+    /// [`Signal::owns`](crate::Signal::owns)): for the effectiveness bench,
+    /// which measures whether a signal predicts the strategy that finds a
+    /// bug. Not a user setting: its keys and their meaning may change.
     #[doc(hidden)]
     pub fn probe_signal(mut self, signal: crate::signals::Signal) -> Self {
-        self.probe = Some(signal);
+        if !self.probe.contains(&signal) {
+            self.probe.push(signal);
+        }
         self
     }
 
@@ -474,7 +477,7 @@ impl Explorer {
                 fair: self.fair,
                 slow: &slow,
                 check: sim_rt::runtime::__private::check_determinism_requested(),
-                signal: self.probe,
+                signals: &self.probe,
             },
             test: test_name.clone(),
             command: sim_rt::sim::cargo_test_command(),

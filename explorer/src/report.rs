@@ -114,8 +114,8 @@ pub struct Report {
     /// [`crate::coverage`].
     pub coverage: Coverage,
     /// With [`Explorer::probe_signal`](crate::Explorer::probe_signal) (and
-    /// under the adaptive portfolio, which tracks fault contexts): each key
-    /// of the signal and in how many units (a walk's execution, a sample)
+    /// under the adaptive portfolio, which tracks every signal): each key
+    /// of the signals and in how many units (a walk's execution, a sample)
     /// it showed. Exhaustive search tallies none.
     #[doc(hidden)]
     pub signal: std::collections::BTreeMap<u64, u64>,

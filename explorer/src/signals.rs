@@ -3,14 +3,25 @@
 //! A signal turns one execution's observations (and its data choices) into
 //! a set of keys; a member of a portfolio whose executions keep showing
 //! keys that none or only one earlier execution showed is exploring new
-//! ground. Two signals are built in:
+//! ground. Three signals are built in:
 //!
 //! - [`Signal::Orderings`]: pairs of consecutive events at each host
 //!   (`orderings.rs`), what the adaptive search followed first;
 //! - [`Signal::Faults`]: fault contexts ([`FaultContext`]): each fault with
 //!   the shape of the run around it, after Mallory (CCS'23), which
 //!   summarised faults by what happened before them; what the adaptive
-//!   search follows now (`search/portfolio.rs`).
+//!   search follows now (`search/portfolio.rs`);
+//! - [`Signal::States`]: abstract states ([`StateNovelty`]): each host's
+//!   reported state ([`sim_rt::sim::report_state`]), the tuple of every
+//!   host's latest report, and the `sometimes!` and `reachable!` points
+//!   hit, after ModelFuzz (OOPSLA'25), where abstract-state coverage beat
+//!   line and event-order coverage on Raft implementations. A program that
+//!   reports no state shows only its coverage points.
+//!
+//! Several signals can be tracked in one execution: each key carries its
+//! signal in its top two bits ([`Signal::owns`]), so one set of keys can
+//! feed a learner that follows one signal and a corpus that keeps every
+//! execution that showed anything new.
 //!
 //! Whether a signal *predicts* which member will find a bug is measured,
 //! not assumed: the effectiveness bench's `--signals` mode ranks the
@@ -23,6 +34,7 @@
 //! `RandomState` is made on the execution's thread).
 
 use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
 
 use sim_rt::scheduler::{ChoiceKind, Observation};
 
@@ -36,52 +48,155 @@ pub enum Signal {
     Orderings,
     /// Each fault in its context (see the module docs).
     Faults,
+    /// Abstract states: the hosts' reported states, their tuples, and the
+    /// coverage points hit (see the module docs).
+    States,
 }
 
+/// The bits of a key below its signal's tag.
+const UNTAGGED: u64 = (1 << 62) - 1;
+
 impl Signal {
-    /// `orderings`, `faults`.
+    /// `orderings`, `faults`, `states`.
     pub fn name(self) -> &'static str {
         match self {
             Signal::Orderings => "orderings",
             Signal::Faults => "faults",
+            Signal::States => "states",
         }
+    }
+
+    /// The tag in a key's top two bits.
+    fn tag(self) -> u64 {
+        (match self {
+            Signal::Orderings => 1,
+            Signal::Faults => 2,
+            Signal::States => 3,
+        }) << 62
+    }
+
+    /// Whether `key` is one of this signal's.
+    pub fn owns(self, key: u64) -> bool {
+        key & !UNTAGGED == self.tag()
+    }
+
+    /// `key` (of this signal) tagged as this signal's.
+    pub(crate) fn tagged(self, key: u64) -> u64 {
+        self.tag() | key & UNTAGGED
+    }
+
+    /// The key of a coverage point hit in an execution: `States` keys of
+    /// their own kind (the tracker never sees coverage; the execution adds
+    /// these when it ends).
+    pub(crate) fn point_key(point: &sim_rt::sim::Point) -> u64 {
+        Signal::States.tagged(hash(&(POINT, point)))
     }
 }
 
-/// Follows one execution for one signal.
-#[derive(Debug)]
-pub(crate) enum Tracker {
-    Orderings(Orderings),
-    Faults(FaultContext),
+/// Follows one execution for a set of signals.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    orderings: Option<Orderings>,
+    faults: Option<FaultContext>,
+    states: Option<StateNovelty>,
 }
 
 impl Tracker {
-    pub(crate) fn new(signal: Signal) -> Tracker {
-        match signal {
-            Signal::Orderings => Tracker::Orderings(Orderings::default()),
-            Signal::Faults => Tracker::Faults(FaultContext::default()),
+    pub(crate) fn new(signals: &[Signal]) -> Tracker {
+        let mut t = Tracker::default();
+        for s in signals {
+            match s {
+                Signal::Orderings => t.orderings = Some(Orderings::default()),
+                Signal::Faults => t.faults = Some(FaultContext::default()),
+                Signal::States => t.states = Some(StateNovelty::default()),
+            }
         }
+        t
     }
 
     pub(crate) fn observe(&mut self, o: &Observation) {
-        match self {
-            Tracker::Orderings(t) => t.observe(o),
-            Tracker::Faults(t) => t.observe(o),
+        if let Some(t) = &mut self.orderings {
+            t.observe(o);
+        }
+        if let Some(t) = &mut self.faults {
+            t.observe(o);
+        }
+        if let Some(t) = &mut self.states {
+            t.observe(o);
         }
     }
 
     /// A data choice and the option taken.
     pub(crate) fn chose(&mut self, kind: ChoiceKind, n: usize, option: usize) {
-        if let Tracker::Faults(t) = self {
+        if let Some(t) = &mut self.faults {
             t.chose(kind, n, option);
         }
     }
 
-    /// The distinct keys seen, sorted.
+    /// The distinct keys seen, each tagged with its signal, sorted.
     pub(crate) fn into_keys(self) -> Vec<u64> {
-        match self {
-            Tracker::Orderings(t) => t.into_keys(),
-            Tracker::Faults(t) => t.into_keys(),
+        let mut keys = Vec::new();
+        let mut add = |signal: Signal, k: Vec<u64>| {
+            keys.extend(k.into_iter().map(|k| signal.tagged(k)));
+        };
+        if let Some(t) = self.orderings {
+            add(Signal::Orderings, t.into_keys());
+        }
+        if let Some(t) = self.faults {
+            add(Signal::Faults, t.into_keys());
+        }
+        if let Some(t) = self.states {
+            add(Signal::States, t.keys);
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+}
+
+/// `value` hashed with a fixed function (std's `DefaultHasher::new` has
+/// fixed keys: no `RandomState` is made, the same hash in every run).
+fn hash(value: &impl Hash) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// What an abstract-state key stands for, hashed in first.
+const HOST_STATE: u8 = 1;
+const TUPLE: u8 = 2;
+const POINT: u8 = 3;
+
+/// Abstract-state coverage: every (host, reported state) pair and every
+/// tuple of the hosts' latest reports an execution went through. A host
+/// that is stopped has no state until it reports again (as in the
+/// exhaustive search's state cache). Host identities are kept: in a
+/// system of roles, the coordinator's state and a participant's are not
+/// the same ground.
+#[derive(Debug, Default)]
+pub(crate) struct StateNovelty {
+    hosts: Vec<Option<u64>>,
+    keys: Vec<u64>,
+}
+
+impl StateNovelty {
+    fn observe(&mut self, o: &Observation) {
+        match *o {
+            Observation::State { host, hash: state } => {
+                let i = host.index();
+                if self.hosts.len() <= i {
+                    self.hosts.resize(i + 1, None);
+                }
+                self.hosts[i] = Some(state);
+                self.keys.push(hash(&(HOST_STATE, i, state)));
+                self.keys.push(hash(&(TUPLE, &self.hosts)));
+            }
+            Observation::HostStopped { host } => {
+                if let Some(h) = self.hosts.get_mut(host.index()) {
+                    *h = None;
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -242,6 +357,58 @@ mod tests {
         let mut u = FaultContext::default();
         u.chose(ChoiceKind::DiskCrashKeep, 2, 1);
         assert!(u.into_keys().is_empty());
+    }
+
+    #[test]
+    fn states_are_hosts_reports_and_their_tuples() {
+        use sim_rt::scheduler::__testing::host;
+        let report = |h, state| Observation::State {
+            host: host(h),
+            hash: state,
+        };
+        let mut t = StateNovelty::default();
+        t.observe(&report(0, 7));
+        t.observe(&report(1, 7));
+        // The same host state again, with the other host's changed: one
+        // new tuple, no new host state.
+        t.observe(&report(1, 8));
+        t.observe(&report(1, 7));
+        let mut keys = t.keys;
+        keys.sort_unstable();
+        keys.dedup();
+        // (0,7), (1,7), (1,8); tuples [7], [7,7], [7,8].
+        assert_eq!(keys.len(), 6);
+
+        // A stopped host has no state: the tuple after its restart's
+        // first report differs from before the stop.
+        let mut t = StateNovelty::default();
+        t.observe(&report(0, 7));
+        t.observe(&report(1, 7));
+        t.observe(&Observation::HostStopped { host: host(0) });
+        t.observe(&report(1, 7));
+        let mut keys = t.keys;
+        keys.sort_unstable();
+        keys.dedup();
+        // (0,7), (1,7); tuples [7], [7,7], [None,7].
+        assert_eq!(keys.len(), 5);
+    }
+
+    #[test]
+    fn keys_carry_their_signal() {
+        let mut t = Tracker::new(&[Signal::Faults, Signal::Orderings]);
+        t.observe(&Observation::HostStopped {
+            host: sim_rt::scheduler::__testing::host(1),
+        });
+        let keys = t.into_keys();
+        assert!(keys.iter().any(|&k| Signal::Faults.owns(k)));
+        assert!(keys.iter().any(|&k| Signal::Orderings.owns(k)));
+        assert!(!keys.iter().any(|&k| Signal::States.owns(k)));
+        // Untracked signals add nothing.
+        let mut t = Tracker::new(&[Signal::States]);
+        t.observe(&Observation::HostStopped {
+            host: sim_rt::scheduler::__testing::host(1),
+        });
+        assert!(t.into_keys().is_empty());
     }
 
     #[test]

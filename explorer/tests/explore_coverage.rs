@@ -6,7 +6,7 @@
 mod common;
 mod coverage_support;
 
-use explorer::{Exhaustive, Explorer, Rtc, Sampling};
+use explorer::{Exhaustive, Explorer, Rtc, Sampling, Signal, Walk};
 use sim_rt::sim::PointKind;
 
 /// Two tasks increment a counter with a yield between read and write
@@ -174,4 +174,63 @@ fn function_forms_and_the_registered_points() {
         .all(|n| registered.iter().any(|p| p.name == *n && p.file == file)),
         "{registered:?}"
     );
+}
+
+/// The abstract-state signal (what a search can count as new ground)
+/// tallies each host's reported states, the tuples of every host's latest
+/// report, and the coverage points hit; other signals' keys are apart.
+#[test]
+fn the_states_signal_counts_reported_states_their_tuples_and_points_hit() {
+    use std::time::Duration;
+    // Host a reports 1 and, 10 ms later, 2; host b reports 7 at 5 ms:
+    // host states (a,1), (a,2), (b,7); tuples (1), (1,7), (2,7).
+    let two_hosts = || async {
+        sim_rt::sim::host("a").start(|| async {
+            sim_rt::sim::report_state(&1u32);
+            sim_rt::time::sleep(Duration::from_millis(10)).await;
+            sim_rt::sim::report_state(&2u32);
+        });
+        sim_rt::sim::host("b").start(|| async {
+            sim_rt::time::sleep(Duration::from_millis(5)).await;
+            sim_rt::sim::report_state(&7u32);
+        });
+        sim_rt::time::sleep(Duration::from_millis(50)).await;
+    };
+    let walks = |executions| {
+        Explorer::new()
+            .search(Walk)
+            .executions(executions)
+            .probe_signal(Signal::States)
+            .probe_signal(Signal::Faults)
+            .progress(false)
+    };
+    let report = walks(3).run(two_hosts);
+    let states: Vec<u64> = report
+        .signal
+        .iter()
+        .filter(|&(&k, _)| Signal::States.owns(k))
+        .map(|(_, &units)| units)
+        .collect();
+    assert_eq!(states, vec![3; 6], "{:?}", report.signal);
+    // No fault, no fault context; nothing but the two signals probed.
+    assert!(
+        report
+            .signal
+            .keys()
+            .all(|&k| Signal::States.owns(k) && !Signal::Faults.owns(k)),
+        "{:?}",
+        report.signal
+    );
+
+    // A program that reports no state shows the points it hit: over 50
+    // walks of the racy counter, both of its `sometimes!` points held.
+    let report = walks(50).run(racy_counter);
+    let points: u64 = report
+        .signal
+        .iter()
+        .filter(|&(&k, _)| Signal::States.owns(k))
+        .map(|(_, &units)| units)
+        .sum();
+    assert_eq!(report.signal.len(), 2, "{:?}", report.signal);
+    assert_eq!(points, 50, "each walk hits one of the two");
 }

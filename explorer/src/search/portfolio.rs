@@ -34,6 +34,7 @@ use crate::explorers::{DelayingExplorer, Pct, RoundRobin, Rtc};
 use crate::guided::Branch;
 use crate::report::Report;
 use crate::schedule::Deviation;
+use crate::signals::Signal;
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -57,8 +58,9 @@ pub(crate) enum Kind {
     /// whose units run out leaves the interleaving.
     Sweep,
     /// The adaptive portfolio's mutations: each unit takes a walk from the
-    /// corpus (walks, of any walk member, that showed fault contexts no
-    /// earlier execution had) and runs it again with one or two of its choices
+    /// corpus (walks, of any walk member, that showed a key of any signal,
+    /// an ordering, a fault context or an abstract state, no earlier
+    /// execution had) and runs it again with one or two of its choices
     /// changed (see [`mutate`]). With the corpus still empty it runs a
     /// fresh walk of the first walk member.
     Mutate,
@@ -285,10 +287,10 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             )),
             target: crate::exec::Target {
                 explorer: &*m.make,
-                signal: if adaptive {
-                    Some(crate::signals::Signal::Faults)
+                signals: if adaptive {
+                    TRACKED
                 } else {
-                    ctx.target.signal
+                    ctx.target.signals
                 },
                 ..ctx.target
             },
@@ -529,6 +531,15 @@ fn mutate(parent: &Kept, rng: &mut Xoshiro256PlusPlus) -> Vec<Deviation> {
     schedule
 }
 
+/// The signal the adaptive portfolio's remainder follows.
+const FOLLOW: Signal = Signal::Faults;
+
+/// The signals its executions track: the one it follows, and for its
+/// corpus every built-in one (a walk that showed anything no walk before
+/// it showed is kept to mutate, so a program without faults, or without
+/// reported states, still fills the corpus).
+const TRACKED: &[Signal] = &[Signal::Orderings, Signal::Faults, Signal::States];
+
 /// Executions a member runs before its signal counts (as many as the
 /// effectiveness bench's `--signals 32` ranks strategies after).
 const PROBE: u64 = 32;
@@ -574,11 +585,11 @@ impl Learner {
         }
     }
 
-    /// Counts `done`'s keys for `member`, and returns how many no unit
-    /// before showed.
+    /// Counts `done`'s keys of the followed signal for `member`, and
+    /// returns how many keys (of any signal) no unit before showed.
     fn learn(&mut self, member: usize, done: &Done) -> u64 {
         let counts = &mut self.counts[member];
-        for k in &done.signal {
+        for k in done.signal.iter().filter(|&&k| FOLLOW.owns(k)) {
             *counts.entry(*k).or_default() += 1;
         }
         self.units[member] += 1;
@@ -764,7 +775,10 @@ mod tests {
             plain(RoundRobin::default(), Sampling::new(4), 1),
         ];
         let mut l = Learner::new(&members);
-        let unit = |keys: &[u64]| Done::unfound(1, 0, Default::default(), keys.to_vec());
+        let unit = |keys: &[u64]| {
+            let keys = keys.iter().map(|&k| FOLLOW.tagged(k)).collect();
+            Done::unfound(1, 0, Default::default(), keys)
+        };
         // Before any member has run its probe: the floor alone.
         assert_eq!(l.weights(), vec![3, 6, 3]);
         // The walk shows a new key in every execution, the samples the
@@ -782,5 +796,15 @@ mod tests {
         let w = l.weights();
         assert_eq!(w.iter().sum::<u64>(), 3 * 4);
         assert!(w.iter().zip([1, 2, 1]).all(|(w, f)| *w >= 2 * f));
+
+        // Keys of the signals not followed are new (the corpus keeps their
+        // walks) but give no member the remainder.
+        let other = Signal::Orderings.tagged(7);
+        let done = Done::unfound(1, 0, Default::default(), vec![other]);
+        assert_eq!(l.learn(2, &done), 1);
+        for _ in 0..3 * PROBE {
+            assert_eq!(l.learn(2, &done), 0);
+        }
+        assert_eq!(l.leader(), Some(1));
     }
 }
