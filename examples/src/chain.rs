@@ -162,6 +162,16 @@ impl ServerState {
         }
         debug_assert!(self.acked <= self.last(), "only updates held are stable");
     }
+
+    fn report(&self) {
+        sim_rt::sim::report_state(&(
+            self.configured,
+            &self.pred,
+            &self.succ,
+            &self.history,
+            self.acked,
+        ));
+    }
 }
 
 /// A chain server: a replica of the update history.
@@ -187,6 +197,7 @@ impl Server {
 
     /// Serves the master, its neighbours and clients on `listener`, forever.
     pub async fn serve(self, listener: TcpListener) -> io::Result<()> {
+        self.state.lock().unwrap().report();
         let this = self.clone();
         tokio::spawn(async move { this.downstream().await });
         loop {
@@ -204,6 +215,7 @@ impl Server {
             let mut state = self.state.lock().unwrap();
             let r = f(&mut state);
             state.settle();
+            state.report();
             r
         };
         self.changed.notify_waiters();
@@ -470,11 +482,26 @@ impl Master {
         }
     }
 
+    /// Tells a search the master's state: whether the chain has started,
+    /// and its chain (until it has started, the one it configures).
+    fn report(started: bool, chain: &[String]) {
+        sim_rt::sim::report_state(&(started, chain));
+    }
+
+    /// Changes the started chain and reports it.
+    fn update_chain<R>(&self, f: impl FnOnce(&mut Vec<String>) -> R) -> R {
+        let mut chain = self.chain.lock().unwrap();
+        let r = f(&mut chain);
+        Self::report(true, &chain);
+        r
+    }
+
     /// The initialisation: configure the servers and check that an update
     /// goes through; leave out the ones that fail and start over. Then
     /// monitor every server of the chain.
     async fn start(self) {
         let mut chain = self.servers.clone();
+        Self::report(false, &chain);
         loop {
             let configs = chain.iter().enumerate().map(|(i, server)| {
                 let pred = i.checked_sub(1).map(|j| chain[j].as_str());
@@ -498,8 +525,9 @@ impl Master {
             let alive = futures::future::join_all(pings).await;
             let mut alive = alive.into_iter();
             chain.retain(|_| alive.next().unwrap_or(false));
+            Self::report(false, &chain);
         }
-        *self.chain.lock().unwrap() = chain.clone();
+        self.update_chain(|c| *c = chain.clone());
         for server in chain {
             let this = self.clone();
             tokio::spawn(async move { this.monitor(server).await });
@@ -539,6 +567,7 @@ impl Master {
                 return; // Taken out with a neighbour already.
             };
             chain.remove(at);
+            Self::report(true, &chain);
             at
         };
         loop {
@@ -550,14 +579,14 @@ impl Master {
             if let Some(succ) = &succ {
                 let line = format!("PRED {}", word(pred.as_deref()));
                 if !call(succ, &line).await.is_ok_and(|r| r == "OK") {
-                    self.chain.lock().unwrap().remove(at);
+                    self.update_chain(|c| c.remove(at));
                     continue;
                 }
             }
             if let Some(pred) = &pred {
                 let line = format!("SUCC {}", word(succ.as_deref()));
                 if !call(pred, &line).await.is_ok_and(|r| r == "OK") {
-                    self.chain.lock().unwrap().remove(at - 1);
+                    self.update_chain(|c| c.remove(at - 1));
                     at -= 1;
                     continue;
                 }
@@ -587,7 +616,7 @@ impl Master {
         if let Some(pred) = &pred {
             let _ = call(pred, &format!("SUCC {}", word(succ.as_deref()))).await;
         }
-        self.chain.lock().unwrap().retain(|s| s != failed);
+        self.update_chain(|c| c.retain(|s| s != failed));
     }
 }
 

@@ -59,6 +59,7 @@ impl Server {
         let mut total: u64 = 0;
         // Per client: the last request applied and its reply.
         let mut last: BTreeMap<String, (u64, String)> = BTreeMap::new();
+        sim_rt::sim::report_state(&(total, &last));
         let mut buf = [0u8; 256];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -76,6 +77,7 @@ impl Server {
                             total += amount;
                             let reply = format!("OK {request} {total}");
                             last.insert(client.to_string(), (request, reply.clone()));
+                            sim_rt::sim::report_state(&(total, &last));
                             reply
                         }
                     }

@@ -57,6 +57,28 @@ type Data = Arc<Mutex<HashMap<String, String>>>;
 /// A write waiting for the writer.
 type Write = (String, String);
 
+/// What the store tells a search of its state
+/// (`sim_rt::sim::report_state`), kept by its tasks together. Counts
+/// stand for the data: a `HashMap` has no deterministic order to hash.
+#[derive(Debug, Default, Hash)]
+struct Progress {
+    /// Keys recovered from the data file at start.
+    recovered: usize,
+    /// Writes acknowledged since.
+    acked: u64,
+    /// Writes the writer has synced since.
+    synced: u64,
+    /// Whether the shutdown has begun.
+    stopping: bool,
+}
+
+/// Changes the store's [`Progress`] and reports it.
+fn progress(shared: &Mutex<Progress>, f: impl FnOnce(&mut Progress)) {
+    let mut p = shared.lock().unwrap();
+    f(&mut p);
+    sim_rt::sim::report_state(&*p);
+}
+
 /// The store: its data directory, and whether the planted bug is on.
 #[derive(Debug)]
 pub struct Store {
@@ -87,6 +109,9 @@ impl Store {
         let mut terminate = signal(SignalKind::terminate())?;
         let path = self.dir.join("data");
         let data: Data = Arc::new(Mutex::new(recover(&path).await?));
+        let recovered = data.lock().unwrap().len();
+        let shared = Arc::new(Mutex::new(Progress::default()));
+        progress(&shared, |p| p.recovered = recovered);
         let file = open_durably(&self.dir, &path).await?;
         let (queue, queued) = mpsc::unbounded_channel();
         let (shutdown, stopping) = watch::channel(false);
@@ -95,6 +120,7 @@ impl Store {
             queued,
             stopping.clone(),
             self.writer_stops_on_shutdown,
+            shared.clone(),
         ));
         let mut conns = JoinSet::new();
         loop {
@@ -102,7 +128,13 @@ impl Store {
                 _ = terminate.recv() => break,
                 accepted = listener.accept() => {
                     let (stream, _) = accepted?;
-                    conns.spawn(serve_conn(stream, data.clone(), queue.clone(), stopping.clone()));
+                    conns.spawn(serve_conn(
+                        stream,
+                        data.clone(),
+                        queue.clone(),
+                        stopping.clone(),
+                        shared.clone(),
+                    ));
                 }
             }
         }
@@ -110,6 +142,7 @@ impl Store {
         // answers what it read and closes, then the writer drains.
         drop(listener);
         shutdown.send_replace(true);
+        progress(&shared, |p| p.stopping = true);
         // A connection's error (its client went away) ended only it.
         while conns.join_next().await.is_some() {}
         drop(queue);
@@ -166,6 +199,7 @@ async fn write_behind(
     mut queued: mpsc::UnboundedReceiver<Write>,
     mut stopping: watch::Receiver<bool>,
     stops_on_shutdown: bool,
+    shared: Arc<Mutex<Progress>>,
 ) -> io::Result<()> {
     let mut batch = Vec::with_capacity(BATCH);
     loop {
@@ -179,12 +213,14 @@ async fn write_behind(
                 }
             }
         }
+        let n = batch.len() as u64;
         let mut lines = String::new();
         for (key, value) in batch.drain(..) {
             lines.push_str(&format!("{key} {value}\n"));
         }
         file.write_all(lines.as_bytes()).await?;
         file.sync_data().await?;
+        progress(&shared, |p| p.synced += n);
     }
 }
 
@@ -195,6 +231,7 @@ async fn serve_conn(
     data: Data,
     queue: mpsc::UnboundedSender<Write>,
     mut stopping: watch::Receiver<bool>,
+    shared: Arc<Mutex<Progress>>,
 ) -> io::Result<()> {
     let mut conn = Conn::new(stream);
     loop {
@@ -214,6 +251,7 @@ async fn serve_conn(
                 queue
                     .send((key.to_string(), value.to_string()))
                     .map_err(|_| io::Error::other("the writer stopped"))?;
+                progress(&shared, |p| p.acked += 1);
                 "OK".to_string()
             }
             Some(("GET", key)) => match data.lock().unwrap().get(key) {

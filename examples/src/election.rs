@@ -60,7 +60,7 @@ pub fn election_timeout(id: u32) -> Duration {
 }
 
 /// A node's role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     /// Follows the leader of its term (or waits for one).
     Follower,
@@ -102,6 +102,13 @@ struct State {
     deadline: Instant,
 }
 
+impl State {
+    /// Tells a search the node's state, its times left out.
+    fn report(&self) {
+        sim_rt::sim::report_state(&(self.term, self.role, self.voted_for, self.votes));
+    }
+}
+
 impl Node {
     /// Node `id` of a cluster whose other members are at `peers`; watch
     /// its [`Status`] on the receiver.
@@ -127,6 +134,7 @@ impl Node {
     }
 
     fn publish(&self, s: &State) {
+        s.report();
         self.status.send_if_modified(|old| {
             let changed = old.role != s.role || old.term != s.term;
             if changed {
@@ -168,6 +176,7 @@ impl Node {
             heard_leader: None,
             deadline: Instant::now() + election_timeout(self.id),
         };
+        s.report();
         let mut buf = [0u8; 128];
         loop {
             let wake = match s.role {

@@ -85,6 +85,21 @@ struct State {
     seq: u64,
 }
 
+impl State {
+    /// Tells a search the store's state. What is durable needs no field:
+    /// a write is durable once it is neither queued nor in the flusher's
+    /// batch, and the flusher holds this lock until its batch is synced.
+    fn report(&self) {
+        sim_rt::sim::report_state(&(
+            &self.data,
+            self.lines,
+            self.queued.len(),
+            self.unsynced,
+            self.seq,
+        ));
+    }
+}
+
 #[derive(Debug)]
 struct Shared {
     dir: PathBuf,
@@ -141,17 +156,19 @@ impl Store {
             Err(e) => return Err(e),
         };
         let file = OpenOptions::new().append(true).open(&path).await?;
+        let state = State {
+            data,
+            file,
+            lines,
+            queued: Vec::new(),
+            unsynced: false,
+            seq: 0,
+        };
+        state.report();
         Ok(Store {
             shared: Arc::new(Shared {
                 dir,
-                state: Mutex::new(State {
-                    data,
-                    file,
-                    lines,
-                    queued: Vec::new(),
-                    unsynced: false,
-                    seq: 0,
-                }),
+                state: Mutex::new(state),
                 durable: StdMutex::new((0, false)),
                 queued: Notify::new(),
                 flushed: Notify::new(),
@@ -218,6 +235,7 @@ impl Store {
             let seq = state.seq;
             state.data.insert(key.to_string(), value.to_string());
             state.queued.push((seq, format!("{key} {value}\n")));
+            state.report();
             seq
         };
         self.shared.queued.notify_one();
@@ -260,6 +278,7 @@ impl Store {
                 state.file.sync_data().await?;
                 state.unsynced = false;
                 state.lines += batch.lines().count();
+                state.report();
                 let long = state.lines > COMPACT_AFTER.max(2 * state.data.len());
                 Ok(Some((last, long)))
             }
@@ -315,6 +334,7 @@ impl Store {
             state.unsynced = true;
             self.shared.queued.notify_one();
         }
+        state.report();
         Ok(())
     }
 }

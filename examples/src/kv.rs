@@ -103,7 +103,7 @@ const MAX_DATAGRAM: usize = 64 * 1024;
 
 /// A map's version: the epoch of the leader that wrote it, and a counter
 /// that only grows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
 struct Version {
     epoch: u64,
     index: u64,
@@ -155,6 +155,24 @@ impl State {
     fn held(&self) -> Version {
         self.replicating
             .map_or(self.version, |r| r.max(self.version))
+    }
+
+    /// Tells a search the replica's state: its epoch, role (a leader's
+    /// lease left out: it is a time), vote, versions and map.
+    fn report(&self) {
+        let role = match self.role {
+            Role::Follower { leader } => (0, leader, false),
+            Role::Candidate => (1, None, false),
+            Role::Leader { ready, .. } => (2, None, ready),
+        };
+        sim_rt::sim::report_state(&(
+            self.epoch,
+            role,
+            self.voted,
+            self.version,
+            self.replicating,
+            &self.data,
+        ));
     }
 }
 
@@ -236,6 +254,7 @@ impl Replica {
             }),
             writing: tokio::sync::Mutex::new(()),
         });
+        node.state.lock().unwrap().report();
         tokio::select! {
             r = node.clone().receive() => r,
             () = node.drive() => unreachable!("the driver runs forever"),
@@ -387,6 +406,7 @@ impl Node {
             st.data = data;
             st.version = version;
         }
+        st.report();
         (st.epoch, true)
     }
 
@@ -413,6 +433,7 @@ impl Node {
             st.voted = Some(candidate);
             st.last_heard = now;
         }
+        st.report();
         (st.epoch, granted)
     }
 
@@ -457,6 +478,7 @@ impl Node {
             };
             st.next_index += 1;
             st.replicating = Some(version);
+            st.report();
             let mut data = st.data.clone();
             data.insert(key.to_string(), value.to_string());
             (st.epoch, version, data)
@@ -472,6 +494,7 @@ impl Node {
             st.data = data;
             st.version = version;
         }
+        st.report();
         Ok(committed)
     }
 
@@ -503,6 +526,7 @@ impl Node {
                 *lease_until = Some(lease_until.map_or(until, |l| l.max(until)));
             }
         }
+        st.report();
         true
     }
 
@@ -536,6 +560,7 @@ impl Node {
                     st.voted = None;
                     st.role = Role::Follower { leader: None };
                     st.last_heard = Instant::now();
+                    st.report();
                 }
                 break;
             }
@@ -601,6 +626,7 @@ impl Node {
             st.role = Role::Candidate;
             st.voted = Some(self.id);
             st.last_heard = Instant::now();
+            st.report();
             (st.epoch, st.version)
         };
         let votes = self
@@ -628,6 +654,7 @@ impl Node {
         } else if st.role == Role::Candidate {
             st.role = Role::Follower { leader: None };
         }
+        st.report();
     }
 }
 

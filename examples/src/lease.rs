@@ -73,6 +73,11 @@ impl Server {
     pub async fn serve(self, socket: UdpSocket) -> io::Result<()> {
         // The holder and when its lease runs out.
         let mut holder: Option<(String, Instant)> = None;
+        // Reported: the holder, without its lease's end (a time).
+        let report = |holder: &Option<(String, Instant)>| {
+            sim_rt::sim::report_state(&holder.as_ref().map(|(h, _)| h));
+        };
+        report(&holder);
         let mut buf = [0u8; 256];
         loop {
             let (len, from) = socket.recv_from(&mut buf).await?;
@@ -104,6 +109,7 @@ impl Server {
                 }
                 _ => continue,
             };
+            report(&holder);
             socket
                 .send_to(format!("{reply} {n}").as_bytes(), from)
                 .await?;
@@ -134,14 +140,22 @@ pub struct Client {
 impl Client {
     /// A client named `owner` of the server at `server`.
     pub async fn new(owner: &str, server: SocketAddr) -> io::Result<Client> {
-        Ok(Client {
+        let client = Client {
             socket: UdpSocket::bind("0.0.0.0:0").await?,
             server,
             owner: owner.to_string(),
             n: 0,
             expiry: None,
             from_reply: false,
-        })
+        };
+        client.report();
+        Ok(client)
+    }
+
+    /// Tells a search the client's state: whether it takes itself for the
+    /// holder (its expiry left out: a time).
+    fn report(&self) {
+        sim_rt::sim::report_state(&self.expiry.is_some());
     }
 
     /// The planted bug (see the module docs) when `bug`.
@@ -203,6 +217,7 @@ impl Client {
             sent.at
         };
         self.expiry = Some(from + LEASE);
+        self.report();
     }
 
     /// Asks for the lease every `retry` until it is granted.
@@ -250,6 +265,7 @@ impl Client {
                     }
                     Some("LOST") => {
                         self.expiry = None;
+                        self.report();
                         return Ok(done);
                     }
                     _ => {}
@@ -265,6 +281,7 @@ impl Client {
             }
             if !self.holds_for(step_time) {
                 self.expiry = None;
+                self.report();
                 return Ok(done);
             }
             step().await;
@@ -276,6 +293,7 @@ impl Client {
     /// Gives the lease back.
     pub async fn release(&mut self) -> io::Result<()> {
         self.expiry = None;
+        self.report();
         self.call("RELEASE").await.map(drop)
     }
 }

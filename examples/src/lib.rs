@@ -1,7 +1,9 @@
 //! Small real systems written against tokio's API, tested under the
 //! simulator with planted, documented bugs.
 //!
-//! Each system is one source file written against `tokio::` paths only:
+//! Each system is one source file written against `tokio::` paths only,
+//! and its hosts also call [`sim_rt::sim::report_state`] (which does
+//! nothing outside a simulation) to tell a search their protocol state:
 //!
 //! | module | system | planted bug |
 //! |---|---|---|

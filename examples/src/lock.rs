@@ -79,6 +79,11 @@ impl Server {
     pub async fn serve(self, socket: UdpSocket) -> io::Result<()> {
         // The holder and when its lease runs out.
         let mut holder: Option<(String, Instant)> = None;
+        // Reported: the holder, without its lease's end (a time).
+        let report = |holder: &Option<(String, Instant)>| {
+            sim_rt::sim::report_state(&holder.as_ref().map(|(h, _)| h));
+        };
+        report(&holder);
         let mut buf = [0u8; 256];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -109,6 +114,7 @@ impl Server {
                 }
                 _ => continue,
             };
+            report(&holder);
             socket.send_to(reply.as_bytes(), from).await?;
         }
     }
@@ -142,11 +148,19 @@ impl Client {
         // synced too (the first start creates it).
         File::open(dir).await?.sync_all().await?;
         File::open("/").await?.sync_all().await?;
-        Ok(Client {
+        let client = Client {
             socket: UdpSocket::bind("0.0.0.0:0").await?,
             server,
             owner: format!("{name}#{}", previous + 1),
-        })
+        };
+        client.report(false);
+        Ok(client)
+    }
+
+    /// Tells a search the client's state: its owner name (its
+    /// incarnation) and whether it holds the lock.
+    fn report(&self, holds: bool) {
+        sim_rt::sim::report_state(&(&self.owner, holds));
     }
 
     /// This incarnation's owner name.
@@ -171,6 +185,7 @@ impl Client {
     pub async fn lock(&self, retry: Duration) -> io::Result<()> {
         loop {
             if self.call("LOCK").await? == "GRANTED" {
+                self.report(true);
                 return Ok(());
             }
             time::sleep(retry).await;
@@ -184,6 +199,7 @@ impl Client {
         while Instant::now() < end {
             time::sleep(RENEW_EVERY.min(end - Instant::now())).await;
             if self.call("RENEW").await? != "OK" {
+                self.report(false);
                 return Ok(false);
             }
         }
@@ -192,7 +208,9 @@ impl Client {
 
     /// Gives the lock back.
     pub async fn unlock(&self) -> io::Result<()> {
-        self.call("UNLOCK").await.map(drop)
+        self.call("UNLOCK").await?;
+        self.report(false);
+        Ok(())
     }
 
     /// Takes the lock, does `work` under it (starting over when the lease

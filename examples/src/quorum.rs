@@ -77,6 +77,7 @@ impl Replica {
                 }
             }
         }
+        sim_rt::sim::report_state(&values);
         let mut buf = [0u8; 512];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -101,6 +102,7 @@ impl Replica {
                             }
                         }
                         values.insert(key.to_string(), (version, value.to_string()));
+                        sim_rt::sim::report_state(&values);
                     }
                     format!("OK {key} {version}")
                 }

@@ -66,6 +66,7 @@ impl Replica {
     /// Serves on `socket` forever.
     pub async fn serve(self, socket: UdpSocket) -> io::Result<()> {
         let mut values: BTreeMap<String, (u64, String)> = BTreeMap::new();
+        sim_rt::sim::report_state(&values);
         let mut buf = [0u8; 512];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -78,6 +79,7 @@ impl Replica {
                     };
                     if values.get(*key).is_none_or(|(v, _)| *v < version) {
                         values.insert(key.to_string(), (version, value.to_string()));
+                        sim_rt::sim::report_state(&values);
                     }
                     format!("{id} OK")
                 }
@@ -126,6 +128,8 @@ impl Client {
         let id = self.id.to_string();
         let message = format!("{id} {request}");
         let mut answers = BTreeMap::new();
+        // A client's state: the request in progress and its answers so far.
+        sim_rt::sim::report_state(&(request, &answers));
         let mut buf = [0u8; 512];
         while answers.len() < quorum {
             for (i, r) in self.replicas.iter().enumerate() {
@@ -147,6 +151,7 @@ impl Client {
                 if let Some(i) = self.replicas.iter().position(|r| *r == from) {
                     if of == id {
                         answers.insert(i, answer.to_string());
+                        sim_rt::sim::report_state(&(request, &answers));
                     }
                 }
             }

@@ -547,6 +547,7 @@ impl State {
 
     async fn run(&mut self, socket: UdpSocket) -> io::Result<()> {
         let mut buf = vec![0u8; 64 * 1024];
+        self.report();
         loop {
             let deadline = match self.role {
                 Role::Leader => self.heartbeat_deadline,
@@ -565,6 +566,7 @@ impl State {
                 }
                 _ = sleep_until(deadline) => self.tick(),
             }
+            self.report();
             // Durable before anyone hears of it.
             self.storage.sync().await?;
             for (to, text) in std::mem::take(&mut self.outbox) {
@@ -579,6 +581,22 @@ impl State {
     }
 
     // --- helpers ---------------------------------------------------------
+
+    /// Tells a search the node's state: its role, term and vote, the terms
+    /// of its log, its commit index and, as leader, what it knows each
+    /// follower to hold.
+    fn report(&self) {
+        let terms: Vec<u64> = self.durable.log.iter().map(|e| e.term).collect();
+        let matched = (self.role == Role::Leader).then_some(&self.match_index);
+        sim_rt::sim::report_state(&(
+            self.role,
+            self.durable.term,
+            self.durable.vote,
+            terms,
+            self.commit,
+            matched,
+        ));
+    }
 
     fn emit(&self, event: Event) {
         if let Some(observer) = &self.node.observer {

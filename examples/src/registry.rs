@@ -65,6 +65,7 @@ impl Primary {
     pub async fn serve(self, socket: UdpSocket) -> io::Result<()> {
         let mut names = BTreeSet::new();
         let mut seq = 0u64;
+        sim_rt::sim::report_state(&(&names, seq));
         let mut buf = [0u8; 512];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -77,6 +78,7 @@ impl Primary {
                         names.remove(name);
                     }
                     seq += 1;
+                    sim_rt::sim::report_state(&(&names, seq));
                     let forward = format!("APPLY {seq} {op} {name}");
                     socket.send_to(forward.as_bytes(), self.replica).await?;
                     "OK".to_string()
@@ -113,6 +115,7 @@ impl Replica {
         let mut applied = 0u64;
         // Changes that arrived before their predecessors.
         let mut held: BTreeMap<u64, (String, String)> = BTreeMap::new();
+        sim_rt::sim::report_state(&(&names, applied, &held));
         let mut buf = [0u8; 512];
         loop {
             let (n, from) = socket.recv_from(&mut buf).await?;
@@ -138,6 +141,7 @@ impl Replica {
                             names.remove(&name);
                         }
                     }
+                    sim_rt::sim::report_state(&(&names, applied, &held));
                 }
                 ["LIST"] => {
                     socket.send_to(list(&names).as_bytes(), from).await?;

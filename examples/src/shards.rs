@@ -67,6 +67,16 @@ struct Lsns {
     durable: u64,
 }
 
+/// What the directory tells a search of its state besides its LSNs
+/// (`sim_rt::sim::report_state`). The shards are behind async locks, so
+/// whoever changes one copies it here too.
+#[derive(Debug, Default, Hash)]
+struct Reported {
+    shards: [BTreeSet<String>; 2],
+    /// The LSN of the last checkpoint written.
+    checkpoint: u64,
+}
+
 #[derive(Debug)]
 struct Inner {
     dir: PathBuf,
@@ -81,6 +91,22 @@ struct Inner {
     appended: Notify,
     /// Wakes the movers waiting for durability.
     durable: Notify,
+    reported: StdMutex<Reported>,
+}
+
+impl Inner {
+    /// Tells a search the directory's state: its LSNs and [`Reported`].
+    fn report(&self) {
+        let lsns = self.lsns.lock().unwrap();
+        let reported = self.reported.lock().unwrap();
+        sim_rt::sim::report_state(&(lsns.written, lsns.durable, &*reported));
+    }
+
+    /// Notes that shard `i` now holds `names`, and reports.
+    fn changed(&self, i: usize, names: &BTreeSet<String>) {
+        self.reported.lock().unwrap().shards[i] = names.clone();
+        self.report();
+    }
 }
 
 /// The directory. Create it with [`Directory::create`], run its syncer
@@ -136,16 +162,23 @@ impl Directory {
         journal.sync_all().await?;
         File::open(&dir).await?.sync_all().await?;
         let sync_handle = journal.try_clone().await?;
+        let reported = Reported {
+            shards: [zero.clone(), one.clone()],
+            checkpoint: 0,
+        };
+        let inner = Arc::new(Inner {
+            dir,
+            shards: [Mutex::new(zero), Mutex::new(one)],
+            journal: Mutex::new(journal),
+            sync_handle,
+            lsns: StdMutex::new(Lsns::default()),
+            appended: Notify::new(),
+            durable: Notify::new(),
+            reported: StdMutex::new(reported),
+        });
+        inner.report();
         Ok(Directory {
-            inner: Arc::new(Inner {
-                dir,
-                shards: [Mutex::new(zero), Mutex::new(one)],
-                journal: Mutex::new(journal),
-                sync_handle,
-                lsns: StdMutex::new(Lsns::default()),
-                appended: Notify::new(),
-                durable: Notify::new(),
-            }),
+            inner,
             early_release: false,
         })
     }
@@ -169,6 +202,7 @@ impl Directory {
             // syncer's sync must see it.
             journal.flush().await?;
             self.inner.lsns.lock().unwrap().written = lsn;
+            self.inner.report();
             lsn
         };
         self.inner.appended.notify_one();
@@ -196,6 +230,7 @@ impl Directory {
             // Covers every record appended before it started.
             self.inner.sync_handle.sync_data().await?;
             self.inner.lsns.lock().unwrap().durable = target;
+            self.inner.report();
             self.inner.durable.notify_waiters();
         }
     }
@@ -208,11 +243,17 @@ impl Directory {
         if self.early_release {
             // BUG: between the two critical sections the name is in
             // neither shard, and its record may already be durable.
-            if !shards[from].lock().await.remove(name) {
-                return Ok(false);
+            {
+                let mut source = shards[from].lock().await;
+                if !source.remove(name) {
+                    return Ok(false);
+                }
+                self.inner.changed(from, &source);
             }
             self.journal(name, from, to).await?;
-            shards[to].lock().await.insert(name.to_string());
+            let mut target = shards[to].lock().await;
+            target.insert(name.to_string());
+            self.inner.changed(to, &target);
             return Ok(true);
         }
         let mut zero = shards[0].lock().await;
@@ -228,19 +269,24 @@ impl Directory {
         self.journal(name, from, to).await?;
         source.remove(name);
         target.insert(name.to_string());
+        self.inner.changed(from, source);
+        self.inner.changed(to, target);
         Ok(true)
     }
 
     /// Writes a checkpoint: both shards as they are, with the durable LSN.
     pub async fn checkpoint(&self) -> io::Result<()> {
-        let text = {
+        let (lsn, text) = {
             let zero = self.inner.shards[0].lock().await;
             let one = self.inner.shards[1].lock().await;
             let lsn = self.inner.lsns.lock().unwrap().durable;
-            format!("{lsn}\n{}\n{}\n", line(&zero), line(&one))
+            (lsn, format!("{lsn}\n{}\n{}\n", line(&zero), line(&one)))
         };
         let dir = &self.inner.dir;
-        replace(dir, &dir.join(CHECKPOINT), &text).await
+        replace(dir, &dir.join(CHECKPOINT), &text).await?;
+        self.inner.reported.lock().unwrap().checkpoint = lsn;
+        self.inner.report();
+        Ok(())
     }
 }
 

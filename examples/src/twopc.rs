@@ -170,6 +170,14 @@ struct CoordinatorState {
     running: BTreeSet<u64>,
 }
 
+impl CoordinatorState {
+    /// Tells a search the coordinator's state: its decisions and the
+    /// transactions collecting votes.
+    fn report(&self) {
+        sim_rt::sim::report_state(&(&self.decisions, &self.running));
+    }
+}
+
 /// The coordinator: runs two-phase commit for the clients' transactions.
 #[derive(Debug, Clone)]
 pub struct Coordinator {
@@ -195,6 +203,7 @@ impl Coordinator {
             decisions,
             running: BTreeSet::new(),
         };
+        state.report();
         Ok(Coordinator {
             participants,
             state: Arc::new(tokio::sync::Mutex::new(state)),
@@ -246,6 +255,7 @@ impl Coordinator {
                     // (a decision is logged before anyone hears it).
                     state.log.append(&format!("{id} ABORT")).await?;
                     state.decisions.insert(id, Decision::Abort);
+                    state.report();
                     "ABORT".to_string()
                 }
             }
@@ -260,6 +270,7 @@ impl Coordinator {
                 return Ok(*d); // asked again: the same answer
             }
             state.running.insert(id);
+            state.report();
         }
         // Phase 1: PREPARE everywhere at once, collect the votes.
         let prepare = format!("PREPARE {id} {key} {value}");
@@ -289,6 +300,7 @@ impl Coordinator {
                 .await?;
             state.decisions.insert(id, decision);
             state.running.remove(&id);
+            state.report();
         }
         // Phase 2: tell every participant that voted, in turn, on the
         // vote's connection; the others find out by asking.
@@ -305,7 +317,7 @@ impl Coordinator {
 // Participant
 
 /// What a participant knows about a transaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Outcome {
     /// Voted `YES`, waiting for the decision.
     Pending,
@@ -368,6 +380,7 @@ impl Participant {
         for (id, (key, _)) in &store.prepared {
             store.locks.insert(key.clone(), *id);
         }
+        store.report();
         Ok(Participant {
             coordinator: coordinator.into(),
             timeout_aborts: false,
@@ -444,6 +457,7 @@ impl Participant {
                 .outcomes
                 .entry(id)
                 .or_insert(Outcome::Decided(Decision::Abort));
+            store.report();
             drop(store);
             return conn.send("NO").await;
         }
@@ -457,6 +471,7 @@ impl Participant {
                 .prepared
                 .insert(id, (key.to_string(), value.to_string()));
             store.outcomes.insert(id, Outcome::Pending);
+            store.report();
         }
         // Prepared: from here on the transaction must be resolved, whatever
         // happens to this connection.
@@ -523,6 +538,7 @@ impl Participant {
                 match store.locks.get(key) {
                     None => {
                         store.locks.insert(key.to_string(), id);
+                        store.report();
                         return true;
                     }
                     Some(holder) if *holder == id => return true,
@@ -546,6 +562,7 @@ impl Participant {
             .append(&format!("{} {id}", decision.word()))
             .await?;
         store.apply(id, decision);
+        store.report();
         drop(store);
         self.unlocked.notify_waiters();
         Ok(())
@@ -553,6 +570,12 @@ impl Participant {
 }
 
 impl Store {
+    /// Tells a search the participant's state: its data, locks, prepared
+    /// writes and what it knows of each transaction.
+    fn report(&self) {
+        sim_rt::sim::report_state(&(&self.data, &self.locks, &self.prepared, &self.outcomes));
+    }
+
     /// Applies a logged decision about `id` to the in-memory state.
     fn apply(&mut self, id: u64, decision: Decision) {
         if let Some((key, value)) = self.prepared.remove(&id) {

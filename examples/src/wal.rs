@@ -184,6 +184,16 @@ struct Durable {
     failed: bool,
 }
 
+impl Log {
+    /// Tells a search the store's state: its map (with each key's LSN),
+    /// the last LSN written and the last durable.
+    fn report(&self) {
+        let state = self.state.lock().unwrap();
+        let durable = self.durable.lock().unwrap();
+        sim_rt::sim::report_state(&(&state.data, state.written, durable.lsn, durable.failed));
+    }
+}
+
 /// The store. Open it with [`Store::open`], serve with [`Store::serve`].
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -237,18 +247,20 @@ impl Store {
         };
         let sync_file = file.try_clone().await?;
         let written = state.written;
-        Ok(Store {
-            log: Arc::new(Log {
-                file: tokio::sync::Mutex::new(file),
-                sync_file,
-                state: Mutex::new(state),
-                durable: Mutex::new(Durable {
-                    lsn: written,
-                    failed: false,
-                }),
-                appended: Notify::new(),
-                durable_changed: Notify::new(),
+        let log = Arc::new(Log {
+            file: tokio::sync::Mutex::new(file),
+            sync_file,
+            state: Mutex::new(state),
+            durable: Mutex::new(Durable {
+                lsn: written,
+                failed: false,
             }),
+            appended: Notify::new(),
+            durable_changed: Notify::new(),
+        });
+        log.report();
+        Ok(Store {
+            log,
             ack_before_sync: false,
         })
     }
@@ -342,9 +354,12 @@ impl Store {
         // Into the OS (tokio's file writes in the background): the syncer's
         // sync_all must see it.
         file.flush().await?;
-        let mut state = self.log.state.lock().unwrap();
-        state.written = lsn;
-        state.data.insert(record.key, (record.value, lsn));
+        {
+            let mut state = self.log.state.lock().unwrap();
+            state.written = lsn;
+            state.data.insert(record.key, (record.value, lsn));
+        }
+        self.log.report();
         Ok(lsn)
     }
 
@@ -384,6 +399,7 @@ impl Store {
                     Err(_) => durable.failed = true,
                 }
             }
+            self.log.report();
             self.log.durable_changed.notify_waiters();
             synced?;
         }
