@@ -338,7 +338,7 @@ fn check_search(flag: &str, raw: &str) -> Result<String, String> {
         Err(format!(
             "{flag} {raw:?} is not a search: use ses (stratified exhaustive search), ss \
              (stratified sampling), walk (random walks), swarm (walks with fault rates drawn \
-             per execution) or adaptive (the portfolio that follows new orderings)"
+             per execution) or adaptive (the default portfolio with more walks and mutations)"
         ))
     }
 }

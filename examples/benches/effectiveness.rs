@@ -61,13 +61,14 @@
 //! the default would follow: on each case with its bug on, each single
 //! built-in walk and sampling strategy runs N executions with the signals
 //! tallied, once per seed (0..--seeds, default 30); its score under a
-//! signal is Good-Turing's discovery probability, the signal's keys seen in
-//! exactly one unit (a walk's execution, a sample) over the units run, and
-//! a strategy that already found the bug ranks above any score (the one
-//! that found it in fewer executions first). It prints, per case and
-//! signal, each strategy's mean score and how often (over the seeds) each
-//! was ranked first; the guide's effectiveness chapter sets that against
-//! the strategies' rates.
+//! signal is Good-Turing's discovery estimate per execution: the signal's
+//! keys seen in exactly one unit (a walk's execution, a sample) over the
+//! executions run (a sample of several executions shows more keys than one
+//! walk, at the cost of several), and a strategy that already found the bug ranks above any score (the
+//! one that found it in fewer executions first). It prints, per case and
+//! signal, each strategy's mean score, its finds and how often (over the
+//! seeds) it was ranked first; the guide's effectiveness chapter sets that
+//! against the strategies' rates.
 
 extern crate sim_rt as tokio;
 
@@ -536,30 +537,42 @@ fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
     for case in cases {
         let all = strategies(case);
         let chosen = named(&all, &RANKED);
-        // Per seed, per strategy: its score under each signal (one run
-        // tallies them all).
-        let runs: Vec<Vec<[f64; SIGNALS.len()]>> = (0..o.seeds)
+        // Per seed, per strategy: one run, scored under every signal.
+        let runs: Vec<Vec<Probe>> = (0..o.seeds)
             .map(|seed| {
                 chosen
                     .iter()
-                    .map(|s| signal_scores(case, s, seed, executions))
+                    .map(|s| probe(case, s, seed, executions))
                     .collect()
             })
             .collect();
         for (j, signal) in SIGNALS.iter().enumerate() {
-            // Per strategy: the scores' sum and how often it ranked first.
+            // Per strategy: the estimates' sum, finds, and how often it
+            // ranked first.
             let mut sum = vec![0.0; chosen.len()];
             let mut first = vec![0u64; chosen.len()];
             let mut found = vec![0u64; chosen.len()];
             for run in &runs {
-                let scores: Vec<f64> = run.iter().map(|s| s[j]).collect();
-                for (i, sc) in scores.iter().enumerate() {
-                    sum[i] += sc.min(1.0);
-                    found[i] += u64::from(*sc > 1.0);
+                for (i, p) in run.iter().enumerate() {
+                    sum[i] += p.estimate[j];
+                    found[i] += u64::from(p.found.is_some());
                 }
-                // The first of the highest.
-                let top =
-                    (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b });
+                // The first of the highest: a find above any estimate, the
+                // sooner the higher.
+                let rank = |p: &Probe| match p.found {
+                    Some(n) => (1, -(n as f64)),
+                    None => (0, p.estimate[j]),
+                };
+                let top = (0..run.len()).fold(
+                    0,
+                    |b, i| {
+                        if rank(&run[i]) > rank(&run[b]) {
+                            i
+                        } else {
+                            b
+                        }
+                    },
+                );
                 first[top] += 1;
             }
             let cells: Vec<String> = chosen
@@ -584,24 +597,25 @@ fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
         }
     }
     println!(
-        "\nScore: Good-Turing discovery probability after {executions} executions (keys seen \
-         in one unit over units, a find counting 1), mean over seeds 0-{}; found: seeds on \
-         which it found the bug; first: seeds on which it ranked first (a find ranks first, \
-         the sooner the higher).",
+        "\nScore: Good-Turing's discovery estimate after {executions} executions (the \
+         signal's keys seen in one unit, over the executions run), \
+         mean over seeds 0-{}; found: seeds on which it found the bug; first: seeds on which \
+         it ranked first (a find ranks above any estimate, the sooner the higher).",
         o.seeds - 1
     );
 }
 
-/// A strategy's scores under each of [`SIGNALS`] after `executions`
-/// executions of `case` with its bug on: the discovery probability, or,
-/// when it found the bug, 1 plus the reciprocal of the executions it took
-/// (above any probability, and the sooner the higher).
-fn signal_scores(
-    case: &sim::Case,
-    s: &Strategy,
-    seed: u64,
-    executions: u64,
-) -> [f64; SIGNALS.len()] {
+/// One strategy's run for `--signals`.
+struct Probe {
+    /// The executions to the bug, when found.
+    found: Option<u64>,
+    /// Per signal of [`SIGNALS`]: Good-Turing's discovery estimate.
+    estimate: [f64; SIGNALS.len()],
+}
+
+/// `s` run for `executions` executions of `case` with its bug on, with
+/// every signal of [`SIGNALS`] tallied.
+fn probe(case: &sim::Case, s: &Strategy, seed: u64, executions: u64) -> Probe {
     let test = case.test;
     let report = SIGNALS
         .iter()
@@ -609,18 +623,18 @@ fn signal_scores(
         .seed(seed)
         .executions(executions)
         .run(move || test(true));
-    SIGNALS.map(|signal| {
-        if let Some(f) = &report.failure {
-            return 1.0 + 1.0 / f.execution.max(1) as f64;
-        }
-        let units = report.samples_total.max(1);
-        let singletons = report
-            .signal
-            .iter()
-            .filter(|&(&k, &c)| signal.owns(k) && c == 1)
-            .count();
-        singletons as f64 / units as f64
-    })
+    let spent = report.executions.max(1);
+    Probe {
+        found: report.failure.as_ref().map(|f| f.execution.max(1)),
+        estimate: SIGNALS.map(|signal| {
+            let singletons = report
+                .signal
+                .iter()
+                .filter(|&(&k, &c)| signal.owns(k) && c == 1)
+                .count();
+            singletons as f64 / spent as f64
+        }),
+    }
 }
 
 /// `s` on `case`, as every mode of the bench runs it: the case's own

@@ -112,28 +112,16 @@ pub(crate) enum Data {
 /// [`Observation::State`] of every host, and the simulated time.
 #[derive(Debug, Default)]
 struct StateTracker {
-    hosts: Vec<Option<u64>>,
+    hosts: crate::signals::HostStates,
     now: u128,
     scratch: Vec<u64>,
 }
 
 impl StateTracker {
     fn observe(&mut self, o: &Observation) {
-        match *o {
-            Observation::State { host, hash } => {
-                let i = host.index();
-                if self.hosts.len() <= i {
-                    self.hosts.resize(i + 1, None);
-                }
-                self.hosts[i] = Some(hash);
-            }
-            Observation::HostStopped { host } => {
-                if let Some(h) = self.hosts.get_mut(host.index()) {
-                    *h = None;
-                }
-            }
-            Observation::Advanced { to } => self.now = to.as_nanos(),
-            _ => {}
+        self.hosts.observe(o);
+        if let Observation::Advanced { to } = *o {
+            self.now = to.as_nanos();
         }
     }
 
@@ -142,7 +130,7 @@ impl StateTracker {
     /// delivered.
     fn hash(&mut self, enabled: &[Event]) -> u64 {
         let mut h = std::hash::DefaultHasher::new();
-        self.hosts.hash(&mut h);
+        self.hosts.latest().hash(&mut h);
         self.now.hash(&mut h);
         self.scratch.clear();
         let mut deliveries = 0u32;

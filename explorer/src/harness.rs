@@ -211,11 +211,24 @@ impl Explorer {
     /// | [`Pct`] (depth 3) [`Swarm`] walks | half |
     /// | [`RoundRobin`] [`Sampling`] (up to 4 delays) | a quarter |
     ///
+    /// Those shares are a floor of two thirds of every generation of 16
+    /// planned executions; the remaining third goes to the walk or
+    /// sampling member most likely, by Good-Turing's estimate over its own
+    /// executions, to reach an abstract state none of them reached before
+    /// (a host's state as the program reports it with
+    /// [`sim_rt::sim::report_state`], a tuple of every host's latest
+    /// report, a coverage point hit), once that member has run 32
+    /// executions; until then, and for a program that reports no state and
+    /// has no coverage points, the remainder follows the shares too. So no
+    /// member gets less than two thirds of its share.
+    ///
     /// Which single strategy finds a bug soonest changes from bug to bug;
     /// the portfolio needs about `1 / share` times the executions of the
     /// member that finds it soonest, and fewer when several can (see the
-    /// effectiveness table in the guide, `docs/src/effectiveness.md`). A failure is reported and replayed as
-    /// its member's.
+    /// effectiveness table in the guide, `docs/src/effectiveness.md`). Same
+    /// seed, same result whatever `SIM_JOBS`; under `SIM_SHARD` each shard
+    /// learns from its own executions. A failure is reported and replayed
+    /// as its member's.
     ///
     /// `SIM_EXPLORER` or `SIM_SEARCH` in the environment replace the
     /// portfolio with one strategy; `SIM_MAX_DELAYS` sets the sampling
@@ -240,16 +253,12 @@ impl Explorer {
     }
 
     /// Runs the adaptive portfolio (also `SIM_SEARCH=adaptive`): the
-    /// default portfolio's members (its weights as their starting shares)
-    /// and the other built-in walks (uniform, PCT, swarm), interleaved as
-    /// the default interleaves, but in generations of 16 planned executions.
-    /// A fixed floor, the members' own weights, takes two thirds of each
-    /// generation; the remaining third goes to the walk or sampling member
-    /// most likely, by Good-Turing's estimate, to show a new *fault
-    /// context* (a fault's kind, its ordinal in the run, how many hosts were
-    /// faulted before it, how many are down and how many links cut when it
-    /// happens), once that member has run 32 executions. So no member gets
-    /// less than two thirds of its share.
+    /// default portfolio's members and the other built-in walks (uniform,
+    /// PCT, swarm), each with a share of 1, with the default's floor and
+    /// remainder (see [`portfolio`](Self::portfolio)), and mutations: the
+    /// walks that reached anything no execution before them did (an
+    /// abstract state, a fault context, an ordering of events at a host)
+    /// are kept and run again with one or two choices changed.
     ///
     /// Experimental: it is not the default, and the guide's effectiveness
     /// chapter has its numbers against the default. Same seed, same result

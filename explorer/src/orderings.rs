@@ -2,10 +2,10 @@
 //!
 //! One of the signals a search can follow (`signals.rs`): the adaptive
 //! search gave budget to the strategies whose executions showed orderings
-//! no earlier execution showed, until fault contexts replaced them there
-//! (the effectiveness chapter has both signals measured). An execution's
-//! orderings are the pairs (previous
-//! event, this event) at each host, where an event is one of what
+//! no earlier execution showed, until abstract states replaced them there
+//! (the effectiveness chapter has the signals measured); its mutations
+//! still keep walks that showed a new one. An execution's orderings are
+//! the pairs (previous event, this event) at each host, where an event is one of what
 //! distributed bugs are made of: a packet from host `g` delivered, a timer
 //! firing, the host stopped, started, paused or resumed, a link of it cut
 //! or healed, a packet of it lost or duplicated. So "the reply from b

@@ -70,7 +70,7 @@ impl SearchKind {
             SearchKind::Ss => "stratified sampling",
             SearchKind::Walk => "independent random executions",
             SearchKind::Swarm => "walks with fault rates drawn per execution",
-            SearchKind::Adaptive => "the portfolio that follows new fault contexts",
+            SearchKind::Adaptive => "the default portfolio with more walks and mutations",
             SearchKind::Portfolio => "the default portfolio",
             SearchKind::Shrunk => "a walk's failure, shrunk",
             SearchKind::Replay => "a replay",
@@ -219,8 +219,8 @@ mod tests {
             e,
             "SIM_SEARCH=\"bfs\" is not a search: use ses (stratified exhaustive search), ss \
              (stratified sampling), walk (independent random executions), swarm (walks with \
-             fault rates drawn per execution) or adaptive (the portfolio that follows new \
-             fault contexts)"
+             fault rates drawn per execution) or adaptive (the default portfolio with more \
+             walks and mutations)"
         );
         assert!(SearchKind::from_env("swram")
             .unwrap_err()

@@ -9,14 +9,14 @@
 //!   (`orderings.rs`), what the adaptive search followed first;
 //! - [`Signal::Faults`]: fault contexts ([`FaultContext`]): each fault with
 //!   the shape of the run around it, after Mallory (CCS'23), which
-//!   summarised faults by what happened before them; what the adaptive
-//!   search follows now (`search/portfolio.rs`);
+//!   summarised faults by what happened before them;
 //! - [`Signal::States`]: abstract states ([`StateNovelty`]): each host's
 //!   reported state ([`sim_rt::sim::report_state`]), the tuple of every
 //!   host's latest report, and the `sometimes!` and `reachable!` points
 //!   hit, after ModelFuzz (OOPSLA'25), where abstract-state coverage beat
 //!   line and event-order coverage on Raft implementations. A program that
-//!   reports no state shows only its coverage points.
+//!   reports no state shows only its coverage points. What the portfolios'
+//!   remainder follows (`search/portfolio.rs`).
 //!
 //! Several signals can be tracked in one execution: each key carries its
 //! signal in its top two bits ([`Signal::owns`]), so one set of keys can
@@ -175,29 +175,53 @@ const POINT: u8 = 3;
 /// the same ground.
 #[derive(Debug, Default)]
 pub(crate) struct StateNovelty {
-    hosts: Vec<Option<u64>>,
+    hosts: HostStates,
     keys: Vec<u64>,
 }
 
 impl StateNovelty {
     fn observe(&mut self, o: &Observation) {
+        if let Some((i, state)) = self.hosts.observe(o) {
+            self.keys.push(hash(&(HOST_STATE, i, state)));
+            self.keys.push(hash(&(TUPLE, self.hosts.latest())));
+        }
+    }
+}
+
+/// Every host's latest [`Observation::State`] (what it reported with
+/// [`sim_rt::sim::report_state`]); a stopped host has none until it
+/// reports again. Also the exhaustive search's state cache's view of the
+/// program (`guided.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct HostStates {
+    hosts: Vec<Option<u64>>,
+}
+
+impl HostStates {
+    /// Takes in `o`; returns the host and its state when `o` reported one.
+    pub(crate) fn observe(&mut self, o: &Observation) -> Option<(usize, u64)> {
         match *o {
-            Observation::State { host, hash: state } => {
+            Observation::State { host, hash } => {
                 let i = host.index();
                 if self.hosts.len() <= i {
                     self.hosts.resize(i + 1, None);
                 }
-                self.hosts[i] = Some(state);
-                self.keys.push(hash(&(HOST_STATE, i, state)));
-                self.keys.push(hash(&(TUPLE, &self.hosts)));
+                self.hosts[i] = Some(hash);
+                Some((i, hash))
             }
             Observation::HostStopped { host } => {
                 if let Some(h) = self.hosts.get_mut(host.index()) {
                     *h = None;
                 }
+                None
             }
-            _ => {}
+            _ => None,
         }
+    }
+
+    /// Each host's latest state, by host index.
+    pub(crate) fn latest(&self) -> &[Option<u64>] {
+        &self.hosts
     }
 }
 

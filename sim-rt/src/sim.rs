@@ -182,15 +182,23 @@ pub fn current_host() -> HostId {
     context::with(|w| w.current_host())
 }
 
-/// Reports the state of the current host, for searches that cache visited
-/// states (the explorer's stratified exhaustive search with a state cache).
+/// Reports the state of the current host, for searches that count or cache
+/// visited states.
 ///
 /// Call it whenever the host's state changes, with everything that decides
-/// what the host does next (its variables, not its sockets or timers). The
-/// explorer combines the latest report of every host with the runtime's own
-/// picture (time, runnable tasks, packets in flight) into the program state;
-/// two executions that reach the same program state are explored once. A
-/// host that is reset has no state until it reports again.
+/// what the host does next (its variables, not its sockets or timers). Two
+/// searches use the reports:
+///
+/// - the explorer's default portfolio gives part of its budget to the
+///   member whose executions keep reaching new states (a host's state, or
+///   the tuple of every host's latest report): a program that reports its
+///   state gets a search that follows it;
+/// - exhaustive search with a state cache combines the latest report of
+///   every host with the runtime's own picture (time, runnable tasks,
+///   packets in flight) into the program state; two executions that reach
+///   the same program state are explored once.
+///
+/// A host that is reset has no state until it reports again.
 ///
 /// `state` is hashed with a fixed function (the same in every run and
 /// process of one build). Outside a simulation it does nothing.

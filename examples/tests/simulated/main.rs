@@ -6,7 +6,7 @@ extern crate sim_rt as tokio;
 use std::future::Future;
 
 use explorer::{
-    CriticalTransition, Exhaustive, Explorer, FoundFailure, Random, Report, Sampling, Walk,
+    CriticalTransition, Exhaustive, Explorer, FoundFailure, Random, Report, Sampling, Signal, Walk,
 };
 
 #[path = "../../src/sim/mod.rs"]
@@ -29,6 +29,30 @@ mod shards;
 mod shrink;
 mod twopc;
 mod wal;
+
+/// Every system tells a search its hosts' states
+/// (`sim_rt::sim::report_state`): one execution of each case, its bug off,
+/// goes through several abstract states (host states and their tuples),
+/// the ground the state signal and the exhaustive search's cache count.
+#[test]
+fn every_system_reports_its_hosts_states() {
+    for case in sim::cases() {
+        let test = case.test;
+        let report = (case.explorer)()
+            .explorer(Random::default())
+            .search(Walk)
+            .executions(1)
+            .probe_signal(Signal::States)
+            .progress(false)
+            .run(move || test(false));
+        let states = report
+            .signal
+            .keys()
+            .filter(|&&k| Signal::States.owns(k))
+            .count();
+        assert!(states >= 4, "{}: {states} abstract states", case.name);
+    }
+}
 
 /// Explores `test` with its planted bug and returns the failure found,
 /// after checking that the failure names `property`.

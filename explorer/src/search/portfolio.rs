@@ -260,9 +260,10 @@ impl Units for Interleaving {
     }
 }
 
-/// Runs the members interleaved; `ctx` is the portfolio's own. When
-/// `adaptive`, in generations whose shares follow the new fault contexts
-/// each member found (see [`Learner`]).
+/// Runs the members interleaved, in generations whose shares are a fixed
+/// floor and a remainder that follows the new abstract states each member
+/// found (see [`Learner`]); `ctx` is the portfolio's own. When `adaptive`,
+/// the walks that showed anything new are kept for the mutations member.
 pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
     assert!(
         members.iter().all(|m| m.weight > 0),
@@ -287,10 +288,11 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             )),
             target: crate::exec::Target {
                 explorer: &*m.make,
-                signals: if adaptive {
+                // A bench's probe gets every signal (its keys say theirs).
+                signals: if adaptive || !ctx.target.signals.is_empty() {
                     TRACKED
                 } else {
-                    ctx.target.signals
+                    &[FOLLOW]
                 },
                 ..ctx.target
             },
@@ -441,11 +443,6 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
         }
     };
     // The pool counts on from the sweep's default execution.
-    if !adaptive {
-        let plan = Interleaving::new(members, own, spent, start, ctx.executions - first);
-        pool::run(ctx, &plan, &mut report, line, work);
-        return report;
-    }
     let mut learner = Learner::new(members);
     let mut next: Vec<u64> = start;
     // The budget counts planned executions of every shard's units, as the
@@ -531,28 +528,37 @@ fn mutate(parent: &Kept, rng: &mut Xoshiro256PlusPlus) -> Vec<Deviation> {
     schedule
 }
 
-/// The signal the adaptive portfolio's remainder follows.
-const FOLLOW: Signal = Signal::Faults;
+/// The signal the portfolios' remainder follows: new abstract states, the
+/// one of the three measured that moved budget to the right member on the
+/// slow bugs (the effectiveness chapter, "Signals, validated before use").
+const FOLLOW: Signal = Signal::States;
 
-/// The signals its executions track: the one it follows, and for its
-/// corpus every built-in one (a walk that showed anything no walk before
-/// it showed is kept to mutate, so a program without faults, or without
-/// reported states, still fills the corpus).
+/// The signals the adaptive portfolio's executions track: the one it
+/// follows, and for its corpus every built-in one (a walk that showed
+/// anything no walk before it showed is kept to mutate, so a program
+/// without faults, or without reported states, still fills the corpus).
 const TRACKED: &[Signal] = &[Signal::Orderings, Signal::Faults, Signal::States];
+
+/// The most distinct keys the learner counts per member: a program's
+/// states can be new in every execution, and the counts must not grow
+/// with the exploration (about 4 MiB a member at most).
+const KEYS: usize = 1 << 16;
 
 /// Executions a member runs before its signal counts (as many as the
 /// effectiveness bench's `--signals 32` ranks strategies after).
 const PROBE: u64 = 32;
 
-/// The adaptive portfolio's shares: a fixed floor, the members' own
-/// weights, takes two thirds of each generation; the remaining third goes
-/// to the walk or sampling member whose executions are most likely to show
-/// a fault context none of its executions showed before, by Good-Turing's
-/// estimate (contexts seen in exactly one of its units, over its units),
-/// once it has run [`PROBE`] executions. Until one has, the third follows
-/// the floor too. So no member ever gets less than two thirds of its
-/// default share, and a member that keeps finding new fault contexts gets
-/// up to half the budget more.
+/// A portfolio's shares: a fixed floor, the members' own weights, takes
+/// two thirds of each generation; the remaining third goes to the walk or
+/// sampling member whose executions are most likely to show an abstract
+/// state (a host's reported state, a tuple of them, a coverage point:
+/// `signals.rs`) none of its executions showed before, by Good-Turing's
+/// estimate (states seen in exactly one of its units, over the executions
+/// it ran), once it has run [`PROBE`] executions. Until one has, or when
+/// the program reports no state and hits no point, the third follows the
+/// floor too. So no member ever gets less than two thirds of its share,
+/// and a member that keeps finding new states gets up to half the budget
+/// more.
 #[derive(Debug)]
 struct Learner {
     /// Keys no unit before showed (the mutations' corpus keeps the walks
@@ -565,7 +571,7 @@ struct Learner {
     eligible: Vec<bool>,
     /// Per member: for each key, the units that showed it.
     counts: Vec<BTreeMap<u64, u64>>,
-    units: Vec<u64>,
+    /// Per member: the executions its counts are over.
     executions: Vec<u64>,
 }
 
@@ -580,27 +586,35 @@ impl Learner {
                 .map(|m| matches!(m.kind, Kind::Search(_)))
                 .collect(),
             counts: vec![BTreeMap::new(); n],
-            units: vec![0; n],
             executions: vec![0; n],
         }
     }
 
-    /// Counts `done`'s keys of the followed signal for `member`, and
-    /// returns how many keys (of any signal) no unit before showed.
+    /// Counts `done`'s keys of the followed signal for `member` (until it
+    /// has counted [`KEYS`]: its estimate then stays as measured), and
+    /// returns how many keys (of any signal) no unit before showed (none
+    /// once [`KEYS`] times the members' number were seen).
     fn learn(&mut self, member: usize, done: &Done) -> u64 {
         let counts = &mut self.counts[member];
-        for k in done.signal.iter().filter(|&&k| FOLLOW.owns(k)) {
-            *counts.entry(*k).or_default() += 1;
+        if counts.len() < KEYS {
+            for k in done.signal.iter().filter(|&&k| FOLLOW.owns(k)) {
+                *counts.entry(*k).or_default() += 1;
+            }
+            self.executions[member] += done.executions;
         }
-        self.units[member] += 1;
-        self.executions[member] += done.executions;
+        if self.seen.len() >= KEYS * self.floor.len() {
+            return 0;
+        }
         done.signal.iter().filter(|k| self.seen.insert(**k)).count() as u64
     }
 
-    /// `member`'s Good-Turing discovery estimate, as (singletons, units).
+    /// `member`'s Good-Turing discovery estimate per execution, as
+    /// (singletons, executions): the keys seen in exactly one of its units,
+    /// over the executions it ran (a sample's unit is several executions
+    /// and shows more keys than a walk's one, at the cost of several).
     fn discovery(&self, member: usize) -> (u64, u64) {
         let singletons = self.counts[member].values().filter(|&&c| c == 1).count();
-        (singletons as u64, self.units[member].max(1))
+        (singletons as u64, self.executions[member].max(1))
     }
 
     /// The member the remainder goes to: the eligible member, past its
