@@ -54,6 +54,43 @@ fn every_system_reports_its_hosts_states() {
     }
 }
 
+/// The default portfolio learns from the states `quorum`'s replicas report
+/// (its remainder follows new abstract states): the same seed gives the
+/// same result on one thread and two, and under `SIM_SHARD` each shard's
+/// does not depend on the threads either; every failure replays.
+#[test]
+fn the_default_following_states_does_not_depend_on_the_jobs() {
+    let case = sim::case("quorum").expect("the quorum case");
+    let test = case.test;
+    let run = |jobs, shard: Option<u32>| {
+        let mut e = (case.explorer)()
+            .portfolio()
+            .seed(0)
+            .executions(3_000)
+            .jobs(jobs)
+            .progress(false);
+        if let Some(i) = shard {
+            e = e.shard(i, 2);
+        }
+        let report = e.run(move || test(true));
+        let f = report.failure.expect("the default finds the lost value");
+        (report.executions, f.execution, f.token.to_string())
+    };
+    for shard in [None, Some(0), Some(1)] {
+        let one = run(1, shard);
+        assert_eq!(one, run(2, shard), "shard {shard:?}");
+        // Past the members' probes: the remainder has followed the states.
+        if shard.is_none() {
+            assert!(one.1 > 3 * 32, "found at {}", one.1);
+        }
+        let again = (case.explorer)()
+            .progress(false)
+            .replay(one.2.clone())
+            .run(move || test(true));
+        assert!(again.failed(), "the token replays the failure");
+    }
+}
+
 /// Explores `test` with its planted bug and returns the failure found,
 /// after checking that the failure names `property`.
 #[track_caller]
