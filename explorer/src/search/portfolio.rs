@@ -571,8 +571,13 @@ struct Learner {
     eligible: Vec<bool>,
     /// Per member: for each key, the units that showed it.
     counts: Vec<BTreeMap<u64, u64>>,
+    /// Per member: its keys counted exactly once.
+    singletons: Vec<u64>,
     /// Per member: the executions its counts are over.
     executions: Vec<u64>,
+    /// Whether new keys are looked for (a mutations member keeps the walks
+    /// that showed one).
+    keeps: bool,
 }
 
 impl Learner {
@@ -586,23 +591,33 @@ impl Learner {
                 .map(|m| matches!(m.kind, Kind::Search(_)))
                 .collect(),
             counts: vec![BTreeMap::new(); n],
+            singletons: vec![0; n],
             executions: vec![0; n],
+            keeps: members.iter().any(|m| matches!(m.kind, Kind::Mutate)),
         }
     }
 
     /// Counts `done`'s keys of the followed signal for `member` (until it
     /// has counted [`KEYS`]: its estimate then stays as measured), and
     /// returns how many keys (of any signal) no unit before showed (none
-    /// once [`KEYS`] times the members' number were seen).
+    /// without a mutations member, or once [`KEYS`] times the members'
+    /// number were seen).
     fn learn(&mut self, member: usize, done: &Done) -> u64 {
         let counts = &mut self.counts[member];
         if counts.len() < KEYS {
+            let singletons = &mut self.singletons[member];
             for k in done.signal.iter().filter(|&&k| FOLLOW.owns(k)) {
-                *counts.entry(*k).or_default() += 1;
+                let c = counts.entry(*k).or_default();
+                *c += 1;
+                match *c {
+                    1 => *singletons += 1,
+                    2 => *singletons -= 1,
+                    _ => {}
+                }
             }
             self.executions[member] += done.executions;
         }
-        if self.seen.len() >= KEYS * self.floor.len() {
+        if !self.keeps || self.seen.len() >= KEYS * self.floor.len() {
             return 0;
         }
         done.signal.iter().filter(|k| self.seen.insert(**k)).count() as u64
@@ -613,8 +628,7 @@ impl Learner {
     /// over the executions it ran (a sample's unit is several executions
     /// and shows more keys than a walk's one, at the cost of several).
     fn discovery(&self, member: usize) -> (u64, u64) {
-        let singletons = self.counts[member].values().filter(|&&c| c == 1).count();
-        (singletons as u64, self.executions[member].max(1))
+        (self.singletons[member], self.executions[member].max(1))
     }
 
     /// The member the remainder goes to: the eligible member, past its
@@ -811,10 +825,13 @@ mod tests {
         assert_eq!(w.iter().sum::<u64>(), 3 * 4);
         assert!(w.iter().zip([1, 2, 1]).all(|(w, f)| *w >= 2 * f));
 
-        // Keys of the signals not followed are new (the corpus keeps their
-        // walks) but give no member the remainder.
+        // Without a mutations member nothing is new (there is no corpus);
+        // with one, keys of the signals not followed are new (the corpus
+        // keeps their walks) but give no member the remainder.
         let other = Signal::Orderings.tagged(7);
         let done = Done::unfound(1, 0, Default::default(), vec![other]);
+        assert_eq!(l.learn(2, &done), 0);
+        l.keeps = true;
         assert_eq!(l.learn(2, &done), 1);
         for _ in 0..3 * PROBE {
             assert_eq!(l.learn(2, &done), 0);
