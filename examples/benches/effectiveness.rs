@@ -64,11 +64,11 @@
 //! signal is Good-Turing's discovery estimate per execution: the signal's
 //! keys seen in exactly one unit (a walk's execution, a sample) over the
 //! executions run (a sample of several executions shows more keys than one
-//! walk, at the cost of several), and a strategy that already found the bug ranks above any score (the
-//! one that found it in fewer executions first). It prints, per case and
-//! signal, each strategy's mean score, its finds and how often (over the
-//! seeds) it was ranked first; the guide's effectiveness chapter sets that
-//! against the strategies' rates.
+//! walk, at the cost of several), and a strategy that already found the
+//! bug ranks above any score (the one that found it in fewer executions
+//! first). It prints, per case and signal, each strategy's mean score, its
+//! finds and how often (over the seeds) it was ranked first; the guide's
+//! effectiveness chapter sets that against the strategies' rates.
 
 extern crate sim_rt as tokio;
 
@@ -563,16 +563,12 @@ fn signals(cases: &[sim::Case], o: &Options, executions: u64) {
                     Some(n) => (1, -(n as f64)),
                     None => (0, p.estimate[j]),
                 };
-                let top = (0..run.len()).fold(
-                    0,
-                    |b, i| {
-                        if rank(&run[i]) > rank(&run[b]) {
-                            i
-                        } else {
-                            b
-                        }
-                    },
-                );
+                let mut top = 0;
+                for i in 1..run.len() {
+                    if rank(&run[i]) > rank(&run[top]) {
+                        top = i;
+                    }
+                }
                 first[top] += 1;
             }
             let cells: Vec<String> = chosen

@@ -253,12 +253,12 @@ impl Explorer {
     }
 
     /// Runs the adaptive portfolio (also `SIM_SEARCH=adaptive`): the
-    /// default portfolio's members and the other built-in walks (uniform,
-    /// PCT, swarm), each with a share of 1, with the default's floor and
-    /// remainder (see [`portfolio`](Self::portfolio)), and mutations: the
-    /// walks that reached anything no execution before them did (an
-    /// abstract state, a fault context, an ordering of events at a host)
-    /// are kept and run again with one or two choices changed.
+    /// default portfolio's members at its shares and the other built-in
+    /// walks (uniform, PCT, swarm) at a share of 1 each, with the default's
+    /// floor and remainder (see [`portfolio`](Self::portfolio)), and
+    /// mutations: the walks that reached anything no execution before them
+    /// did (an abstract state, a fault context, an ordering of events at a
+    /// host) are kept and run again with one or two choices changed.
     ///
     /// Experimental: it is not the default, and the guide's effectiveness
     /// chapter has its numbers against the default. Same seed, same result

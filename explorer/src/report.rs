@@ -113,10 +113,10 @@ pub struct Report {
     /// (those counted in `executions`) each was reached and hit. See
     /// [`crate::coverage`].
     pub coverage: Coverage,
-    /// With [`Explorer::probe_signal`](crate::Explorer::probe_signal) (and
-    /// under the adaptive portfolio, which tracks every signal): each key
-    /// of the signals and in how many units (a walk's execution, a sample)
-    /// it showed. Exhaustive search tallies none.
+    /// With [`Explorer::probe_signal`](crate::Explorer::probe_signal): each
+    /// key of the probed signals and in how many units (a walk's execution,
+    /// a sample) it showed (under a portfolio, of every signal). Exhaustive
+    /// search tallies none.
     #[doc(hidden)]
     pub signal: std::collections::BTreeMap<u64, u64>,
 }

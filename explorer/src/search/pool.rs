@@ -231,6 +231,9 @@ pub(super) fn run_observed(
     let merge = Mutex::new(Merge {
         report,
         observe,
+        // Only a probe's keys are tallied: a search's own (the portfolios'
+        // states) can be new in every execution.
+        tally: !ctx.target.signals.is_empty(),
         next: 0,
         early: BTreeMap::new(),
         stopped: false,
@@ -290,6 +293,8 @@ pub(super) fn run_observed(
 struct Merge<'r, O> {
     report: &'r mut Report,
     observe: O,
+    /// Whether units' signal keys go into the report (a probe asked).
+    tally: bool,
     /// The next unit to add.
     next: u64,
     /// Results of units after `next` that finished first.
@@ -335,8 +340,10 @@ impl<O: FnMut(&Unit, &Done)> Merge<'_, O> {
         report.add_sample(unit.seed);
         report.max_delays_reached = report.max_delays_reached.max(done.max_delays);
         report.coverage.merge(&done.coverage);
-        for k in &done.signal {
-            *report.signal.entry(*k).or_default() += 1;
+        if self.tally {
+            for k in &done.signal {
+                *report.signal.entry(*k).or_default() += 1;
+            }
         }
         if let Some(mut found) = done.found {
             found.execution += report.executions;
@@ -417,6 +424,7 @@ mod tests {
         let mut merge = Merge {
             report: &mut report,
             observe: |u: &Unit, _: &Done| observed.push(u.index),
+            tally: false,
             next: 0,
             early: BTreeMap::new(),
             stopped: false,

@@ -352,8 +352,9 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
             Kind::Mutate => ctx.seed_line(ctx.seed),
         }
     };
-    // The adaptive portfolio's walks, kept when they showed new fault
-    // contexts, and the first walk member (a mutation's stand-in while it is empty).
+    // The adaptive portfolio's walks, kept when they showed anything new
+    // (a key of any signal), and the first walk member (a mutation's
+    // stand-in while the corpus is empty).
     let corpus: std::sync::RwLock<Arc<Vec<Kept>>> = Default::default();
     let first_walk = members
         .iter()
