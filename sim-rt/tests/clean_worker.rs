@@ -54,6 +54,32 @@ fn simulations_on_a_clean_worker_see_the_map_orders_of_fresh_threads() {
 }
 
 #[test]
+fn every_new_worker_finds_its_keys() {
+    // The probe compares the keys' bytes before and after their draw; a
+    // key byte drawn equal to the old one (one in 256) once made it give
+    // up on a worker whose keys it had drawn from the OS. A thousand
+    // workers meet that about four times.
+    let fresh = on_thread(|| map_order(0));
+    for worker in 0..1000 {
+        let order = on_thread(|| {
+            assert!(__private::become_clean_worker());
+            __private::run_on_clean_worker(|| map_order(0))
+        });
+        assert_eq!(order, fresh, "worker {worker}'s first simulation");
+    }
+}
+
+#[test]
+fn a_thread_that_drew_its_keys_is_no_worker() {
+    // Its maps would iterate in an order no seed gives.
+    let worker = on_thread(|| {
+        let _early: HashMap<u8, u8> = HashMap::new();
+        __private::become_clean_worker()
+    });
+    assert!(!worker);
+}
+
+#[test]
 fn a_simulation_that_draws_other_randomness_retires_the_worker() {
     let clean = on_thread(|| {
         assert!(__private::become_clean_worker());

@@ -34,12 +34,17 @@
 //! On a thread that has not yet made a `RandomState`, the probe copies the
 //! block, makes one (one draw), copies again, makes another (no draw), and
 //! requires that the second changed exactly one 8-byte word by +1 (the
-//! first key). The bytes near that word that the first made change (the
-//! thread-local's state and both keys) are the region to restore. It then
-//! restores them and requires that the next `RandomState::new` draws
-//! again. Anything unexpected (another platform, another layout, no
-//! interposition) and the probe gives up: the thread is then reused only
-//! while its simulations draw nothing at all.
+//! first key). The region to restore is that word and the bytes near it
+//! that the first made change (the thread-local's state and the second
+//! key; a key's byte may happen to equal what was there before, so the
+//! first key's word is taken whole). It then restores them and requires
+//! that the next `RandomState::new` draws again. Anything unexpected
+//! (another platform, another layout, no interposition) and the probe
+//! gives up: when it gave up before making a `RandomState`, the thread is
+//! reused only while its simulations draw nothing at all; after (std's
+//! keys were drawn from the OS, and this thread's maps would iterate in
+//! an order no seed gives), the thread is no worker, and every simulation
+//! runs on a fresh thread.
 
 use std::cell::RefCell;
 use std::collections::hash_map::RandomState;
@@ -85,12 +90,17 @@ thread_local! {
 
 /// Makes the calling thread a clean worker. Call it first thing on a new
 /// thread, before anything on it makes a `HashMap`. Returns false (and the
-/// thread is no worker) when this build cannot count the thread's draws.
+/// thread is no worker) when this build cannot count the thread's draws,
+/// or the probe drew std's keys and could not find them to put back.
 pub(crate) fn become_worker() -> bool {
     if !crate::switches::SUPPORTED {
         return false;
     }
-    let keys = probe();
+    let keys = match probe() {
+        Probe::Found(keys) => Some(keys),
+        Probe::Untouched => None,
+        Probe::Drawn => return false,
+    };
     WORKER.with(|w| *w.borrow_mut() = Some(keys));
     true
 }
@@ -153,10 +163,22 @@ fn retire() {
     WORKER.with(|w| *w.borrow_mut() = None);
 }
 
+/// What the probe found.
+enum Probe {
+    /// Std's keys, put back to "not drawn yet".
+    Found(Keys),
+    /// It gave up before making a `RandomState`: the thread drew nothing.
+    Untouched,
+    /// It gave up after: std's keys on this thread came from the OS.
+    Drawn,
+}
+
 /// Finds std's `RandomState` keys in this thread's static TLS block (see
-/// the module's docs); `None` when anything is not as expected.
-fn probe() -> Option<Keys> {
-    let block = tls::executable_block()?;
+/// the module's docs).
+fn probe() -> Probe {
+    let Some(block) = tls::executable_block() else {
+        return Probe::Untouched;
+    };
     let snapshot = || -> Vec<u8> {
         // SAFETY: `block` is this thread's static TLS block of the
         // executable, mapped for the thread's life.
@@ -167,43 +189,22 @@ fn probe() -> Option<Keys> {
     std::hint::black_box(RandomState::new());
     if entropy_draws().wrapping_sub(d0) != 1 {
         // Drawn before (or not through the interposed calls).
-        return None;
+        return Probe::Drawn;
     }
     let drawn = snapshot();
     let d1 = entropy_draws();
     std::hint::black_box(RandomState::new());
     let counted = snapshot();
     if entropy_draws() != d1 {
-        return None;
+        return Probe::Drawn;
     }
-    // Exactly one aligned word changed, by +1: the first key.
-    let changed: Vec<usize> = (0..block.1).filter(|&i| drawn[i] != counted[i]).collect();
-    let first = *changed.first()?;
-    let word = first - (block.0 + first) % 8;
-    if changed.iter().any(|&i| i < word || i >= word + 8) || word + 8 > block.1 {
-        return None;
-    }
-    let read = |bytes: &[u8]| u64::from_ne_bytes(bytes[word..word + 8].try_into().unwrap());
-    if read(&counted) != read(&drawn).wrapping_add(1) {
-        return None;
-    }
-    // The thread-local's bytes the first draw changed, near the key: its
-    // state before it, the second key after it. The draw counter itself
-    // (sim_rt's own thread-local) is left out.
     let counter = crate::switches::draws_address();
-    let lo = word.saturating_sub(16);
-    let hi = (word + 24).min(block.1);
-    let near: Vec<usize> = (lo..hi)
-        .filter(|&i| before[i] != drawn[i])
-        .filter(|&i| !(counter..counter + 4).contains(&(block.0 + i)))
-        .collect();
-    let (&start, &end) = (near.first()?, near.last()?);
-    if !(start..=end).contains(&word) {
-        return None;
-    }
+    let Some(region) = keys_region(block.0, &before, &drawn, &counted, counter) else {
+        return Probe::Drawn;
+    };
     let keys = Keys {
-        at: block.0 + start,
-        fresh: before[start..=end].to_vec(),
+        at: block.0 + region.start,
+        fresh: before[region].to_vec(),
     };
     // Check: restored, the next `RandomState::new` draws again.
     keys.restore();
@@ -211,7 +212,52 @@ fn probe() -> Option<Keys> {
     std::hint::black_box(RandomState::new());
     let redrew = entropy_draws().wrapping_sub(d2) == 1 && keys.drawn();
     keys.restore();
-    redrew.then_some(keys)
+    if redrew {
+        Probe::Found(keys)
+    } else {
+        Probe::Drawn
+    }
+}
+
+/// The offsets in a TLS block at address `base` of std's keys'
+/// thread-local, from the block's bytes `before` the first
+/// `RandomState::new`, after it (`drawn`) and after the second
+/// (`counted`); `counter` is the address of the draw counter, which the
+/// first draw changes too and which is not restored. `None` when the bytes
+/// are not as the module's docs say.
+fn keys_region(
+    base: usize,
+    before: &[u8],
+    drawn: &[u8],
+    counted: &[u8],
+    counter: usize,
+) -> Option<std::ops::Range<usize>> {
+    let len = before.len();
+    // Exactly one aligned word changed, by +1: the first key.
+    let changed: Vec<usize> = (0..len).filter(|&i| drawn[i] != counted[i]).collect();
+    let first = *changed.first()?;
+    let word = first - (base + first) % 8;
+    if changed.iter().any(|&i| i < word || i >= word + 8) || word + 8 > len {
+        return None;
+    }
+    let read = |bytes: &[u8]| u64::from_ne_bytes(bytes[word..word + 8].try_into().unwrap());
+    if read(counted) != read(drawn).wrapping_add(1) {
+        return None;
+    }
+    // The thread-local's bytes the first draw changed, near the key: its
+    // state before it, the second key after it; and the first key's word
+    // whole (any of its bytes may have been drawn equal to what was there
+    // before). The draw counter itself (sim_rt's own thread-local) is left
+    // out.
+    let lo = word.saturating_sub(16);
+    let hi = (word + 24).min(len);
+    let near: Vec<usize> = (lo..hi)
+        .filter(|&i| before[i] != drawn[i])
+        .filter(|&i| !(counter..counter + 4).contains(&(base + i)))
+        .collect();
+    let start = near.first().map_or(word, |&i| i.min(word));
+    let end = near.last().map_or(word + 8, |&i| (i + 1).max(word + 8));
+    Some(start..end)
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
@@ -269,5 +315,73 @@ mod tls {
     /// Not known here: the probe gives up.
     pub(super) fn executable_block() -> Option<(usize, usize)> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keys_region;
+
+    /// A TLS block at 0x1000 with std's keys' thread-local at 16: the first
+    /// key at 16, the second at 24, the state byte at 32; `before` all
+    /// zero. Returns (before, drawn, counted) for a first key laid out as
+    /// `k0` and a second key of `k1`.
+    fn block(k0: [u8; 8], k1: [u8; 8]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+        let before = vec![0u8; 64];
+        let mut drawn = before.clone();
+        drawn[16..24].copy_from_slice(&k0);
+        drawn[24..32].copy_from_slice(&k1);
+        drawn[32] = 1;
+        let mut counted = drawn.clone();
+        let next = u64::from_ne_bytes(k0).wrapping_add(1);
+        counted[16..24].copy_from_slice(&next.to_ne_bytes());
+        (before, drawn, counted)
+    }
+
+    const NO_COUNTER: usize = 0x9000;
+
+    #[test]
+    fn the_region_is_both_keys_and_the_state() {
+        let (before, drawn, counted) = block([7; 8], [9; 8]);
+        let region = keys_region(0x1000, &before, &drawn, &counted, NO_COUNTER);
+        assert_eq!(region, Some(16..33));
+    }
+
+    #[test]
+    fn a_key_byte_drawn_equal_to_the_old_one_is_still_restored() {
+        // One draw in 256 gives a key's first byte (or last) the value that
+        // was there before; the region must not start past the first key.
+        let k0 = [0, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0];
+        let k1 = [0, 5, 5, 5, 5, 5, 5, 0];
+        let (before, drawn, counted) = block(k0, k1);
+        let region = keys_region(0x1000, &before, &drawn, &counted, NO_COUNTER);
+        assert_eq!(region, Some(16..33));
+    }
+
+    #[test]
+    fn the_draw_counter_is_left_out() {
+        let (before, mut drawn, mut counted) = block([7; 8], [9; 8]);
+        // The counter, just below the keys, counted the draw.
+        drawn[8] = 1;
+        counted[8] = 1;
+        let region = keys_region(0x1000, &before, &drawn, &counted, 0x1008);
+        assert_eq!(region, Some(16..33));
+    }
+
+    #[test]
+    fn a_change_that_is_not_a_count_is_not_the_keys() {
+        let (before, drawn, mut counted) = block([7; 8], [9; 8]);
+        counted[16..24].copy_from_slice(&[3; 8]);
+        assert_eq!(
+            keys_region(0x1000, &before, &drawn, &counted, NO_COUNTER),
+            None
+        );
+        // Nor two words changed.
+        let (before, drawn, mut counted) = block([7; 8], [9; 8]);
+        counted[40] = 2;
+        assert_eq!(
+            keys_region(0x1000, &before, &drawn, &counted, NO_COUNTER),
+            None
+        );
     }
 }
