@@ -113,6 +113,14 @@ pub struct Report {
     /// (those counted in `executions`) each was reached and hit. See
     /// [`crate::coverage`].
     pub coverage: Coverage,
+    /// Under a portfolio (the default search, or
+    /// [`Explorer::adaptive`](crate::Explorer::adaptive)): each member, as
+    /// a failure's `found_by` names it ("swarm with pct:3:1000"), and the
+    /// executions it ran of those counted in
+    /// [`executions`](Self::executions). The default gives part of its
+    /// budget to the member that keeps reaching new states, so this shows
+    /// where the budget went. Empty under other searches.
+    pub members: Vec<(String, u64)>,
     /// With [`Explorer::probe_signal`](crate::Explorer::probe_signal): each
     /// key of the probed signals and in how many units (a walk's execution,
     /// a sample) it showed (under a portfolio, of every signal). Exhaustive

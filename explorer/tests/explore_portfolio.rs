@@ -60,6 +60,64 @@ fn the_portfolio_does_not_depend_on_the_jobs() {
     assert_eq!(run(1), run(2));
 }
 
+/// Reports a state one of a thousand data options decides: a walk draws
+/// it in every execution, sampling at each of its delays that falls on
+/// it, so both keep reaching new states.
+async fn reports_a_drawn_state() {
+    let worker = sim_rt::spawn(async { sim_rt::task::yield_now().await });
+    let x = sim_rt::choose(1000);
+    sim::report_state(&x);
+    worker.await.unwrap();
+}
+
+/// The same program, reporting nothing.
+async fn reports_nothing() {
+    let worker = sim_rt::spawn(async { sim_rt::task::yield_now().await });
+    sim_rt::choose(1000);
+    worker.await.unwrap();
+}
+
+/// The executions each member of the default portfolio ran, as shares of
+/// the exploration's.
+fn shares<Fut: std::future::Future<Output = ()>>(program: fn() -> Fut) -> Vec<(String, f64)> {
+    let report = Explorer::new().executions(960).progress(false).run(program);
+    assert!(report.failure.is_none());
+    let total: u64 = report.members.iter().map(|m| m.1).sum();
+    assert_eq!(total, report.executions, "{:?}", report.members);
+    report
+        .members
+        .iter()
+        .map(|(name, n)| (name.clone(), *n as f64 / total as f64))
+        .collect()
+}
+
+/// The default portfolio gives a third of its budget to the walk or
+/// sampling member whose executions keep reaching new reported states;
+/// a program that reports none runs the fixed shares (a quarter, a half, a
+/// quarter of the planned executions; a sample may end before its plan).
+#[test]
+fn the_default_spends_its_remainder_where_new_states_are() {
+    let fixed = shares(reports_nothing);
+    let names: Vec<&str> = fixed.iter().map(|m| m.0.as_str()).collect();
+    assert_eq!(names.len(), 3, "{fixed:?}");
+    assert!(names[0].starts_with("first-delay sweep"), "{fixed:?}");
+    assert!(names[1].starts_with("swarm with pct"), "{fixed:?}");
+    assert!(names[2].starts_with("ss with rr"), "{fixed:?}");
+    for ((_, share), planned) in fixed.iter().zip([0.25, 0.5, 0.25]) {
+        assert!((share - planned).abs() < 0.07, "{fixed:?}");
+    }
+    let following = shares(reports_a_drawn_state);
+    // The sweep is never given the remainder: its share falls.
+    assert!(
+        following[0].1 < fixed[0].1 - 0.05,
+        "{following:?}\n{fixed:?}"
+    );
+    let rose = (1..3)
+        .map(|m| following[m].1 - fixed[m].1)
+        .fold(f64::MIN, f64::max);
+    assert!(rose > 0.1, "{following:?}\n{fixed:?}");
+}
+
 /// Naming an explorer or a search replaces the portfolio; a walk named
 /// alone walks with the uniform random explorer.
 #[test]

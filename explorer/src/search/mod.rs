@@ -146,6 +146,7 @@ impl Ctx<'_> {
             failure: None,
             slow: 0,
             coverage: Default::default(),
+            members: Vec::new(),
             signal: Default::default(),
         }
     }

@@ -378,6 +378,7 @@ mod tests {
             failure: None,
             slow: 0,
             coverage: Coverage::default(),
+            members: Vec::new(),
             signal: Default::default(),
         }
     }

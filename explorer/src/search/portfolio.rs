@@ -265,6 +265,15 @@ impl Units for Interleaving {
 /// found (see [`Learner`]); `ctx` is the portfolio's own. When `adaptive`,
 /// the walks that showed anything new are kept for the mutations member.
 pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
+    let mut executed = vec![0u64; members.len()];
+    let mut report = run_members(ctx, members, adaptive, &mut executed);
+    report.members = members.iter().map(Member::describe).zip(executed).collect();
+    report
+}
+
+/// [`run`], counting the executions of each member (of those the report
+/// counts) into `executed`.
+fn run_members(ctx: &Ctx<'_>, members: &[Member], adaptive: bool, executed: &mut [u64]) -> Report {
     assert!(
         members.iter().all(|m| m.weight > 0),
         "every member of a portfolio needs a positive weight"
@@ -320,6 +329,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
                 });
                 ctx.progress.executed(1, 0);
                 report.executions = 1;
+                executed[m] = 1;
                 report.coverage.add_execution(&ran.coverage);
                 if ran.failure.is_some() {
                     report.failure = Some(c.numbered(1, || c.found(ran, ctx.seed, &[], 0, 1)));
@@ -471,6 +481,7 @@ pub(crate) fn run(ctx: &Ctx<'_>, members: &[Member], adaptive: bool) -> Report {
         }
         let mut keep = Vec::new();
         pool::run_observed(ctx, &plan, &mut report, line, work, |unit, done| {
+            executed[unit.member] += done.executions;
             if learner.learn(unit.member, done) > 0 {
                 keep.extend(done.kept.clone());
             }
